@@ -1,0 +1,44 @@
+package tandem.api.server;
+
+import java.util.List;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * Live view of the RESP server of this node.
+ *
+ * <p>Registered by the server bundle while its listener is bound. Every method is cheap and safe to call from any
+ * thread; the values are a snapshot and may change right after the call returns.
+ */
+@ProviderType
+public interface ServerStatus {
+
+    /** @return the address the RESP listener is bound to, as configured (for example {@code 127.0.0.1}) */
+    String bindAddress();
+
+    /** @return the TCP port the RESP listener is bound to (the actual port when 0 was configured) */
+    int port();
+
+    /** @return the I/O transport in use: {@code epoll} or {@code nio} */
+    String transport();
+
+    /** @return the configured maximum number of simultaneously connected clients */
+    int maxClients();
+
+    /** @return the number of clients connected now */
+    int connectedClients();
+
+    /** @return the total number of connections accepted since the server started */
+    long totalConnections();
+
+    /** @return one entry per connected client, ordered by client id */
+    List<ClientInfo> clients();
+
+    /**
+     * Closes one client connection.
+     *
+     * @param id the client id as reported by {@link ClientInfo#id()} and {@code CLIENT ID}
+     * @return true if a client with that id was connected and is now being closed
+     */
+    boolean kill(long id);
+}

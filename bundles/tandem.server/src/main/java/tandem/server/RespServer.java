@@ -1,0 +1,323 @@
+package tandem.server;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.CharsetUtil;
+import tandem.api.server.ClientInfo;
+import tandem.api.server.ServerStatus;
+import tandem.server.command.ClientSession;
+import tandem.server.command.CommandTable;
+import tandem.server.command.Commands;
+import tandem.server.command.ServerContext;
+import tandem.server.resp.RespRequestDecoder;
+
+/**
+ * The RESP listener: accepts clients, frames their requests and answers them.
+ *
+ * <p>Port and bind address change live through {@link #modified}: the new listener is bound before the old one is
+ * closed, and connected clients stay connected. An invalid change is refused with a logged reason and the running
+ * configuration stays.
+ */
+@Component(service = ServerStatus.class, immediate = true, configurationPid = ServerSettings.PID)
+@Designate(ocd = RespServer.Config.class)
+public final class RespServer implements ServerContext {
+
+    private static final Logger LOG = System.getLogger("tandem.server");
+
+    @ObjectClassDefinition(id = ServerSettings.PID, name = "Tandem RESP server",
+            description = "The Redis-protocol listener of the node.")
+    public @interface Config {
+
+        @AttributeDefinition(description = "TCP port of the RESP listener (0..65535; 0 picks a free port). "
+                + "A change rebinds the listener live; connected clients stay connected.")
+        int port() default 6379;
+
+        @AttributeDefinition(description = "IP address literal the listener binds to: 127.0.0.1 (default, loopback "
+                + "only), 0.0.0.0 for every IPv4 interface, ::1 or :: for IPv6. Host names are refused. A change "
+                + "rebinds the listener live.")
+        String bind() default "127.0.0.1";
+
+        @AttributeDefinition(description = "Maximum number of connected clients (1..1000000). A client beyond it "
+                + "is answered '-ERR max number of clients reached' and closed. Applies live.")
+        int max_clients() default 10000;
+
+        @AttributeDefinition(description = "Largest request in bytes (1024..2147483631): the bound on one bulk "
+                + "argument (Redis' proto-max-bulk-len) and on a whole request. Default 512 MB. Applies live to "
+                + "requests that start after the change.")
+        int max_request_size() default 512 * 1024 * 1024;
+
+        @AttributeDefinition(description = "I/O transport: auto (epoll when the native library loads, NIO "
+                + "otherwise), epoll or nio. Read when the component activates.")
+        String transport() default "auto";
+
+        @AttributeDefinition(description = "Number of I/O threads serving connections (1..64). Read when the "
+                + "component activates.")
+        int io_threads() default 2;
+    }
+
+    private final CommandTable table = Commands.table();
+    private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
+    private final AtomicLong nextClientId = new AtomicLong(1);
+    private final AtomicLong totalConnections = new AtomicLong();
+    private final long startedAtMillis = System.currentTimeMillis();
+    private final String version;
+    private final String transport;
+    private final EventLoopGroup bossGroup;
+    private final EventLoopGroup workerGroup;
+    private final Class<? extends ServerChannel> channelClass;
+
+    private volatile ServerSettings settings;
+    private volatile Channel listener;
+
+    private record Connection(Channel channel, ClientSession session) {
+    }
+
+    @Activate
+    public RespServer(Config config, BundleContext context) {
+        ServerSettings s = ServerSettings.of(config);
+        this.version = context.getBundle().getVersion().toString();
+        boolean epoll = switch (s.transport()) {
+            case "epoll" -> {
+                Epoll.ensureAvailability();
+                yield true;
+            }
+            case "nio" -> false;
+            default -> Epoll.isAvailable();
+        };
+        this.transport = epoll ? "epoll" : "nio";
+        IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        this.bossGroup = new MultiThreadIoEventLoopGroup(1, factory);
+        this.workerGroup = new MultiThreadIoEventLoopGroup(s.ioThreads(), factory);
+        this.settings = s;
+        try {
+            this.listener = bind(s);
+        } catch (RuntimeException e) {
+            shutdownGroups();
+            throw e;
+        }
+        LOG.log(Level.INFO, "RESP server listening on {0} ({1}, {2} I/O threads)", listener.localAddress(),
+                transport, s.ioThreads());
+    }
+
+    @Modified
+    void modified(Config config) {
+        ServerSettings next;
+        try {
+            next = ServerSettings.of(config);
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
+                    e.getMessage());
+            return;
+        }
+        ServerSettings previous = settings;
+        if (!next.transport().equals(previous.transport()) || next.ioThreads() != previous.ioThreads()) {
+            LOG.log(Level.WARNING, "{0}: transport and io.threads apply when the component next activates",
+                    ServerSettings.PID);
+        }
+        if (!next.sameListener(previous)) {
+            try {
+                rebind(next);
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "configuration change refused, still listening on {0}: cannot bind {1}:{2}: {3}",
+                        listener.localAddress(), next.bind(), Integer.toString(next.port()), e.getMessage());
+                return;
+            }
+        }
+        settings = next;
+    }
+
+    private void rebind(ServerSettings next) {
+        Channel old = listener;
+        Channel fresh;
+        try {
+            fresh = bind(next);
+        } catch (RuntimeException e) {
+            if (next.port() != ((InetSocketAddress) old.localAddress()).getPort()) {
+                throw e;
+            }
+            // same port on another address may collide with the old listener: release it, then retry
+            old.close().syncUninterruptibly();
+            try {
+                fresh = bind(next);
+            } catch (RuntimeException again) {
+                listener = bind(settings);
+                throw again;
+            }
+        }
+        listener = fresh;
+        old.close();
+        LOG.log(Level.INFO, "RESP server rebound from {0} to {1}", old.localAddress(), fresh.localAddress());
+    }
+
+    private Channel bind(ServerSettings s) {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(bossGroup, workerGroup)
+                .channel(channelClass)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.SO_BACKLOG, 511)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        accept(ch);
+                    }
+                });
+        return bootstrap.bind(new InetSocketAddress(s.bindAddress(), s.port())).syncUninterruptibly().channel();
+    }
+
+    private void accept(SocketChannel ch) {
+        totalConnections.incrementAndGet();
+        if (connections.size() >= settings.maxClients()) {
+            ch.writeAndFlush(Unpooled.copiedBuffer("-ERR max number of clients reached\r\n", CharsetUtil.US_ASCII))
+                    .addListener(ChannelFutureListener.CLOSE);
+            LOG.log(Level.WARNING, "refused client {0}: max.clients={1} reached", ch.remoteAddress(),
+                    settings.maxClients());
+            return;
+        }
+        InetSocketAddress remote = ch.remoteAddress();
+        ClientSession session = new ClientSession(nextClientId.getAndIncrement(),
+                remote.getAddress().getHostAddress() + ":" + remote.getPort());
+        connections.put(session.id(), new Connection(ch, session));
+        ch.closeFuture().addListener(f -> connections.remove(session.id()));
+        ch.pipeline()
+                .addLast("resp-decoder", new RespRequestDecoder(() -> settings.maxRequestSize()))
+                .addLast("resp-handler", new RespConnectionHandler(session, table, this));
+    }
+
+    @Deactivate
+    void deactivate() {
+        Channel l = listener;
+        if (l != null) {
+            l.close().syncUninterruptibly();
+        }
+        connections.values().forEach(c -> c.channel().close());
+        shutdownGroups();
+        LOG.log(Level.INFO, "RESP server stopped");
+    }
+
+    private void shutdownGroups() {
+        bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        workerGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public String bindAddress() {
+        return settings.bind();
+    }
+
+    @Override
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    @Override
+    public String transport() {
+        return transport;
+    }
+
+    @Override
+    public int maxClients() {
+        return settings.maxClients();
+    }
+
+    @Override
+    public int connectedClients() {
+        return connections.size();
+    }
+
+    @Override
+    public long totalConnections() {
+        return totalConnections.get();
+    }
+
+    @Override
+    public List<ClientInfo> clients() {
+        List<ClientInfo> list = new ArrayList<>();
+        for (Connection c : connections.values()) {
+            ClientSession s = c.session();
+            list.add(new ClientInfo(s.id(), s.nameAsString(), s.remoteAddress(), s.ageSeconds(), s.idleSeconds(),
+                    s.lastCommand()));
+        }
+        list.sort(Comparator.comparingLong(ClientInfo::id));
+        return list;
+    }
+
+    @Override
+    public boolean kill(long id) {
+        Connection c = connections.get(id);
+        if (c == null) {
+            return false;
+        }
+        LOG.log(Level.INFO, "closing client id={0} addr={1}: killed by an operator", id, c.session().remoteAddress());
+        c.channel().close();
+        return true;
+    }
+
+    @Override
+    public String version() {
+        return version;
+    }
+
+    @Override
+    public long startedAtMillis() {
+        return startedAtMillis;
+    }
+
+    @Override
+    public long processId() {
+        return ProcessHandle.current().pid();
+    }
+
+    @Override
+    public Map<String, String> configParameters() {
+        ServerSettings s = settings;
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("bind", s.bind());
+        params.put("port", Integer.toString(port()));
+        params.put("maxclients", Integer.toString(s.maxClients()));
+        params.put("proto-max-bulk-len", Integer.toString(s.maxRequestSize()));
+        params.put("io-threads", Integer.toString(s.ioThreads()));
+        params.put("databases", "1");
+        params.put("save", "");
+        params.put("appendonly", "no");
+        return params;
+    }
+}

@@ -1,0 +1,125 @@
+package tandem.server.command;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The commands a server answers, and the dispatch rules of Redis 7: lookup by case-insensitive name, then
+ * subcommand, then arity, each failure with Redis' exact error text.
+ */
+public final class CommandTable {
+
+    private final Map<String, CommandSpec> commands;
+
+    private CommandTable(Map<String, CommandSpec> commands) {
+        this.commands = Collections.unmodifiableMap(commands);
+    }
+
+    /** @return the top-level commands in registration order */
+    public Collection<CommandSpec> commands() {
+        return commands.values();
+    }
+
+    /** @return the command or subcommand named {@code name} ({@code get} or {@code client|getname}), or null */
+    public CommandSpec find(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        int bar = lower.indexOf('|');
+        if (bar < 0) {
+            return commands.get(lower);
+        }
+        CommandSpec container = commands.get(lower.substring(0, bar));
+        return container == null ? null : container.subcommands().get(lower.substring(bar + 1));
+    }
+
+    /** Runs one request: lookup, subcommand, arity, then the handler. */
+    public void dispatch(CommandContext ctx, byte[][] args) {
+        String name = ascii(args[0]).toLowerCase(Locale.ROOT);
+        CommandSpec spec = commands.get(name);
+        ctx.session().commandReceived(name);
+        if (spec == null) {
+            ctx.reply().error(unknownCommand(args));
+            return;
+        }
+        if (spec.isContainer() && args.length >= 2) {
+            CommandSpec sub = spec.subcommands().get(ascii(args[1]).toLowerCase(Locale.ROOT));
+            if (sub == null) {
+                ctx.reply().error("ERR unknown subcommand '" + truncate(cString(args[1]), 128) + "'. Try "
+                        + name.toUpperCase(Locale.ROOT) + " HELP.");
+                return;
+            }
+            spec = sub;
+        }
+        if (!spec.acceptsArgc(args.length) || spec.handler() == null) {
+            ctx.reply().error("ERR wrong number of arguments for '" + spec.fullName() + "' command");
+            return;
+        }
+        spec.handler().execute(ctx, args);
+    }
+
+    /** Redis' {@code unknown command} error, with up to 128 characters of the arguments quoted. */
+    static String unknownCommand(byte[][] args) {
+        StringBuilder quoted = new StringBuilder();
+        for (int i = 1; i < args.length && quoted.length() < 128; i++) {
+            quoted.append('\'').append(truncate(cString(args[i]), 128 - quoted.length())).append("' ");
+        }
+        return "ERR unknown command '" + truncate(cString(args[0]), 128) + "', with args beginning with: " + quoted;
+    }
+
+    /** The bytes as C's {@code %s} prints them: up to the first NUL. */
+    private static String cString(byte[] bytes) {
+        int end = 0;
+        while (end < bytes.length && bytes[end] != 0) {
+            end++;
+        }
+        return new String(bytes, 0, end, StandardCharsets.ISO_8859_1);
+    }
+
+    private static String truncate(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, Math.max(0, max));
+    }
+
+    static String ascii(byte[] bytes) {
+        return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+
+    /** Builds a table; commands keep the order in which they are added. */
+    public static final class Builder {
+
+        private final Map<String, CommandSpec> commands = new LinkedHashMap<>();
+
+        /** Adds a plain command. */
+        public Builder add(String name, int arity, List<String> flags, List<String> acl, String group, String since,
+                String summary, Command handler) {
+            commands.put(name, new CommandSpec(name, name, arity, flags, acl, group, summary, since, "O(1)", handler,
+                    Map.of()));
+            return this;
+        }
+
+        /**
+         * Adds a container ({@code CLIENT}, {@code CONFIG}, {@code COMMAND}); {@code handler} serves the bare
+         * command where Redis allows one ({@code COMMAND}), null otherwise.
+         */
+        public Builder container(String name, int arity, String group, String since, String summary,
+                Command handler, Map<String, CommandSpec> subcommands) {
+            commands.put(name, new CommandSpec(name, name, arity, List.of(), List.of("slow"), group, summary, since,
+                    "Depends on subcommand.", handler, Collections.unmodifiableMap(new LinkedHashMap<>(subcommands))));
+            return this;
+        }
+
+        public CommandTable build() {
+            return new CommandTable(new LinkedHashMap<>(commands));
+        }
+    }
+
+    /** A subcommand of {@code container}, for {@link Builder#container}. */
+    public static CommandSpec sub(String container, String name, int arity, List<String> flags, String group,
+            String since, String summary, Command handler) {
+        return new CommandSpec(name, container + "|" + name, arity, flags, List.of("slow", group), group, summary,
+                since, "O(1)", handler, Map.of());
+    }
+}

@@ -1,0 +1,317 @@
+package tandem.server.command;
+
+import static tandem.server.command.CommandTable.ascii;
+import static tandem.server.command.CommandTable.sub;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import tandem.api.server.ClientInfo;
+import tandem.server.resp.RespNumbers;
+import tandem.server.resp.RespWriter;
+
+/** The connection and server commands of the foundation, with Redis 7's replies and errors. */
+public final class Commands {
+
+    private static final List<String> CONN = List.of("noscript", "loading", "stale", "fast");
+    private static final List<String> CONN_SLOW = List.of("noscript", "loading", "stale");
+    private static final List<String> ADMIN = List.of("admin", "noscript", "loading", "stale");
+
+    private Commands() {
+    }
+
+    /** @return the table of every command this server answers */
+    public static CommandTable table() {
+        Map<String, CommandSpec> client = new LinkedHashMap<>();
+        client.put("id", sub("client", "id", 2, CONN_SLOW, "connection", "5.0.0",
+                "Returns the unique client ID of the connection.", (c, a) -> c.reply().integer(c.session().id())));
+        client.put("setname", sub("client", "setname", 3, CONN_SLOW, "connection", "2.6.9",
+                "Sets the connection name.", Commands::clientSetname));
+        client.put("getname", sub("client", "getname", 2, CONN_SLOW, "connection", "2.6.9",
+                "Returns the name of the connection.", Commands::clientGetname));
+        client.put("list", sub("client", "list", -2, ADMIN, "connection", "2.4.0",
+                "Lists open connections.", Commands::clientList));
+        client.put("info", sub("client", "info", 2, CONN_SLOW, "connection", "6.2.0",
+                "Returns information about the connection.", Commands::clientInfo));
+        client.put("help", sub("client", "help", 2, CONN_SLOW, "connection", "5.0.0",
+                "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CLIENT", client)));
+
+        Map<String, CommandSpec> config = new LinkedHashMap<>();
+        config.put("get", sub("config", "get", -3, ADMIN, "server", "2.0.0",
+                "Returns the effective values of configuration parameters.", Commands::configGet));
+        config.put("help", sub("config", "help", 2, CONN_SLOW, "server", "5.0.0",
+                "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CONFIG", config)));
+
+        Map<String, CommandSpec> command = new LinkedHashMap<>();
+        command.put("count", sub("command", "count", 2, CONN_SLOW, "server", "2.8.13",
+                "Returns a count of commands.", (c, a) -> c.reply().integer(c.table().commands().size())));
+        command.put("docs", sub("command", "docs", -2, CONN_SLOW, "server", "7.0.0",
+                "Returns documentary information about one, multiple or all commands.", Commands::commandDocs));
+        command.put("info", sub("command", "info", -2, CONN_SLOW, "server", "2.8.13",
+                "Returns information about one, multiple or all commands.", Commands::commandInfo));
+        command.put("list", sub("command", "list", -2, CONN_SLOW, "server", "7.0.0",
+                "Returns a list of command names.", Commands::commandList));
+        command.put("help", sub("command", "help", 2, CONN_SLOW, "server", "5.0.0",
+                "Returns helpful text about the different subcommands.", (c, a) -> help(c, "COMMAND", command)));
+
+        return new CommandTable.Builder()
+                .add("ping", -1, CONN, List.of("fast", "connection"), "connection", "1.0.0",
+                        "Returns the server's liveliness response.", Commands::ping)
+                .add("echo", 2, CONN, List.of("fast", "connection"), "connection", "1.0.0",
+                        "Returns the given string.", (c, a) -> c.reply().bulk(a[1]))
+                .add("quit", -1, List.of("allow_busy", "noscript", "loading", "stale", "fast", "no_auth"),
+                        List.of("fast", "connection"), "connection", "1.0.0", "Closes the connection.",
+                        Commands::quit)
+                .add("select", 2, List.of("loading", "stale", "fast"), List.of("keyspace", "fast"), "connection",
+                        "1.0.0", "Changes the selected database.", Commands::select)
+                .add("hello", -1, List.of("noscript", "loading", "stale", "fast", "no_auth"),
+                        List.of("fast", "connection"), "connection", "6.0.0", "Handshakes with the server.",
+                        Commands::hello)
+                .add("info", -1, List.of("loading", "stale"), List.of("slow", "dangerous"), "server", "1.0.0",
+                        "Returns information and statistics about the server.", Commands::info)
+                .container("client", -2, "connection", "2.4.0", "A container for client connection commands.", null,
+                        client)
+                .container("config", -2, "server", "2.0.0", "A container for server configuration commands.", null,
+                        config)
+                .container("command", -1, "server", "2.8.13", "Returns detailed information about all commands.",
+                        Commands::commandInfo, command)
+                .build();
+    }
+
+    private static void ping(CommandContext c, byte[][] a) {
+        if (a.length == 1) {
+            c.reply().simple("PONG");
+        } else if (a.length == 2) {
+            c.reply().bulk(a[1]);
+        } else {
+            c.reply().error("ERR wrong number of arguments for 'ping' command");
+        }
+    }
+
+    private static void quit(CommandContext c, byte[][] a) {
+        c.reply().ok();
+        c.closeAfterReply();
+    }
+
+    private static void select(CommandContext c, byte[][] a) {
+        long index = RespNumbers.parseLong(a[1]);
+        if (index == RespNumbers.INVALID || index > Integer.MAX_VALUE || index < Integer.MIN_VALUE) {
+            c.reply().error("ERR value is not an integer or out of range");
+        } else if (index != 0) {
+            c.reply().error("ERR DB index is out of range");
+        } else {
+            c.session().db(0);
+            c.reply().ok();
+        }
+    }
+
+    private static void hello(CommandContext c, byte[][] a) {
+        if (a.length >= 2) {
+            long version = RespNumbers.parseLong(a[1]);
+            if (version == RespNumbers.INVALID || version > Integer.MAX_VALUE || version < Integer.MIN_VALUE) {
+                c.reply().error("ERR Protocol version is not an integer or out of range");
+                return;
+            }
+            if (version != 2) {
+                // RESP3 is not spoken: clients such as Lettuce fall back to RESP2 on NOPROTO.
+                c.reply().error("NOPROTO unsupported protocol version");
+                return;
+            }
+        }
+        byte[] newName = null;
+        for (int i = 2; i < a.length; i++) {
+            String option = ascii(a[i]).toLowerCase(Locale.ROOT);
+            if (option.equals("auth") && a.length - i - 1 >= 2) {
+                i += 2; // no password is configured yet: every user is accepted, as Redis' nopass default user
+            } else if (option.equals("setname") && a.length - i - 1 >= 1) {
+                newName = a[++i];
+                if (!validName(newName)) {
+                    c.reply().error("ERR Client names cannot contain spaces, newlines or special characters.");
+                    return;
+                }
+            } else {
+                c.reply().error("ERR Syntax error in HELLO option '" + ascii(a[i]) + "'");
+                return;
+            }
+        }
+        if (newName != null) {
+            c.session().name(newName);
+        }
+        RespWriter r = c.reply();
+        r.array(14);
+        r.bulk("server").bulk("redis");
+        r.bulk("version").bulk(ServerInfo.REDIS_VERSION);
+        r.bulk("proto").integer(2);
+        r.bulk("id").integer(c.session().id());
+        r.bulk("mode").bulk("standalone");
+        r.bulk("role").bulk("master");
+        r.bulk("modules").array(0);
+    }
+
+    private static boolean validName(byte[] name) {
+        for (byte b : name) {
+            if (b < '!' || b > '~') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void clientSetname(CommandContext c, byte[][] a) {
+        if (!validName(a[2])) {
+            c.reply().error("ERR Client names cannot contain spaces, newlines or special characters.");
+            return;
+        }
+        c.session().name(a[2]);
+        c.reply().ok();
+    }
+
+    private static void clientGetname(CommandContext c, byte[][] a) {
+        byte[] name = c.session().name();
+        if (name == null) {
+            c.reply().nullBulk();
+        } else {
+            c.reply().bulk(name);
+        }
+    }
+
+    private static void clientList(CommandContext c, byte[][] a) {
+        if (a.length > 2) {
+            c.reply().error("ERR syntax error");
+            return;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (ClientInfo info : c.server().clients()) {
+            sb.append(ServerInfo.clientLine(info)).append('\n');
+        }
+        c.reply().bulk(sb.toString());
+    }
+
+    private static void clientInfo(CommandContext c, byte[][] a) {
+        ClientSession s = c.session();
+        c.reply().bulk(ServerInfo.clientLine(new ClientInfo(s.id(), s.nameAsString(), s.remoteAddress(),
+                s.ageSeconds(), s.idleSeconds(), s.lastCommand())) + "\n");
+    }
+
+    private static void configGet(CommandContext c, byte[][] a) {
+        Map<String, String> params = c.server().configParameters();
+        Set<String> matched = new LinkedHashSet<>();
+        for (int i = 2; i < a.length; i++) {
+            String pattern = ascii(a[i]);
+            for (String name : params.keySet()) {
+                if (Glob.matches(pattern, name, true)) {
+                    matched.add(name);
+                }
+            }
+        }
+        c.reply().array(matched.size() * 2);
+        for (String name : matched) {
+            c.reply().bulk(name).bulk(params.get(name));
+        }
+    }
+
+    private static void info(CommandContext c, byte[][] a) {
+        List<String> sections = new ArrayList<>();
+        for (int i = 1; i < a.length; i++) {
+            sections.add(ascii(a[i]).toLowerCase(Locale.ROOT));
+        }
+        c.reply().bulk(ServerInfo.render(c.server(), sections));
+    }
+
+    private static void commandInfo(CommandContext c, byte[][] a) {
+        RespWriter r = c.reply();
+        if (a.length <= 2) {
+            r.array(c.table().commands().size());
+            for (CommandSpec spec : c.table().commands()) {
+                writeInfo(r, spec);
+            }
+            return;
+        }
+        r.array(a.length - 2);
+        for (int i = 2; i < a.length; i++) {
+            CommandSpec spec = c.table().find(ascii(a[i]));
+            if (spec == null) {
+                r.nullBulk();
+            } else {
+                writeInfo(r, spec);
+            }
+        }
+    }
+
+    private static void writeInfo(RespWriter r, CommandSpec spec) {
+        r.array(10);
+        r.bulk(spec.fullName());
+        r.integer(spec.arity());
+        r.array(spec.flags().size());
+        spec.flags().forEach(r::simple);
+        r.integer(0).integer(0).integer(0);
+        r.array(spec.aclCategories().size());
+        spec.aclCategories().forEach(cat -> r.simple("@" + cat));
+        r.array(0); // tips
+        r.array(0); // key specs
+        r.array(spec.subcommands().size());
+        spec.subcommands().values().forEach(sub -> writeInfo(r, sub));
+    }
+
+    private static void commandDocs(CommandContext c, byte[][] a) {
+        List<CommandSpec> specs = new ArrayList<>();
+        if (a.length == 2) {
+            specs.addAll(c.table().commands());
+        } else {
+            for (int i = 2; i < a.length; i++) {
+                CommandSpec spec = c.table().find(ascii(a[i]));
+                if (spec != null) {
+                    specs.add(spec);
+                }
+            }
+        }
+        RespWriter r = c.reply();
+        r.array(specs.size() * 2);
+        for (CommandSpec spec : specs) {
+            r.bulk(spec.fullName());
+            writeDocs(r, spec);
+        }
+    }
+
+    private static void writeDocs(RespWriter r, CommandSpec spec) {
+        boolean subs = spec.isContainer();
+        r.array(subs ? 10 : 8);
+        r.bulk("summary").bulk(spec.summary());
+        r.bulk("since").bulk(spec.since());
+        r.bulk("group").bulk(spec.group());
+        r.bulk("complexity").bulk(spec.complexity());
+        if (subs) {
+            r.bulk("subcommands").array(spec.subcommands().size() * 2);
+            for (CommandSpec sub : spec.subcommands().values()) {
+                r.bulk(sub.fullName());
+                writeDocs(r, sub);
+            }
+        }
+    }
+
+    private static void commandList(CommandContext c, byte[][] a) {
+        if (a.length != 2) {
+            // FILTERBY is not supported yet
+            c.reply().error("ERR syntax error");
+            return;
+        }
+        c.reply().array(c.table().commands().size());
+        c.table().commands().forEach(spec -> c.reply().bulk(spec.name()));
+    }
+
+    private static void help(CommandContext c, String container, Map<String, CommandSpec> subs) {
+        List<String> lines = new ArrayList<>();
+        lines.add(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+        for (CommandSpec sub : subs.values()) {
+            lines.add(sub.name().toUpperCase(Locale.ROOT));
+            lines.add("    " + sub.summary());
+        }
+        c.reply().array(lines.size());
+        lines.forEach(c.reply()::simple);
+    }
+}

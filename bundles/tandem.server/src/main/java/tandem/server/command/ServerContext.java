@@ -1,0 +1,24 @@
+package tandem.server.command;
+
+import java.util.Map;
+
+import tandem.api.server.ServerStatus;
+
+/** The server as commands see it: its status plus what {@code INFO} and {@code CONFIG GET} report. */
+public interface ServerContext extends ServerStatus {
+
+    /** @return Tandem's version, e.g. {@code 0.1.0} */
+    String version();
+
+    /** @return when the server started, in milliseconds since the epoch */
+    long startedAtMillis();
+
+    /** @return the process id of the node */
+    long processId();
+
+    /**
+     * @return the parameters {@code CONFIG GET} knows, by their Redis names, in a stable order; values as Redis
+     *         renders them
+     */
+    Map<String, String> configParameters();
+}

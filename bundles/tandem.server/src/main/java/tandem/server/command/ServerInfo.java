@@ -1,0 +1,84 @@
+package tandem.server.command;
+
+import java.util.List;
+import java.util.Locale;
+
+import tandem.api.server.ClientInfo;
+
+/** Renders {@code INFO} sections and {@code CLIENT LIST} lines in Redis' text format. */
+public final class ServerInfo {
+
+    /** The Redis version whose behaviour Tandem follows; tools read it from {@code INFO} and {@code HELLO}. */
+    public static final String REDIS_VERSION = "7.0.0";
+
+    private static final List<String> DEFAULT_SECTIONS = List.of("server", "clients", "stats");
+
+    private ServerInfo() {
+    }
+
+    /**
+     * @param sections lower-case section names as requested; empty, {@code default}, {@code all} and
+     *                 {@code everything} select every section; unknown names select nothing, as in Redis
+     */
+    public static String render(ServerContext server, List<String> sections) {
+        boolean all = sections.isEmpty() || sections.contains("default") || sections.contains("all")
+                || sections.contains("everything");
+        StringBuilder sb = new StringBuilder();
+        for (String section : DEFAULT_SECTIONS) {
+            if (!all && !sections.contains(section)) {
+                continue;
+            }
+            if (sb.length() > 0) {
+                sb.append("\r\n");
+            }
+            switch (section) {
+                case "server" -> server(sb, server);
+                case "clients" -> clients(sb, server);
+                case "stats" -> stats(sb, server);
+                default -> throw new IllegalStateException(section);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void server(StringBuilder sb, ServerContext s) {
+        long uptime = Math.max(0, (System.currentTimeMillis() - s.startedAtMillis()) / 1000);
+        sb.append("# Server\r\n");
+        line(sb, "redis_version", REDIS_VERSION);
+        line(sb, "tandem_version", s.version());
+        line(sb, "redis_mode", "standalone");
+        line(sb, "os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                + System.getProperty("os.arch"));
+        line(sb, "arch_bits", System.getProperty("sun.arch.data.model", "64"));
+        line(sb, "multiplexing_api", s.transport());
+        line(sb, "java_version", System.getProperty("java.version"));
+        line(sb, "process_id", Long.toString(s.processId()));
+        line(sb, "tcp_port", Integer.toString(s.port()));
+        line(sb, "server_time_usec", Long.toString(System.currentTimeMillis() * 1000));
+        line(sb, "uptime_in_seconds", Long.toString(uptime));
+        line(sb, "uptime_in_days", Long.toString(uptime / 86400));
+    }
+
+    private static void clients(StringBuilder sb, ServerContext s) {
+        sb.append("# Clients\r\n");
+        line(sb, "connected_clients", Integer.toString(s.connectedClients()));
+        line(sb, "maxclients", Integer.toString(s.maxClients()));
+        line(sb, "blocked_clients", "0");
+    }
+
+    private static void stats(StringBuilder sb, ServerContext s) {
+        sb.append("# Stats\r\n");
+        line(sb, "total_connections_received", Long.toString(s.totalConnections()));
+    }
+
+    private static void line(StringBuilder sb, String key, String value) {
+        sb.append(key).append(':').append(value).append("\r\n");
+    }
+
+    /** One {@code CLIENT LIST} line, without its trailing newline. */
+    public static String clientLine(ClientInfo c) {
+        return String.format(Locale.ROOT, "id=%d addr=%s name=%s age=%d idle=%d db=0 cmd=%s", c.id(),
+                c.remoteAddress(), c.name(), c.ageSeconds(), c.idleSeconds(),
+                c.lastCommand().isEmpty() ? "NULL" : c.lastCommand());
+    }
+}

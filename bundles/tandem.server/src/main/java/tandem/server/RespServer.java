@@ -128,12 +128,14 @@ public final class RespServer implements ServerContext {
         this.settings = s;
         try {
             this.listener = bind(s);
+            LOG.log(Level.INFO, "RESP server listening on {0} ({1}, {2} I/O threads)", listener.localAddress(),
+                    transport, s.ioThreads());
         } catch (RuntimeException e) {
-            shutdownGroups();
-            throw e;
+            // Stay active so that a configuration change (another port) can still bring the listener up; the
+            // configuration FileInstall delivers from etc/ may also simply arrive after this first activation.
+            LOG.log(Level.ERROR, "RESP server cannot listen on {0}:{1}: {2}; waiting for a configuration change",
+                    s.bind(), Integer.toString(s.port()), String.valueOf(e.getMessage()));
         }
-        LOG.log(Level.INFO, "RESP server listening on {0} ({1}, {2} I/O threads)", listener.localAddress(),
-                transport, s.ioThreads());
     }
 
     @Modified
@@ -151,7 +153,15 @@ public final class RespServer implements ServerContext {
             LOG.log(Level.WARNING, "{0}: transport and io.threads apply when the component next activates",
                     ServerSettings.PID);
         }
-        if (!next.sameListener(previous)) {
+        if (listener == null) {
+            try {
+                listener = bind(next);
+                LOG.log(Level.INFO, "RESP server listening on {0}", listener.localAddress());
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "RESP server cannot listen on {0}:{1}: {2}", next.bind(),
+                        Integer.toString(next.port()), String.valueOf(e.getMessage()));
+            }
+        } else if (!next.sameListener(previous)) {
             try {
                 rebind(next);
             } catch (RuntimeException e) {
@@ -245,7 +255,8 @@ public final class RespServer implements ServerContext {
 
     @Override
     public int port() {
-        return ((InetSocketAddress) listener.localAddress()).getPort();
+        Channel l = listener;
+        return l == null ? -1 : ((InetSocketAddress) l.localAddress()).getPort();
     }
 
     @Override

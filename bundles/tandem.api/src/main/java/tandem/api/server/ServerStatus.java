@@ -7,7 +7,7 @@ import org.osgi.annotation.versioning.ProviderType;
 /**
  * Live view of the RESP server of this node.
  *
- * <p>Registered by the server bundle while its listener is bound. Every method is cheap and safe to call from any
+ * <p>Registered by the server bundle while it is active. Every method is cheap and safe to call from any
  * thread; the values are a snapshot and may change right after the call returns.
  */
 @ProviderType
@@ -16,7 +16,10 @@ public interface ServerStatus {
     /** @return the address the RESP listener is bound to, as configured (for example {@code 127.0.0.1}) */
     String bindAddress();
 
-    /** @return the TCP port the RESP listener is bound to (the actual port when 0 was configured) */
+    /**
+     * @return the TCP port the RESP listener is bound to (the actual port when 0 was configured), or -1 while it
+     *         is not listening (its address could not be bound; the log says why)
+     */
     int port();
 
     /** @return the I/O transport in use: {@code epoll} or {@code nio} */

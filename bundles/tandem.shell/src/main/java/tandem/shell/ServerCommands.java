@@ -1,0 +1,65 @@
+package tandem.shell;
+
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+import tandem.api.server.ClientInfo;
+import tandem.api.server.ServerStatus;
+
+/** {@code server:*}: the RESP listener and its clients. */
+@Component(service = ServerCommands.class, immediate = true, property = {
+    "osgi.command.scope=server",
+    "osgi.command.function=status",
+    "osgi.command.function=clients",
+    "osgi.command.function=kill"
+})
+public final class ServerCommands {
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile ServerStatus server;
+
+    @Descriptor("shows the RESP listener: address, port, transport and client counts")
+    public String status() {
+        ServerStatus s = server;
+        if (s == null) {
+            return "RESP server: not running (is tandem.server active? see scr:list)";
+        }
+        String listening = s.port() < 0 ? "NOT listening on " + s.bindAddress() + " (see the log)"
+                : "listening on " + s.bindAddress() + ":" + s.port();
+        return String.format(Locale.ROOT,
+                "RESP server: %s (%s)%nclients: %d connected, %d max, %d accepted in total",
+                listening, s.transport(), s.connectedClients(), s.maxClients(), s.totalConnections());
+    }
+
+    @Descriptor("lists the connected RESP clients")
+    public String clients() {
+        ServerStatus s = server;
+        if (s == null) {
+            return "RESP server: not running";
+        }
+        List<ClientInfo> clients = s.clients();
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%-8s %-22s %-16s %8s %8s %s%n", "ID",
+                "ADDRESS", "NAME", "AGE(s)", "IDLE(s)", "LAST COMMAND"));
+        for (ClientInfo c : clients) {
+            sb.append(String.format(Locale.ROOT, "%-8d %-22s %-16s %8d %8d %s%n", c.id(), c.remoteAddress(),
+                    c.name(), c.ageSeconds(), c.idleSeconds(), c.lastCommand()));
+        }
+        sb.append(clients.size()).append(clients.size() == 1 ? " client" : " clients");
+        return sb.toString();
+    }
+
+    @Descriptor("closes one RESP client connection")
+    public String kill(@Descriptor("the client id, as server:clients and CLIENT ID show it") long id) {
+        ServerStatus s = server;
+        if (s == null) {
+            return "RESP server: not running";
+        }
+        return s.kill(id) ? "client " + id + " closed" : "no client with id " + id;
+    }
+}

@@ -24,6 +24,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -161,7 +162,8 @@ public final class RespServer implements ServerContext {
                 LOG.log(Level.ERROR, "RESP server cannot listen on {0}:{1}: {2}", next.bind(),
                         Integer.toString(next.port()), String.valueOf(e.getMessage()));
             }
-        } else if (!next.sameListener(previous)) {
+        } else if (!next.bindAddress().equals(previous.bindAddress())
+                || (next.port() != previous.port() && next.port() != port())) {
             try {
                 rebind(next);
             } catch (RuntimeException e) {
@@ -210,7 +212,12 @@ public final class RespServer implements ServerContext {
                         accept(ch);
                     }
                 });
-        return bootstrap.bind(new InetSocketAddress(s.bindAddress(), s.port())).syncUninterruptibly().channel();
+        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(s.bindAddress(), s.port())).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            // Netty rethrows the checked bind failure undeclared; wrap it so that callers can handle it
+            throw new IllegalStateException(String.valueOf(bound.cause().getMessage()), bound.cause());
+        }
+        return bound.channel();
     }
 
     private void accept(SocketChannel ch) {

@@ -49,8 +49,4 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
     private static IllegalArgumentException invalid(String property, String value, String why) {
         return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
     }
-
-    boolean sameListener(ServerSettings other) {
-        return port == other.port && bindAddress.equals(other.bindAddress);
-    }
 }

@@ -3,7 +3,9 @@ package tandem.server;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -97,6 +99,7 @@ public final class RespServer implements ServerContext {
     private final AtomicLong nextClientId = new AtomicLong(1);
     private final AtomicLong totalConnections = new AtomicLong();
     private final long startedAtMillis = System.currentTimeMillis();
+    private final String runId = newRunId();
     private final String version;
     private final String transport;
     private final EventLoopGroup bossGroup;
@@ -312,6 +315,17 @@ public final class RespServer implements ServerContext {
     @Override
     public String version() {
         return version;
+    }
+
+    @Override
+    public String runId() {
+        return runId;
+    }
+
+    private static String newRunId() {
+        byte[] bytes = new byte[20];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
     }
 
     @Override

@@ -65,7 +65,8 @@ public final class CommandTable {
     static String unknownCommand(byte[][] args) {
         StringBuilder quoted = new StringBuilder();
         for (int i = 1; i < args.length && quoted.length() < 128; i++) {
-            quoted.append('\'').append(truncate(cString(args[i]), 128 - quoted.length())).append("' ");
+            int room = 128 - quoted.length(); // Redis' %.*s precision, taken before the opening quote is added
+            quoted.append('\'').append(truncate(cString(args[i]), room)).append("' ");
         }
         return "ERR unknown command '" + truncate(cString(args[0]), 128) + "', with args beginning with: " + quoted;
     }

@@ -3,7 +3,9 @@ package tandem.server.command;
 import static tandem.server.command.CommandTable.ascii;
 import static tandem.server.command.CommandTable.sub;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -100,8 +102,10 @@ public final class Commands {
 
     private static void select(CommandContext c, byte[][] a) {
         long index = RespNumbers.parseLong(a[1]);
-        if (index == RespNumbers.INVALID || index > Integer.MAX_VALUE || index < Integer.MIN_VALUE) {
+        if (!isLong(a[1], index)) {
             c.reply().error("ERR value is not an integer or out of range");
+        } else if (index > Integer.MAX_VALUE || index < Integer.MIN_VALUE) {
+            c.reply().error("ERR value is out of range, value must between -2147483648 and 2147483647");
         } else if (index != 0) {
             c.reply().error("ERR DB index is out of range");
         } else {
@@ -113,7 +117,7 @@ public final class Commands {
     private static void hello(CommandContext c, byte[][] a) {
         if (a.length >= 2) {
             long version = RespNumbers.parseLong(a[1]);
-            if (version == RespNumbers.INVALID || version > Integer.MAX_VALUE || version < Integer.MIN_VALUE) {
+            if (!isLong(a[1], version)) {
                 c.reply().error("ERR Protocol version is not an integer or out of range");
                 return;
             }
@@ -151,6 +155,13 @@ public final class Commands {
         r.bulk("mode").bulk("standalone");
         r.bulk("role").bulk("master");
         r.bulk("modules").array(0);
+    }
+
+    private static final byte[] LONG_MIN = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
+
+    /** Redis' string2ll also accepts LLONG_MIN, which {@link RespNumbers} reports as its INVALID sentinel. */
+    private static boolean isLong(byte[] arg, long parsed) {
+        return parsed != RespNumbers.INVALID || Arrays.equals(arg, LONG_MIN);
     }
 
     private static boolean validName(byte[] name) {

@@ -11,6 +11,9 @@ public final class Glob {
     }
 
     public static boolean matches(String pattern, String string, boolean nocase) {
+        if (string.isEmpty()) {
+            return pattern.isEmpty(); // stringmatchlen's loop never runs: not even "*" matches ""
+        }
         return match(pattern, 0, string, 0, nocase);
     }
 
@@ -52,16 +55,16 @@ public final class Glob {
                     while (pi < p.length() && p.charAt(pi) != ']') {
                         if (p.charAt(pi) == '\\' && pi + 1 < p.length()) {
                             pi++;
-                            found |= fold(p.charAt(pi), nocase) == c;
+                            found |= p.charAt(pi) == s.charAt(si); // Redis compares an escape exactly
                         } else if (pi + 2 < p.length() && p.charAt(pi + 1) == '-') {
-                            char lo = fold(p.charAt(pi), nocase);
-                            char hi = fold(p.charAt(pi + 2), nocase);
-                            if (lo > hi) {
+                            char lo = p.charAt(pi);
+                            char hi = p.charAt(pi + 2);
+                            if (lo > hi) { // Redis swaps the raw bounds, then lowers them
                                 char t = lo;
                                 lo = hi;
                                 hi = t;
                             }
-                            found |= c >= lo && c <= hi;
+                            found |= c >= fold(lo, nocase) && c <= fold(hi, nocase);
                             pi += 2;
                         } else {
                             found |= fold(p.charAt(pi), nocase) == c;
@@ -98,6 +101,6 @@ public final class Glob {
     }
 
     private static char fold(char c, boolean nocase) {
-        return nocase ? Character.toLowerCase(c) : c;
+        return nocase && c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c; // C tolower(): ASCII only
     }
 }

@@ -10,6 +10,9 @@ public interface ServerContext extends ServerStatus {
     /** @return Tandem's version, e.g. {@code 0.1.0} */
     String version();
 
+    /** @return 40 random hex characters, new each time the server component activates, as Redis' run_id */
+    String runId();
+
     /** @return when the server started, in milliseconds since the epoch */
     long startedAtMillis();
 

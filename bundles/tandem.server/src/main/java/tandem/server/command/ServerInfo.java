@@ -53,6 +53,7 @@ public final class ServerInfo {
         line(sb, "multiplexing_api", s.transport());
         line(sb, "java_version", System.getProperty("java.version"));
         line(sb, "process_id", Long.toString(s.processId()));
+        line(sb, "run_id", s.runId());
         line(sb, "tcp_port", Integer.toString(s.port()));
         line(sb, "server_time_usec", Long.toString(System.currentTimeMillis() * 1000));
         line(sb, "uptime_in_seconds", Long.toString(uptime));

@@ -69,7 +69,7 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
                 case FAILED -> false;
             };
             if (!progressed) {
-                return;
+                break; // waiting for bytes, or failed: then the skip below must still consume the input
             }
             if (state == State.BULK_HEADER || state == State.BULK_DATA) {
                 requestBytes += in.readerIndex() - before;

@@ -46,8 +46,8 @@ public final class RespWriter {
             char c = text.charAt(i);
             if (c == '\r' || c == '\n') {
                 out.writeByte(' ');
-            } else if (c < 0x80) {
-                out.writeByte(c);
+            } else if (c < 0x100) {
+                out.writeByte(c); // peer bytes arrive as Latin-1 chars: echo them raw, as Redis' %s does
             } else {
                 out.writeCharSequence(String.valueOf(c), StandardCharsets.UTF_8);
             }

@@ -1,0 +1,569 @@
+package tandem.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.embedded.EmbeddedChannel;
+import tandem.api.server.ClientInfo;
+import tandem.server.command.ClientSession;
+import tandem.server.command.Commands;
+import tandem.server.command.ServerContext;
+import tandem.server.resp.RespRequestDecoder;
+
+/**
+ * The decoder and the connection handler together on an {@link EmbeddedChannel}: request bytes in, exact reply
+ * bytes out, each script fed whole and byte by byte.
+ */
+class RespConnectionHandlerTest {
+
+    private static final long CLIENT_ID = 7;
+
+    private static final String HELLO_2_REPLY = "*14\r\n"
+            + "$6\r\nserver\r\n$5\r\nredis\r\n"
+            + "$7\r\nversion\r\n$5\r\n7.0.0\r\n"
+            + "$5\r\nproto\r\n:2\r\n"
+            + "$2\r\nid\r\n:" + CLIENT_ID + "\r\n"
+            + "$4\r\nmode\r\n$10\r\nstandalone\r\n"
+            + "$4\r\nrole\r\n$6\r\nmaster\r\n"
+            + "$7\r\nmodules\r\n*0\r\n";
+
+    private final List<EmbeddedChannel> channels = new ArrayList<>();
+    private final FakeServer server = new FakeServer();
+    private ClientSession session;
+
+    @AfterEach
+    void releaseAll() {
+        for (EmbeddedChannel channel : channels) {
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    // ---- basic commands -------------------------------------------------------------------------------------
+
+    @Test
+    @Timeout(10)
+    void ping() {
+        assertReplies("*1\r\n$4\r\nPING\r\n", "+PONG\r\n");
+        assertReplies("PING\r\n", "+PONG\r\n");
+        assertReplies("ping\n", "+PONG\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void pingWithMessage() {
+        assertReplies("*2\r\n$4\r\nPING\r\n$5\r\nhello\r\n", "$5\r\nhello\r\n");
+        assertReplies("PING \"\"\r\n", "$0\r\n\r\n");
+        assertReplies("PING a b\r\n", "-ERR wrong number of arguments for 'ping' command\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void echo() {
+        assertReplies("*2\r\n$4\r\nECHO\r\n$6\r\na\r\n\0bc\r\n", "$6\r\na\r\n\0bc\r\n");
+        assertReplies("ECHO \"\\xff\"\r\n", "$1\r\n\u00ff\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void pipelinedRepliesComeInOrder() {
+        assertReplies("PING\r\n*2\r\n$4\r\necho\r\n$1\r\nx\r\nPING y\r\n", "+PONG\r\n$1\r\nx\r\n$1\r\ny\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void blankLinesAndEmptyMultibulkGetNoReply() {
+        assertReplies("\r\n\n*0\r\n*-1\r\n   \r\nPING\r\n", "+PONG\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void repliesOfOneReadBatchAreFlushedInOneWrite() {
+        EmbeddedChannel channel = newChannel(1 << 20);
+        write(channel, bytes("PING\r\nPING\r\nECHO a\r\n"));
+        ByteBuf first = channel.readOutbound();
+        try {
+            assertThat(first.toString(StandardCharsets.ISO_8859_1)).isEqualTo("+PONG\r\n+PONG\r\n$1\r\na\r\n");
+        } finally {
+            first.release();
+        }
+        assertThat((Object) channel.readOutbound()).isNull();
+        write(channel, bytes("\r\n"));
+        assertThat((Object) channel.readOutbound()).as("no write for a batch without replies").isNull();
+    }
+
+    // ---- dispatch errors --------------------------------------------------------------------------------------
+
+    @Test
+    @Timeout(10)
+    void unknownCommand() {
+        assertReplies("foo a bb\r\n", "-ERR unknown command 'foo', with args beginning with: 'a' 'bb' \r\n");
+        assertReplies("FOOO\r\n", "-ERR unknown command 'FOOO', with args beginning with: \r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void unknownCommandSanitizesAndTruncates() {
+        // CR and LF in the arguments become spaces; %s stops at NUL
+        assertReplies("*3\r\n$3\r\nfoo\r\n$4\r\na\r\nb\r\n$3\r\nc\0d\r\n",
+                "-ERR unknown command 'foo', with args beginning with: 'a  b' 'c' \r\n");
+        String x200 = "x".repeat(200);
+        assertReplies("foo " + x200 + "\r\n",
+                "-ERR unknown command 'foo', with args beginning with: '" + "x".repeat(128) + "' \r\n");
+        assertReplies("foo " + "a".repeat(100) + " " + "b".repeat(100) + " c\r\n",
+                "-ERR unknown command 'foo', with args beginning with: '" + "a".repeat(100) + "' '"
+                        + "b".repeat(25) + "' \r\n");
+        assertReplies(x200 + "\r\n",
+                "-ERR unknown command '" + "x".repeat(128) + "', with args beginning with: \r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void unknownCommandEchoesRawBytes() {
+        // Redis prints the bytes as they came: Latin-1 here, not re-encoded as UTF-8
+        assertReplies("*2\r\n$2\r\n\u00e9\u00ff\r\n$1\r\n\u0080\r\n",
+                "-ERR unknown command '\u00e9\u00ff', with args beginning with: '\u0080' \r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void wrongArity() {
+        assertReplies("ECHO\r\n", "-ERR wrong number of arguments for 'echo' command\r\n");
+        assertReplies("echo a b\r\n", "-ERR wrong number of arguments for 'echo' command\r\n");
+        assertReplies("CONFIG GET\r\n", "-ERR wrong number of arguments for 'config|get' command\r\n");
+        assertReplies("CLIENT SETNAME\r\n", "-ERR wrong number of arguments for 'client|setname' command\r\n");
+        assertReplies("COMMAND COUNT x\r\n", "-ERR wrong number of arguments for 'command|count' command\r\n");
+        assertReplies("CONFIG\r\n", "-ERR wrong number of arguments for 'config' command\r\n");
+        assertReplies("CLIENT\r\n", "-ERR wrong number of arguments for 'client' command\r\n");
+        assertReplies("SELECT\r\n", "-ERR wrong number of arguments for 'select' command\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void unknownSubcommand() {
+        assertReplies("CONFIG FOO\r\n", "-ERR unknown subcommand 'FOO'. Try CONFIG HELP.\r\n");
+        assertReplies("config foo bar\r\n", "-ERR unknown subcommand 'foo'. Try CONFIG HELP.\r\n");
+        assertReplies("client nope\r\n", "-ERR unknown subcommand 'nope'. Try CLIENT HELP.\r\n");
+        assertReplies("Command x\r\n", "-ERR unknown subcommand 'x'. Try COMMAND HELP.\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void commandNamesAreCaseInsensitive() {
+        assertReplies("pInG\r\nClient GetName\r\n", "+PONG\r\n$-1\r\n");
+    }
+
+    // ---- SELECT ---------------------------------------------------------------------------------------------
+
+    @Test
+    @Timeout(10)
+    void select() {
+        assertReplies("SELECT 0\r\n", "+OK\r\n");
+        assertReplies("SELECT 1\r\n", "-ERR DB index is out of range\r\n");
+        assertReplies("SELECT -1\r\n", "-ERR DB index is out of range\r\n");
+        assertReplies("SELECT x\r\n", "-ERR value is not an integer or out of range\r\n");
+        assertReplies("SELECT 00\r\n", "-ERR value is not an integer or out of range\r\n");
+        assertReplies("SELECT 99999999999999999999\r\n", "-ERR value is not an integer or out of range\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void selectOutsideIntRange() {
+        // getIntFromObjectOrReply: a valid long that does not fit an int has its own message
+        String outOfRange = "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n";
+        assertReplies("SELECT 2147483648\r\n", outOfRange);
+        assertReplies("SELECT -2147483649\r\n", outOfRange);
+        assertReplies("SELECT 9223372036854775807\r\n", outOfRange);
+        assertReplies("SELECT -9223372036854775808\r\n", outOfRange);
+        assertReplies("SELECT 2147483647\r\n", "-ERR DB index is out of range\r\n");
+    }
+
+    // ---- CLIENT ---------------------------------------------------------------------------------------------
+
+    @Test
+    @Timeout(10)
+    void clientSetnameAndGetname() {
+        assertReplies("CLIENT GETNAME\r\nCLIENT SETNAME conn-1\r\nCLIENT GETNAME\r\n",
+                "$-1\r\n+OK\r\n$6\r\nconn-1\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void clientSetnameRefusesSpacesAndSpecialCharacters() {
+        String refused = "-ERR Client names cannot contain spaces, newlines or special characters.\r\n";
+        assertReplies("CLIENT SETNAME 'a b'\r\nCLIENT GETNAME\r\n", refused + "$-1\r\n");
+        assertReplies("CLIENT SETNAME \"a\\nb\"\r\n", refused);
+        assertReplies("CLIENT SETNAME \"\\xe9\"\r\n", refused);
+        assertReplies("CLIENT SETNAME \"\\x7f\"\r\n", refused);
+    }
+
+    @Test
+    @Timeout(10)
+    void clientSetnameEmptyClearsTheName() {
+        assertReplies("CLIENT SETNAME a\r\nCLIENT SETNAME \"\"\r\nCLIENT GETNAME\r\n", "+OK\r\n+OK\r\n$-1\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void clientId() {
+        assertReplies("CLIENT ID\r\n", ":7\r\n");
+        assertReplies("client id extra\r\n", "-ERR wrong number of arguments for 'client|id' command\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void clientList() {
+        server.clients.add(new ClientInfo(7, "", "127.0.0.1:5000", 3, 1, "client"));
+        server.clients.add(new ClientInfo(9, "worker", "127.0.0.1:5001", 10, 0, ""));
+        String list = "id=7 addr=127.0.0.1:5000 name= age=3 idle=1 db=0 cmd=client\n"
+                + "id=9 addr=127.0.0.1:5001 name=worker age=10 idle=0 db=0 cmd=NULL\n";
+        assertReplies("CLIENT LIST\r\n", "$" + list.length() + "\r\n" + list + "\r\n");
+        assertReplies("CLIENT LIST TYPE normal\r\n", "-ERR syntax error\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void clientInfo() {
+        String reply = run(bytes("CLIENT SETNAME me\r\nCLIENT INFO\r\n"), true).replies;
+        assertThat(reply).startsWith("+OK\r\n$").endsWith("\n\r\n")
+                .contains("\r\nid=7 addr=127.0.0.1:5000 name=me age=").contains(" cmd=client\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void clientHelp() {
+        String reply = run(bytes("CLIENT HELP\r\n"), true).replies;
+        assertThat(reply).startsWith("*13\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
+                + "+ID\r\n+    Returns the unique client ID of the connection.\r\n");
+    }
+
+    // ---- HELLO ----------------------------------------------------------------------------------------------
+
+    @Test
+    @Timeout(10)
+    void hello2() {
+        assertReplies("HELLO 2\r\n", HELLO_2_REPLY);
+        assertReplies("HELLO\r\n", HELLO_2_REPLY);
+    }
+
+    @Test
+    @Timeout(10)
+    void hello3IsNotSpoken() {
+        assertReplies("HELLO 3\r\n", "-NOPROTO unsupported protocol version\r\n");
+        assertReplies("HELLO 1\r\n", "-NOPROTO unsupported protocol version\r\n");
+        assertReplies("HELLO -1\r\n", "-NOPROTO unsupported protocol version\r\n");
+        // any valid long is a version: only non-numbers are "not an integer"
+        assertReplies("HELLO 4294967298\r\n", "-NOPROTO unsupported protocol version\r\n");
+        assertReplies("HELLO 9223372036854775807\r\n", "-NOPROTO unsupported protocol version\r\n");
+        assertReplies("HELLO -9223372036854775808\r\n", "-NOPROTO unsupported protocol version\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void helloVersionNotAnInteger() {
+        assertReplies("HELLO x\r\n", "-ERR Protocol version is not an integer or out of range\r\n");
+        assertReplies("HELLO 02\r\n", "-ERR Protocol version is not an integer or out of range\r\n");
+        assertReplies("HELLO 9223372036854775808\r\n",
+                "-ERR Protocol version is not an integer or out of range\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void helloOptions() {
+        assertReplies("HELLO 2 FOO\r\n", "-ERR Syntax error in HELLO option 'FOO'\r\n");
+        assertReplies("HELLO 2 SETNAME\r\n", "-ERR Syntax error in HELLO option 'SETNAME'\r\n");
+        assertReplies("HELLO 2 AUTH user\r\n", "-ERR Syntax error in HELLO option 'AUTH'\r\n");
+        assertReplies("HELLO 2 SETNAME 'a b'\r\n",
+                "-ERR Client names cannot contain spaces, newlines or special characters.\r\n");
+        assertReplies("HELLO 2 setname app auth default secret\r\nCLIENT GETNAME\r\n",
+                HELLO_2_REPLY + "$3\r\napp\r\n");
+    }
+
+    // ---- CONFIG, INFO, COMMAND --------------------------------------------------------------------------------
+
+    @Test
+    @Timeout(10)
+    void configGet() {
+        assertReplies("CONFIG GET save\r\n", "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
+        assertReplies("CONFIG GET SAVE\r\n", "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
+        assertReplies("CONFIG GET nope\r\n", "*0\r\n");
+        assertReplies("CONFIG GET max*\r\n", "*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n");
+        assertReplies("CONFIG GET save sav? *\r\n", "*6\r\n$4\r\nsave\r\n$0\r\n\r\n"
+                + "$10\r\nmaxclients\r\n$5\r\n10000\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void configHelp() {
+        String reply = run(bytes("CONFIG HELP\r\n"), true).replies;
+        assertThat(reply).startsWith("*5\r\n+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
+                + "+GET\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void infoSections() {
+        assertReplies("INFO nothing\r\n", "$0\r\n\r\n");
+        String clients = "# Clients\r\nconnected_clients:3\r\nmaxclients:10000\r\nblocked_clients:0\r\n";
+        assertReplies("INFO clients\r\n", "$" + clients.length() + "\r\n" + clients + "\r\n");
+        String stats = "# Stats\r\ntotal_connections_received:42\r\n";
+        assertReplies("INFO CLIENTS stats\r\n",
+                "$" + (clients.length() + 2 + stats.length()) + "\r\n" + clients + "\r\n" + stats + "\r\n");
+        String all = run(bytes("INFO\r\n"), true).replies;
+        assertThat(all).contains("# Server\r\nredis_version:7.0.0\r\ntandem_version:0.1.0-test\r\n")
+                .contains("process_id:4242\r\nrun_id:0123456789abcdef0123456789abcdef01234567\r\n").contains("tcp_port:6379\r\n").contains(clients).endsWith(stats
+                        + "\r\n");
+        int length = Integer.parseInt(all.substring(1, all.indexOf('\r')));
+        assertThat(all.getBytes(StandardCharsets.ISO_8859_1).length)
+                .isEqualTo(1 + String.valueOf(length).length() + 2 + length + 2);
+    }
+
+    @Test
+    @Timeout(10)
+    void commandCountListInfoDocs() {
+        assertReplies("COMMAND COUNT\r\n", ":9\r\n");
+        assertReplies("COMMAND LIST\r\n", "*9\r\n$4\r\nping\r\n$4\r\necho\r\n$4\r\nquit\r\n$6\r\nselect\r\n"
+                + "$5\r\nhello\r\n$4\r\ninfo\r\n$6\r\nclient\r\n$6\r\nconfig\r\n$7\r\ncommand\r\n");
+        assertReplies("COMMAND LIST FILTERBY ACLCAT fast\r\n", "-ERR syntax error\r\n");
+        assertReplies("COMMAND INFO ping nosuch\r\n", "*2\r\n*10\r\n$4\r\nping\r\n:-1\r\n"
+                + "*4\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n"
+                + "*2\r\n+@fast\r\n+@connection\r\n*0\r\n*0\r\n*0\r\n$-1\r\n");
+        assertReplies("COMMAND DOCS echo\r\n", "*2\r\n$4\r\necho\r\n*8\r\n$7\r\nsummary\r\n"
+                + "$25\r\nReturns the given string.\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n"
+                + "$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
+        assertReplies("COMMAND DOCS nosuch\r\n", "*0\r\n");
+        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*9\r\n*10\r\n$4\r\nping\r\n");
+        assertThat(run(bytes("COMMAND INFO client|id\r\n"), true).replies)
+                .startsWith("*1\r\n*10\r\n$9\r\nclient|id\r\n:2\r\n");
+    }
+
+    // ---- closing ------------------------------------------------------------------------------------------
+
+    @Test
+    @Timeout(10)
+    void quitRepliesOkAndCloses() {
+        Result result = assertReplies("QUIT\r\nPING\r\n", "+OK\r\n");
+        assertThat(result.open).isFalse();
+        assertThat(assertReplies("PING\r\nquit now\r\nPING\r\n", "+PONG\r\n+OK\r\n").open).isFalse();
+    }
+
+    @Test
+    @Timeout(10)
+    void protocolErrorAfterPipelinedPing() {
+        Result result = assertReplies("*1\r\n$4\r\nPING\r\n*x\r\n*1\r\n$4\r\nPING\r\n",
+                "+PONG\r\n-ERR Protocol error: invalid multibulk length\r\n");
+        assertThat(result.open).isFalse();
+    }
+
+    @Test
+    @Timeout(10)
+    void protocolErrorsCarryRedisText() {
+        assertThat(assertReplies("*1\r\n+foo\r\n", "-ERR Protocol error: expected '$', got '+'\r\n").open).isFalse();
+        assertThat(assertReplies("PING \"a\r\n", "-ERR Protocol error: unbalanced quotes in request\r\n").open)
+                .isFalse();
+        assertThat(assertReplies("*1\r\n$-1\r\n", "-ERR Protocol error: invalid bulk length\r\n").open).isFalse();
+        // a CR where '$' was expected must not break the framing of the reply
+        assertThat(assertReplies("*1\r\n\r\n", "-ERR Protocol error: expected '$', got ' '\r\n").open).isFalse();
+    }
+
+    @Test
+    @Timeout(10)
+    void requestAboveMaxClosesWithoutReply() {
+        StringBuilder request = new StringBuilder("PING\r\n*1000\r\n");
+        for (int k = 0; k < 1000; k++) {
+            request.append("$1\r\na\r\n");
+        }
+        for (boolean whole : new boolean[] {true, false}) {
+            EmbeddedChannel channel = newChannel(1024);
+            Result result = feed(channel, bytes(request.toString()), whole);
+            assertThat(result.replies).as(whole ? "whole" : "byte by byte").isEqualTo("+PONG\r\n");
+            assertThat(result.open).isFalse();
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    void sessionRecordsLastCommand() {
+        run(bytes("PING\r\nCLIENT GETNAME\r\n"), true);
+        assertThat(session.lastCommand()).isEqualTo("client");
+    }
+
+    @Test
+    @Timeout(10)
+    void longScriptByteByByteEqualsWhole() {
+        String script = "HELLO 2 SETNAME x\r\n*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\nPING\nCLIENT GETNAME\r\nSELECT 1\r\n"
+                + "CONFIG GET save\r\nfoo bar\r\nCOMMAND COUNT\r\n\r\n*0\r\nCLIENT ID\r\nQUIT\r\nPING\r\n";
+        String expected = HELLO_2_REPLY + "$3\r\nabc\r\n+PONG\r\n$1\r\nx\r\n-ERR DB index is out of range\r\n"
+                + "*2\r\n$4\r\nsave\r\n$0\r\n\r\n-ERR unknown command 'foo', with args beginning with: 'bar' \r\n"
+                + ":9\r\n:7\r\n+OK\r\n";
+        assertThat(assertReplies(script, expected).open).isFalse();
+    }
+
+    // ---- machinery ----------------------------------------------------------------------------------------
+
+    private record Result(String replies, boolean open) {
+    }
+
+    /** Feeds the script whole and byte by byte on fresh connections; both must answer exactly {@code expected}. */
+    private Result assertReplies(String script, String expected) {
+        Result whole = run(bytes(script), true);
+        assertThat(visible(whole.replies)).as("replies to %s fed whole", visible(script))
+                .isEqualTo(visible(expected));
+        Result bytewise = run(bytes(script), false);
+        assertThat(visible(bytewise.replies)).as("replies to %s fed byte by byte", visible(script))
+                .isEqualTo(visible(expected));
+        assertThat(bytewise.open).as("open after %s", script).isEqualTo(whole.open);
+        return whole;
+    }
+
+    private Result run(byte[] input, boolean whole) {
+        return feed(newChannel(1 << 20), input, whole);
+    }
+
+    private Result feed(EmbeddedChannel channel, byte[] input, boolean whole) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        if (whole) {
+            write(channel, input);
+            collect(channel, out);
+        } else {
+            for (int k = 0; k < input.length && channel.isOpen(); k++) {
+                write(channel, new byte[] {input[k]});
+                collect(channel, out);
+            }
+        }
+        return new Result(new String(out.toByteArray(), StandardCharsets.ISO_8859_1), channel.isOpen());
+    }
+
+    private static void write(EmbeddedChannel channel, byte[] bytes) {
+        ByteBuf buf = channel.alloc().buffer(bytes.length);
+        buf.writeBytes(bytes);
+        channel.writeInbound(buf);
+    }
+
+    private static void collect(EmbeddedChannel channel, ByteArrayOutputStream out) {
+        for (Object msg = channel.readOutbound(); msg != null; msg = channel.readOutbound()) {
+            ByteBuf buf = (ByteBuf) msg;
+            try {
+                byte[] b = new byte[buf.readableBytes()];
+                buf.readBytes(b);
+                out.writeBytes(b);
+            } finally {
+                buf.release();
+            }
+        }
+    }
+
+    private EmbeddedChannel newChannel(int maxRequestSize) {
+        session = new ClientSession(CLIENT_ID, "127.0.0.1:5000");
+        EmbeddedChannel channel = new EmbeddedChannel(new RespRequestDecoder(() -> maxRequestSize),
+                new RespConnectionHandler(session, Commands.table(), server));
+        channels.add(channel);
+        return channel;
+    }
+
+    /** The bytes with CR, LF and everything outside printable ASCII escaped, for readable assertion messages. */
+    private static String visible(String s) {
+        StringBuilder sb = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c == '\r') {
+                sb.append("\\r");
+            } else if (c == '\n') {
+                sb.append("\\n");
+            } else if (c < 0x20 || c >= 0x7F || c == '\\') {
+                sb.append(String.format("\\x%02x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** A server with fixed answers. */
+    private static final class FakeServer implements ServerContext {
+
+        final List<ClientInfo> clients = new ArrayList<>();
+
+        @Override
+        public String bindAddress() {
+            return "127.0.0.1";
+        }
+
+        @Override
+        public int port() {
+            return 6379;
+        }
+
+        @Override
+        public String transport() {
+            return "nio";
+        }
+
+        @Override
+        public int maxClients() {
+            return 10000;
+        }
+
+        @Override
+        public int connectedClients() {
+            return 3;
+        }
+
+        @Override
+        public long totalConnections() {
+            return 42;
+        }
+
+        @Override
+        public List<ClientInfo> clients() {
+            return clients;
+        }
+
+        @Override
+        public boolean kill(long id) {
+            return false;
+        }
+
+        @Override
+        public String version() {
+            return "0.1.0-test";
+        }
+
+        @Override
+        public String runId() {
+            return "0123456789abcdef0123456789abcdef01234567";
+        }
+
+        @Override
+        public long startedAtMillis() {
+            return System.currentTimeMillis();
+        }
+
+        @Override
+        public long processId() {
+            return 4242;
+        }
+
+        @Override
+        public Map<String, String> configParameters() {
+            Map<String, String> params = new LinkedHashMap<>();
+            params.put("save", "");
+            params.put("maxclients", "10000");
+            params.put("appendonly", "no");
+            return params;
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static tandem.system.TandemNode.await;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarInputStream;
+import java.util.jar.JarOutputStream;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import redis.clients.jedis.Jedis;
+
+/** One headless node, driven by real clients and through its admin channel. */
+@Timeout(120)
+class NodeSystemTest {
+
+    private static TandemNode node;
+
+    @BeforeAll
+    static void startNode() throws IOException {
+        node = TandemNode.start("node");
+    }
+
+    @AfterAll
+    static void stopNode() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    @Test
+    void redisCliPings() throws IOException {
+        TandemNode.Result r = node.redisCli("PING");
+        assertThat(r.exit()).isZero();
+        assertThat(r.out().trim()).isEqualTo("PONG");
+        assertThat(node.redisCli("ECHO", "hello world").out().trim()).isEqualTo("hello world");
+    }
+
+    @Test
+    void jedisTalksToIt() {
+        try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+            assertThat(jedis.ping()).isEqualTo("PONG");
+            assertThat(jedis.echo("tandem")).isEqualTo("tandem");
+            assertThat(jedis.clientSetname("system-test")).isEqualTo("OK");
+            assertThat(jedis.clientGetname()).isEqualTo("system-test");
+            assertThat(jedis.select(0)).isEqualTo("OK");
+            assertThat(jedis.configGet("save")).containsEntry("save", "");
+            assertThat(jedis.info("server")).contains("redis_version:", "tcp_port:" + node.port());
+            assertThat(jedis.clientList()).contains("name=system-test");
+        }
+    }
+
+    @Test
+    void redisBenchmarkCompletes() throws IOException {
+        TandemNode.Result r = TandemNode.run(Duration.ofSeconds(60), "redis-benchmark", "-h", "127.0.0.1", "-p",
+                Integer.toString(node.port()), "-t", "ping", "-n", "2000", "-c", "4", "-q");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("PING_INLINE", "PING_MBULK", "requests per second");
+    }
+
+    @Test
+    void lbListsEveryBundleActive() throws IOException {
+        TandemNode.Result r = node.shell("lb");
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> rows = r.out().lines().filter(l -> l.matches("\\s*\\d+\\|.*")).toList();
+        assertThat(rows).hasSizeGreaterThan(15);
+        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(3).allMatch(l -> l.contains("|Active"));
+        assertThat(rows).allMatch(l -> l.contains("|Active") || l.contains("Native/Epoll") && l.contains("|Resolved"),
+                "every bundle Active (the epoll fragment Resolved)");
+    }
+
+    @Test
+    void scrListShowsNoUnsatisfiedComponent() throws IOException {
+        TandemNode.Result r = node.shell("scr:list");
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).doesNotContain("UNSATISFIED", "FAILED");
+        assertThat(r.out()).contains("tandem.server.RespServer", "tandem.shell.admin.AdminChannel",
+                "tandem.shell.ServerCommands");
+        assertThat(Pattern.compile("State:ACTIVE").matcher(r.out()).results().count()).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void shellReportsTheServerAndFailedCommands() throws IOException {
+        TandemNode.Result status = node.shell("server:status");
+        assertThat(status.exit()).isZero();
+        assertThat(status.out()).contains("listening on 127.0.0.1:" + node.port());
+        TandemNode.Result bad = node.shell("no:such-command");
+        assertThat(bad.exit()).isEqualTo(1);
+        assertThat(bad.err()).contains("Command not found");
+    }
+
+    @Test
+    void malformedInputGetsRedisErrorsAndTheNodeKeepsServing() throws IOException {
+        Duration quiet = Duration.ofMillis(500);
+        TandemNode.Exchange ignored = TandemNode.exchange(node.port(), bytes("*-5\r\nPING\r\n"), quiet);
+        assertThat(ignored.reply()).isEqualTo("+PONG\r\n");
+        TandemNode.Exchange bulk = TandemNode.exchange(node.port(), bytes("*1\r\n$-1\r\n"), quiet);
+        assertThat(bulk.reply()).isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
+        assertThat(bulk.closed()).isTrue();
+        TandemNode.Exchange huge = TandemNode.exchange(node.port(), bytes("*1\r\n$2147483648\r\n"), quiet);
+        assertThat(huge.reply()).isEqualTo("-ERR Protocol error: invalid bulk length\r\n");
+        TandemNode.Exchange quote = TandemNode.exchange(node.port(), bytes("SET \"a b\r\n"), quiet);
+        assertThat(quote.reply()).isEqualTo("-ERR Protocol error: unbalanced quotes in request\r\n");
+        assertThat(quote.closed()).isTrue();
+        assertThat(node.redisCli("PING").out().trim()).isEqualTo("PONG");
+    }
+
+    @Test
+    void aDeclaredBulkLengthAllocatesNothingUntilTheBytesArrive() throws IOException {
+        // the node runs with a 160 MB heap: a 500 MB declared bulk must not be allocated up front
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", node.port()), 2000);
+            OutputStream out = socket.getOutputStream();
+            out.write(bytes("*2\r\n$4\r\nECHO\r\n$500000000\r\nabc"));
+            out.flush();
+            assertThat(node.redisCli("PING").out().trim()).isEqualTo("PONG");
+        }
+        assertThat(node.log()).doesNotContain("OutOfMemoryError");
+    }
+
+    @Test
+    void anEditOfEtcRebindsLiveAndAnInvalidEditIsRefused() throws IOException {
+        Path cfg = node.home().resolve("etc/tandem.server.cfg");
+        int before = node.port();
+        int next = TandemNode.freePort();
+        replaceProperty(cfg, "port", Integer.toString(next));
+        await("the node answers on " + next, Duration.ofSeconds(20),
+                () -> "+PONG\r\n".equals(TandemNode.tryExchange(next, "PING\r\n")));
+        await("the old port is closed", Duration.ofSeconds(10),
+                () -> TandemNode.tryExchange(before, "PING\r\n") == null);
+        node.port(next);
+
+        replaceProperty(cfg, "port", "99999");
+        await("the refusal is logged", Duration.ofSeconds(20),
+                () -> node.log().contains("port=99999 is invalid: must be between 0 and 65535"));
+        assertThat(node.redisCli("PING").out().trim()).isEqualTo("PONG");
+        replaceProperty(cfg, "port", Integer.toString(next));
+    }
+
+    @Test
+    void replacingTheServerJarInDeployUpdatesItLive() throws IOException {
+        String runId = runId();
+        Path deploy = node.home().resolve("deploy");
+        Path jar;
+        try (var files = Files.list(deploy)) {
+            jar = files.filter(p -> p.getFileName().toString().startsWith("tandem.server-")).findFirst()
+                    .orElseThrow();
+        }
+        Path staged = node.home().resolve("tandem.server.staged");
+        rebuildWithMarker(jar, staged);
+        Files.move(staged, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        await("a new server instance answers", Duration.ofSeconds(30), () -> {
+            try {
+                String now = runId();
+                return now != null && !now.equals(runId);
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
+        assertThat(node.redisCli("PING").out().trim()).isEqualTo("PONG");
+        assertThat(node.shell("lb").out()).containsPattern("Tandem RESP server.*\\|0\\.1\\.0|\\|Active\\s*\\|");
+    }
+
+    private static String runId() {
+        String info = TandemNode.tryExchange(node.port(), "INFO server\r\n");
+        if (info == null) {
+            return null;
+        }
+        Matcher m = Pattern.compile("run_id:([0-9a-f]{40})").matcher(info);
+        return m.find() ? m.group(1) : null;
+    }
+
+    /** A byte-different copy of a bundle: same classes, one more resource, so FileInstall sees an update. */
+    private static void rebuildWithMarker(Path source, Path target) throws IOException {
+        try (JarInputStream in = new JarInputStream(Files.newInputStream(source));
+                JarOutputStream out = new JarOutputStream(Files.newOutputStream(target), in.getManifest())) {
+            JarEntry entry;
+            while ((entry = in.getNextJarEntry()) != null) {
+                out.putNextEntry(new JarEntry(entry.getName()));
+                in.transferTo(out);
+                out.closeEntry();
+            }
+            out.putNextEntry(new JarEntry("META-INF/tandem-system-test-marker"));
+            out.write(Long.toString(System.nanoTime()).getBytes(StandardCharsets.US_ASCII));
+            out.closeEntry();
+        }
+    }
+
+    private static void replaceProperty(Path cfg, String key, String value) throws IOException {
+        List<String> lines = Files.readAllLines(cfg).stream()
+                .map(l -> l.matches("\\s*" + Pattern.quote(key) + "\\s*=.*") ? key + " = " + value : l).toList();
+        Path tmp = cfg.resolveSibling(cfg.getFileName() + ".tmp");
+        Files.write(tmp, lines);
+        Files.move(tmp, cfg, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+}

@@ -1,0 +1,269 @@
+package tandem.system;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One Tandem node as a real process: the built distribution's {@code bin/tandem}, with its own home, on a free port,
+ * headless (standard input is {@code /dev/null}), with a bounded heap. Later issues start several of these to form
+ * a primary and replicas.
+ */
+public final class TandemNode implements AutoCloseable {
+
+    /** The heap of every node a test starts; the suite runs several JVMs on two cores. */
+    public static final String NODE_JAVA_OPTS = "-Xmx160m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1";
+
+    public static final Duration START_DEADLINE = Duration.ofSeconds(30);
+
+    private final Path home;
+    private final Path dist;
+    private final Map<String, String> env;
+    private final List<String> extraArgs;
+    private int port;
+    private Process process;
+
+    private TandemNode(Path home, int port, Map<String, String> env, List<String> extraArgs) {
+        this.home = home;
+        this.port = port;
+        this.env = env;
+        this.extraArgs = extraArgs;
+        this.dist = dist();
+    }
+
+    /** The distribution under test, built by the reactor before this module. */
+    public static Path dist() {
+        Path dist = Path.of(System.getProperty("tandem.dist", "../../distribution/target/tandem")).toAbsolutePath()
+                .normalize();
+        if (!Files.isExecutable(dist.resolve("bin/tandem"))) {
+            throw new IllegalStateException(dist + "/bin/tandem is missing: build the distribution first");
+        }
+        return dist;
+    }
+
+    /** A fresh home directory under the module's target directory. */
+    public static Path newHome(String name) throws IOException {
+        Path base = Path.of(System.getProperty("tandem.test.dir", "target/nodes")).toAbsolutePath();
+        Files.createDirectories(base);
+        return Files.createTempDirectory(base, name + "-");
+    }
+
+    /** Starts a node with a fresh home on a free port and waits until it answers PING. */
+    public static TandemNode start(String name) throws IOException {
+        return start(newHome(name), freePort(), Map.of());
+    }
+
+    /**
+     * Starts a node on {@code home} (created from the defaults when empty) and waits until it answers PING.
+     *
+     * @param env       environment variables for {@code bin/tandem} ({@code JAVA_HOME}…)
+     * @param extraArgs more arguments for {@code bin/tandem} ({@code --config PID:KEY=VALUE}…)
+     */
+    public static TandemNode start(Path home, int port, Map<String, String> env, String... extraArgs)
+            throws IOException {
+        TandemNode node = new TandemNode(home, port, env, List.of(extraArgs));
+        node.launch();
+        return node;
+    }
+
+    private void launch() throws IOException {
+        List<String> command = new ArrayList<>(List.of(dist.resolve("bin/tandem").toString(), "--home",
+                home.toString(), "--port", Integer.toString(port), "--no-console"));
+        command.addAll(extraArgs);
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("TANDEM_JAVA_OPTS", NODE_JAVA_OPTS);
+        pb.environment().putAll(env);
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.redirectErrorStream(true);
+        Files.createDirectories(home);
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("console.log").toFile()));
+        process = pb.start();
+        await("node on port " + port + " answers PING", START_DEADLINE, () -> {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("node exited with " + process.exitValue() + "\n" + log());
+            }
+            return "+PONG\r\n".equals(tryExchange(port, "PING\r\n"));
+        });
+    }
+
+    /** Restarts a stopped or killed node on the same home and port. */
+    public void restart() throws IOException {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("node is still running");
+        }
+        launch();
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The port the harness expects the node on after a test changed it. */
+    public void port(int newPort) {
+        this.port = newPort;
+    }
+
+    public Path home() {
+        return home;
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    /** Everything the node printed so far. */
+    public String log() {
+        try {
+            return Files.readString(home.resolve("console.log"));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Runs a Gogo command through {@code bin/tandem shell --home … -c …}. */
+    public Result shell(String gogoCommand) throws IOException {
+        return run(Duration.ofSeconds(30), dist.resolve("bin/tandem").toString(), "shell", "--home",
+                home.toString(), "-c", gogoCommand);
+    }
+
+    /** Runs {@code redis-cli -h 127.0.0.1 -p <port> args…}. */
+    public Result redisCli(String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));
+        command.addAll(Arrays.asList(args));
+        return run(Duration.ofSeconds(30), command.toArray(new String[0]));
+    }
+
+    /** Stops the node with SIGTERM and waits for it to exit. */
+    public int stop() {
+        process.destroy();
+        return waitForExit(Duration.ofSeconds(30));
+    }
+
+    /** Kills the node with SIGKILL ({@code kill -9}) and waits for it to be gone. */
+    public int kill() {
+        process.destroyForcibly();
+        return waitForExit(Duration.ofSeconds(30));
+    }
+
+    private int waitForExit(Duration deadline) {
+        try {
+            if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("node did not exit within " + deadline + "\n" + log());
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Output and exit status of a command. */
+    public record Result(int exit, String out, String err) {
+    }
+
+    /** Runs a command to completion with its own bounded deadline. */
+    public static Result run(Duration deadline, String... command) throws IOException {
+        Path out = Files.createTempFile("tandem-run", ".out");
+        Path err = Files.createTempFile("tandem-run", ".err");
+        try {
+            Process p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            if (!p.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError(String.join(" ", command) + " did not finish within " + deadline);
+            }
+            return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    /** A port that was free a moment ago on the loopback interface. */
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Sends raw bytes and returns whatever arrives until the reply goes quiet or the peer closes; null on error. */
+    public static String tryExchange(int port, String request) {
+        try {
+            return exchange(port, request.getBytes(StandardCharsets.ISO_8859_1), Duration.ofMillis(300)).reply();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The bytes a peer sent back, and whether it closed the connection. */
+    public record Exchange(String reply, boolean closed) {
+    }
+
+    /**
+     * Sends {@code request}, then reads until the peer closes or sends nothing more for {@code quiet}.
+     */
+    public static Exchange exchange(int port, byte[] request, Duration quiet) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+            socket.setSoTimeout((int) quiet.toMillis());
+            socket.getOutputStream().write(request);
+            socket.getOutputStream().flush();
+            StringBuilder sb = new StringBuilder();
+            byte[] buf = new byte[8192];
+            while (true) {
+                int n;
+                try {
+                    n = socket.getInputStream().read(buf);
+                } catch (java.net.SocketTimeoutException e) {
+                    return new Exchange(sb.toString(), false);
+                } catch (java.net.SocketException e) {
+                    return new Exchange(sb.toString(), true); // reset by the peer after its last reply
+                }
+                if (n < 0) {
+                    return new Exchange(sb.toString(), true);
+                }
+                sb.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+            }
+        }
+    }
+
+    /** Polls {@code condition} until it holds or {@code deadline} passes. */
+    public static void await(String what, Duration deadline, BooleanSupplier condition) {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out after " + deadline + " waiting until " + what);
+            }
+            LockSupport.parkNanos(50_000_000L); // poll, bounded by the deadline
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The built distribution has Felix's shape, its tarball matches it, and the features name exactly its bundles. */
+@Timeout(60)
+class DistributionLayoutSystemTest {
+
+    private static final Pattern BUNDLE_ID = Pattern.compile("\\{\\s*\"id\"\\s*:\\s*\"([^\"]+)\"\\s*}");
+
+    private final Path dist = TandemNode.dist();
+
+    @Test
+    void hasFelixShape() {
+        assertThat(dist.resolve("bin/tandem")).isExecutable();
+        assertThat(dist.resolve("bin/felix.jar")).isRegularFile();
+        assertThat(dist.resolve("bin/tandem-launcher.jar")).isRegularFile();
+        for (String dir : List.of("bundle", "deploy", "etc", "features", "data")) {
+            assertThat(dist.resolve(dir)).isDirectory();
+        }
+        assertThat(dist.resolve("etc/config.properties")).isRegularFile();
+        assertThat(dist.resolve("etc/logging.properties")).isRegularFile();
+        assertThat(dist.resolve("etc/tandem.server.cfg")).isRegularFile();
+    }
+
+    @Test
+    void featuresNameExactlyTheBundlesOfTheDistribution() throws IOException {
+        List<String> fromFeatures = new ArrayList<>();
+        try (Stream<Path> features = Files.list(dist.resolve("features"))) {
+            for (Path feature : features.filter(p -> p.toString().endsWith(".json")).toList()) {
+                String json = Files.readString(feature);
+                assertThat(json).as(feature + " has its version filled in").doesNotContain("@VERSION@");
+                Matcher m = BUNDLE_ID.matcher(json);
+                while (m.find()) {
+                    fromFeatures.add(jarName(m.group(1)));
+                }
+            }
+        }
+        List<String> jars = new ArrayList<>();
+        for (String dir : List.of("bundle", "deploy")) {
+            try (Stream<Path> s = Files.list(dist.resolve(dir))) {
+                s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".jar")).forEach(jars::add);
+            }
+        }
+        assertThat(fromFeatures).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(jars);
+    }
+
+    @Test
+    void tarballHoldsTheDistribution() throws IOException {
+        Path tarball;
+        try (Stream<Path> s = Files.list(dist.getParent())) {
+            tarball = s.filter(p -> p.getFileName().toString().matches("tandem-.*\\.tar\\.gz")).findFirst()
+                    .orElseThrow();
+        }
+        TandemNode.Result listing = TandemNode.run(Duration.ofSeconds(30), "tar", "tvzf", tarball.toString());
+        assertThat(listing.exit()).isZero();
+        assertThat(listing.out()).containsPattern("-rwxr-xr-x .* tandem/bin/tandem\\n");
+        assertThat(listing.out()).contains("tandem/bin/felix.jar", "tandem/etc/config.properties",
+                "tandem/etc/tandem.server.cfg", "tandem/deploy/tandem.server-", "tandem/bundle/org.apache.felix.scr-",
+                "tandem/features/core.json", "tandem/data/README");
+        assertThat(listing.out()).doesNotContain("felix-cache", "shell.path");
+    }
+
+    /** {@code group:artifact:version} or {@code group:artifact:type:classifier:version} as the exported file name. */
+    private static String jarName(String mavenId) {
+        String[] p = mavenId.split(":");
+        return switch (p.length) {
+            case 3 -> p[1] + "-" + p[2] + ".jar";
+            case 5 -> p[1] + "-" + p[4] + "-" + p[3] + ".jar";
+            default -> throw new IllegalArgumentException("not a Maven id: " + mavenId);
+        };
+    }
+}

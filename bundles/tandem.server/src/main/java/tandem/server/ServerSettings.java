@@ -20,15 +20,7 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
     static ServerSettings of(RespServer.Config c) {
         int port = range("port", c.port(), 0, 65535);
         String bind = c.bind() == null ? "" : c.bind().trim();
-        if (!IPV4.matcher(bind).matches() && !IPV6.matcher(bind).matches()) {
-            throw invalid("bind", bind, "must be an IPv4 or IPv6 address literal such as 127.0.0.1 or ::1");
-        }
-        InetAddress address;
-        try {
-            address = InetAddress.getByName(bind); // a literal: no name lookup happens
-        } catch (UnknownHostException e) {
-            throw invalid("bind", bind, "is not a valid IP address");
-        }
+        InetAddress address = literal(bind);
         int maxClients = range("max.clients", c.max_clients(), 1, 1_000_000);
         int maxRequest = range("max.request.size", c.max_request_size(), 1024, Integer.MAX_VALUE - 16);
         String transport = c.transport() == null ? "" : c.transport().trim().toLowerCase(Locale.ROOT);
@@ -37,6 +29,30 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
         }
         int ioThreads = range("io.threads", c.io_threads(), 1, 64);
         return new ServerSettings(port, bind, address, maxClients, maxRequest, transport, ioThreads);
+    }
+
+    /** Parses an address literal without ever asking a resolver: a host name is refused, not looked up. */
+    private static InetAddress literal(String bind) {
+        try {
+            if (IPV4.matcher(bind).matches()) {
+                String[] octets = bind.split("\\.");
+                byte[] bytes = new byte[4];
+                for (int i = 0; i < 4; i++) {
+                    int octet = Integer.parseInt(octets[i]);
+                    if (octet > 255) {
+                        throw invalid("bind", bind, "is not a valid IP address");
+                    }
+                    bytes[i] = (byte) octet;
+                }
+                return InetAddress.getByAddress(bytes);
+            }
+            if (IPV6.matcher(bind).matches()) {
+                return InetAddress.getByName("[" + bind + "]"); // bracketed: parsed as an IPv6 literal or refused
+            }
+        } catch (UnknownHostException e) {
+            throw invalid("bind", bind, "is not a valid IP address");
+        }
+        throw invalid("bind", bind, "must be an IPv4 or IPv6 address literal such as 127.0.0.1 or ::1");
     }
 
     private static int range(String property, int value, int min, int max) {

@@ -293,9 +293,7 @@ public final class RespServer implements ServerContext {
     public List<ClientInfo> clients() {
         List<ClientInfo> list = new ArrayList<>();
         for (Connection c : connections.values()) {
-            ClientSession s = c.session();
-            list.add(new ClientInfo(s.id(), s.nameAsString(), s.remoteAddress(), s.ageSeconds(), s.idleSeconds(),
-                    s.lastCommand()));
+            list.add(c.session().info());
         }
         list.sort(Comparator.comparingLong(ClientInfo::id));
         return list;

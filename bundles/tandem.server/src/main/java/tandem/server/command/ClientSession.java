@@ -2,6 +2,8 @@ package tandem.server.command;
 
 import java.nio.charset.StandardCharsets;
 
+import tandem.api.server.ClientInfo;
+
 /**
  * Per-connection state. Only the connection's event loop writes it; the shell reads it through the volatile fields.
  */
@@ -61,6 +63,11 @@ public final class ClientSession {
 
     public long ageSeconds() {
         return (System.nanoTime() - createdNanos) / 1_000_000_000L;
+    }
+
+    /** @return a snapshot for {@code CLIENT LIST} and the shell */
+    public ClientInfo info() {
+        return new ClientInfo(id, nameAsString(), remoteAddress, ageSeconds(), idleSeconds(), lastCommand);
     }
 
     public long idleSeconds() {

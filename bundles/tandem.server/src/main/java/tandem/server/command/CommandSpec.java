@@ -23,9 +23,6 @@ public record CommandSpec(String name, String fullName, int arity, List<String> 
         String group, String summary, String since, String complexity, Command handler,
         Map<String, CommandSpec> subcommands) {
 
-    /** Flag sets used by the connection commands. */
-    public static final List<String> CONNECTION_FLAGS = List.of("noscript", "loading", "stale", "fast");
-
     public boolean isContainer() {
         return !subcommands.isEmpty();
     }

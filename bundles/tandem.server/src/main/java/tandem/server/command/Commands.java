@@ -204,9 +204,7 @@ public final class Commands {
     }
 
     private static void clientInfo(CommandContext c, byte[][] a) {
-        ClientSession s = c.session();
-        c.reply().bulk(ServerInfo.clientLine(new ClientInfo(s.id(), s.nameAsString(), s.remoteAddress(),
-                s.ageSeconds(), s.idleSeconds(), s.lastCommand())) + "\n");
+        c.reply().bulk(ServerInfo.clientLine(c.session().info()) + "\n");
     }
 
     private static void configGet(CommandContext c, byte[][] a) {

@@ -1,0 +1,61 @@
+package tandem.api.store;
+
+import java.util.Collection;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * The keyspace of the node. Every method is called from one logic thread, in sequence order; apply is a pure
+ * function of the stored state, the entry's arguments and its timestamp, so every replica computes the same state
+ * and the same replies.
+ */
+@ProviderType
+public interface Keyspace {
+
+    /** @return the keyspace commands this store executes */
+    Collection<CommandDescriptor> commands();
+
+    /** @return the command named {@code lowerCaseName}, or null */
+    CommandDescriptor describe(String lowerCaseName);
+
+    /**
+     * Applies one journaled write at {@code sequence} with "now" = {@code timestampNs}, and records
+     * {@code sequence} as applied in the same RocksDB batch as its effects.
+     *
+     * @param args the command: name and arguments, arity already checked
+     */
+    void apply(long sequence, long timestampNs, byte[][] args, Reply reply);
+
+    /**
+     * Applies a committed transaction atomically: its commands in order, one batch; the reply is an array with
+     * one reply per command (errors inside do not abort the others, as in Redis).
+     */
+    void applyTransaction(long sequence, long timestampNs, java.util.List<byte[][]> commands, Reply reply);
+
+    /**
+     * Applies a Tick: deletes, in deadline order, up to a fixed number of keys whose deadline is at or before
+     * {@code timestampNs}, and records {@code sequence}.
+     */
+    void tick(long sequence, long timestampNs);
+
+    /** Records {@code sequence} as applied for an entry with no effect on the keyspace (EpochBump, skipped). */
+    void advance(long sequence);
+
+    /** Runs a read-only command with "now" = {@code nowNs}; an expired key reads as absent, nothing is written. */
+    void read(long nowNs, byte[][] args, Reply reply);
+
+    /** @return the last applied sequence (what restart replays after) */
+    long appliedSequence();
+
+    /** @return the earliest deadline of any key in nanoseconds since the epoch, or {@link Long#MAX_VALUE} */
+    long nextDeadlineNs();
+
+    /**
+     * SHA-256 over the stored user keyspace: keys in byte order, each with its type, value and absolute expiry;
+     * no filtering by time, no internal records.
+     */
+    byte[] digest();
+
+    /** @return the current state */
+    StoreStatus status();
+}

@@ -19,6 +19,10 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -42,12 +46,18 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.CharsetUtil;
+import tandem.api.journal.Journal;
+import tandem.api.journal.JournalStatus;
 import tandem.api.server.ClientInfo;
+import tandem.api.store.Keyspace;
+import tandem.api.store.StoreStatus;
 import tandem.api.server.ServerStatus;
 import tandem.server.command.ClientSession;
 import tandem.server.command.CommandTable;
 import tandem.server.command.Commands;
+import tandem.server.command.KeyspaceCommands;
 import tandem.server.command.ServerContext;
+import tandem.server.pipeline.Pipeline;
 import tandem.server.resp.RespRequestDecoder;
 
 /**
@@ -92,9 +102,14 @@ public final class RespServer implements ServerContext {
         @AttributeDefinition(description = "Number of I/O threads serving connections (1..64). Read when the "
                 + "component activates.")
         int io_threads() default 2;
+
+        @AttributeDefinition(description = "How long, in milliseconds, a command waits for the journal or the store "
+                + "while its bundle restarts before it is refused (100..600000). Read when the component activates.")
+        int pause_max_ms() default 10000;
     }
 
-    private final CommandTable table = Commands.table();
+    private final Pipeline pipeline;
+    private final CommandTable table;
     private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong(1);
     private final AtomicLong totalConnections = new AtomicLong();
@@ -107,6 +122,8 @@ public final class RespServer implements ServerContext {
     private final Class<? extends ServerChannel> channelClass;
 
     private volatile ServerSettings settings;
+    private volatile Journal boundJournal;
+    private volatile Keyspace boundKeyspace;
     private volatile Channel listener;
 
     private record Connection(Channel channel, ClientSession session) {
@@ -116,6 +133,8 @@ public final class RespServer implements ServerContext {
     public RespServer(Config config, BundleContext context) {
         ServerSettings s = ServerSettings.of(config);
         this.version = context.getBundle().getVersion().toString();
+        this.pipeline = new Pipeline(s.pauseMaxMs());
+        this.table = Commands.table().with(() -> KeyspaceCommands.specs(pipeline.keyspaceCommands()));
         boolean epoll = switch (s.transport()) {
             case "epoll" -> {
                 Epoll.ensureAvailability();
@@ -239,7 +258,7 @@ public final class RespServer implements ServerContext {
         ch.closeFuture().addListener(f -> connections.remove(session.id()));
         ch.pipeline()
                 .addLast("resp-decoder", new RespRequestDecoder(() -> settings.maxRequestSize()))
-                .addLast("resp-handler", new RespConnectionHandler(session, table, this));
+                .addLast("resp-handler", new RespConnectionHandler(session, table, this, pipeline));
     }
 
     @Deactivate
@@ -250,6 +269,7 @@ public final class RespServer implements ServerContext {
         }
         connections.values().forEach(c -> c.channel().close());
         shutdownGroups();
+        pipeline.close();
         LOG.log(Level.INFO, "RESP server stopped");
     }
 
@@ -308,6 +328,46 @@ public final class RespServer implements ServerContext {
         LOG.log(Level.INFO, "closing client id={0} addr={1}: killed by an operator", id, c.session().remoteAddress());
         c.channel().close();
         return true;
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindJournal(Journal journal) {
+        boundJournal = journal;
+        pipeline.journal(journal);
+    }
+
+    void unbindJournal(Journal journal) {
+        if (boundJournal == journal) {
+            boundJournal = null;
+            pipeline.journal(null); // returns once the logic thread no longer uses it
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindKeyspace(Keyspace keyspace) {
+        boundKeyspace = keyspace;
+        pipeline.keyspace(keyspace);
+    }
+
+    void unbindKeyspace(Keyspace keyspace) {
+        if (boundKeyspace == keyspace) {
+            boundKeyspace = null;
+            pipeline.keyspace(null);
+        }
+    }
+
+    @Override
+    public JournalStatus journalStatus() {
+        Journal j = boundJournal;
+        return j == null ? null : j.status();
+    }
+
+    @Override
+    public StoreStatus storeStatus() {
+        Keyspace k = boundKeyspace;
+        return k == null ? null : k.status();
     }
 
     @Override

@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * who mistypes {@code etc/tandem.server.cfg} reads which line is wrong.
  */
 record ServerSettings(int port, String bind, InetAddress bindAddress, int maxClients, int maxRequestSize,
-        String transport, int ioThreads) {
+        String transport, int ioThreads, int pauseMaxMs) {
 
     static final String PID = "tandem.server";
 
@@ -28,7 +28,8 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
             throw invalid("transport", c.transport(), "must be auto, epoll or nio");
         }
         int ioThreads = range("io.threads", c.io_threads(), 1, 64);
-        return new ServerSettings(port, bind, address, maxClients, maxRequest, transport, ioThreads);
+        int pauseMaxMs = range("pause.max.ms", c.pause_max_ms(), 100, 600_000);
+        return new ServerSettings(port, bind, address, maxClients, maxRequest, transport, ioThreads, pauseMaxMs);
     }
 
     /** Parses an address literal without ever asking a resolver: a host name is refused, not looked up. */

@@ -321,8 +321,9 @@ class RespConnectionHandlerTest {
                 "$" + (clients.length() + 2 + stats.length()) + "\r\n" + clients + "\r\n" + stats + "\r\n");
         String all = run(bytes("INFO\r\n"), true).replies;
         assertThat(all).contains("# Server\r\nredis_version:7.0.0\r\ntandem_version:0.1.0-test\r\n")
-                .contains("process_id:4242\r\nrun_id:0123456789abcdef0123456789abcdef01234567\r\n").contains("tcp_port:6379\r\n").contains(clients).endsWith(stats
-                        + "\r\n");
+                .contains("process_id:4242\r\nrun_id:0123456789abcdef0123456789abcdef01234567\r\n").contains("tcp_port:6379\r\n").contains(clients).contains(stats)
+                .contains("# Persistence\r\nloading:0\r\njournal_enabled:0\r\nstore_enabled:0\r\n")
+                .endsWith("# Keyspace\r\n\r\n");
         int length = Integer.parseInt(all.substring(1, all.indexOf('\r')));
         assertThat(all.getBytes(StandardCharsets.ISO_8859_1).length)
                 .isEqualTo(1 + String.valueOf(length).length() + 2 + length + 2);
@@ -331,9 +332,9 @@ class RespConnectionHandlerTest {
     @Test
     @Timeout(10)
     void commandCountListInfoDocs() {
-        assertReplies("COMMAND COUNT\r\n", ":9\r\n");
-        assertReplies("COMMAND LIST\r\n", "*9\r\n$4\r\nping\r\n$4\r\necho\r\n$4\r\nquit\r\n$6\r\nselect\r\n"
-                + "$5\r\nhello\r\n$4\r\ninfo\r\n$6\r\nclient\r\n$6\r\nconfig\r\n$7\r\ncommand\r\n");
+        assertReplies("COMMAND COUNT\r\n", ":10\r\n");
+        assertReplies("COMMAND LIST\r\n", "*10\r\n$4\r\nping\r\n$4\r\necho\r\n$4\r\nquit\r\n$6\r\nselect\r\n"
+                + "$5\r\nhello\r\n$4\r\ntime\r\n$4\r\ninfo\r\n$6\r\nclient\r\n$6\r\nconfig\r\n$7\r\ncommand\r\n");
         assertReplies("COMMAND LIST FILTERBY ACLCAT fast\r\n", "-ERR syntax error\r\n");
         assertReplies("COMMAND INFO ping nosuch\r\n", "*2\r\n*10\r\n$4\r\nping\r\n:-1\r\n"
                 + "*4\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n"
@@ -342,7 +343,7 @@ class RespConnectionHandlerTest {
                 + "$25\r\nReturns the given string.\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n"
                 + "$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
         assertReplies("COMMAND DOCS nosuch\r\n", "*0\r\n");
-        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*9\r\n*10\r\n$4\r\nping\r\n");
+        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*10\r\n*10\r\n$4\r\nping\r\n");
         assertThat(run(bytes("COMMAND INFO client|id\r\n"), true).replies)
                 .startsWith("*1\r\n*10\r\n$9\r\nclient|id\r\n:2\r\n");
     }
@@ -405,7 +406,7 @@ class RespConnectionHandlerTest {
                 + "CONFIG GET save\r\nfoo bar\r\nCOMMAND COUNT\r\n\r\n*0\r\nCLIENT ID\r\nQUIT\r\nPING\r\n";
         String expected = HELLO_2_REPLY + "$3\r\nabc\r\n+PONG\r\n$1\r\nx\r\n-ERR DB index is out of range\r\n"
                 + "*2\r\n$4\r\nsave\r\n$0\r\n\r\n-ERR unknown command 'foo', with args beginning with: 'bar' \r\n"
-                + ":9\r\n:7\r\n+OK\r\n";
+                + ":10\r\n:7\r\n+OK\r\n";
         assertThat(assertReplies(script, expected).open).isFalse();
     }
 
@@ -494,6 +495,17 @@ class RespConnectionHandlerTest {
 
     /** A server with fixed answers. */
     private static final class FakeServer implements ServerContext {
+
+        @Override
+        public tandem.api.journal.JournalStatus journalStatus() {
+            return null;
+        }
+
+        @Override
+        public tandem.api.store.StoreStatus storeStatus() {
+            return null;
+        }
+
 
         final List<ClientInfo> clients = new ArrayList<>();
 

@@ -1,12 +1,14 @@
 package tandem.server.command;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The commands a server answers, and the dispatch rules of Redis 7: lookup by case-insensitive name, then
@@ -15,17 +17,48 @@ import java.util.Map;
 public final class CommandTable {
 
     private final Map<String, CommandSpec> commands;
+    private final Supplier<Collection<CommandSpec>> others;
 
-    private CommandTable(Map<String, CommandSpec> commands) {
+    private CommandTable(Map<String, CommandSpec> commands, Supplier<Collection<CommandSpec>> others) {
         this.commands = Collections.unmodifiableMap(commands);
+        this.others = others;
     }
 
-    /** @return the top-level commands in registration order */
+    /**
+     * @return a table that also lists, for {@code COMMAND}, the commands that {@code others} describes (the
+     *         keyspace's); they are executed elsewhere, so {@link #dispatch} does not run them
+     */
+    public CommandTable with(Supplier<Collection<CommandSpec>> others) {
+        return new CommandTable(commands, others);
+    }
+
+    /** @return every command the server answers: its own in registration order, then the others */
     public Collection<CommandSpec> commands() {
-        return commands.values();
+        Collection<CommandSpec> extra = others.get();
+        if (extra.isEmpty()) {
+            return commands.values();
+        }
+        List<CommandSpec> all = new ArrayList<>(commands.values());
+        all.addAll(extra);
+        return all;
     }
 
-    /** @return the command or subcommand named {@code name} ({@code get} or {@code client|getname}), or null */
+    /** @return any command (own or other) or subcommand named {@code name}, for COMMAND INFO and DOCS */
+    public CommandSpec lookup(String name) {
+        CommandSpec own = find(name);
+        if (own != null) {
+            return own;
+        }
+        String lower = name.toLowerCase(Locale.ROOT);
+        for (CommandSpec spec : others.get()) {
+            if (spec.name().equals(lower)) {
+                return spec;
+            }
+        }
+        return null;
+    }
+
+    /** @return the server's own command or subcommand named {@code name} ({@code ping}, {@code client|getname}) */
     public CommandSpec find(String name) {
         String lower = name.toLowerCase(Locale.ROOT);
         int bar = lower.indexOf('|');
@@ -113,7 +146,7 @@ public final class CommandTable {
         }
 
         public CommandTable build() {
-            return new CommandTable(new LinkedHashMap<>(commands));
+            return new CommandTable(new LinkedHashMap<>(commands), List::of);
         }
     }
 

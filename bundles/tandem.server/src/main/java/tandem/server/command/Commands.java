@@ -74,6 +74,8 @@ public final class Commands {
                 .add("hello", -1, List.of("noscript", "loading", "stale", "fast", "no_auth"),
                         List.of("fast", "connection"), "connection", "6.0.0", "Handshakes with the server.",
                         Commands::hello)
+                .add("time", 1, List.of("loading", "stale", "fast"), List.of("fast"), "server", "2.6.0",
+                        "Returns the server time.", Commands::time)
                 .add("info", -1, List.of("loading", "stale"), List.of("slow", "dangerous"), "server", "1.0.0",
                         "Returns information and statistics about the server.", Commands::info)
                 .container("client", -2, "connection", "2.4.0", "A container for client connection commands.", null,
@@ -93,6 +95,11 @@ public final class Commands {
         } else {
             c.reply().error("ERR wrong number of arguments for 'ping' command");
         }
+    }
+
+    private static void time(CommandContext c, byte[][] a) {
+        java.time.Instant now = java.time.Instant.now();
+        c.reply().array(2).bulk(Long.toString(now.getEpochSecond())).bulk(Long.toString(now.getNano() / 1000));
     }
 
     private static void quit(CommandContext c, byte[][] a) {
@@ -243,7 +250,7 @@ public final class Commands {
         }
         r.array(a.length - 2);
         for (int i = 2; i < a.length; i++) {
-            CommandSpec spec = c.table().find(ascii(a[i]));
+            CommandSpec spec = c.table().lookup(ascii(a[i]));
             if (spec == null) {
                 r.nullBulk();
             } else {
@@ -273,7 +280,7 @@ public final class Commands {
             specs.addAll(c.table().commands());
         } else {
             for (int i = 2; i < a.length; i++) {
-                CommandSpec spec = c.table().find(ascii(a[i]));
+                CommandSpec spec = c.table().lookup(ascii(a[i]));
                 if (spec != null) {
                     specs.add(spec);
                 }

@@ -2,13 +2,21 @@ package tandem.server.command;
 
 import java.util.Map;
 
+import tandem.api.journal.JournalStatus;
 import tandem.api.server.ServerStatus;
+import tandem.api.store.StoreStatus;
 
 /** The server as commands see it: its status plus what {@code INFO} and {@code CONFIG GET} report. */
 public interface ServerContext extends ServerStatus {
 
     /** @return Tandem's version, e.g. {@code 0.1.0} */
     String version();
+
+    /** @return the journal's state, or null while no journal is bound */
+    JournalStatus journalStatus();
+
+    /** @return the store's state, or null while no store is bound */
+    StoreStatus storeStatus();
 
     /** @return 40 random hex characters, new each time the server component activates, as Redis' run_id */
     String runId();

@@ -3,7 +3,9 @@ package tandem.server.command;
 import java.util.List;
 import java.util.Locale;
 
+import tandem.api.journal.JournalStatus;
 import tandem.api.server.ClientInfo;
+import tandem.api.store.StoreStatus;
 
 /** Renders {@code INFO} sections and {@code CLIENT LIST} lines in Redis' text format. */
 public final class ServerInfo {
@@ -11,7 +13,8 @@ public final class ServerInfo {
     /** The Redis version whose behaviour Tandem follows; tools read it from {@code INFO} and {@code HELLO}. */
     public static final String REDIS_VERSION = "7.0.0";
 
-    private static final List<String> DEFAULT_SECTIONS = List.of("server", "clients", "stats");
+    private static final List<String> DEFAULT_SECTIONS = List.of("server", "clients", "memory", "persistence",
+            "stats", "keyspace");
 
     private ServerInfo() {
     }
@@ -35,6 +38,9 @@ public final class ServerInfo {
                 case "server" -> server(sb, server);
                 case "clients" -> clients(sb, server);
                 case "stats" -> stats(sb, server);
+                case "memory" -> memory(sb);
+                case "persistence" -> persistence(sb, server.journalStatus(), server.storeStatus());
+                case "keyspace" -> keyspace(sb, server.storeStatus());
                 default -> throw new IllegalStateException(section);
             }
         }
@@ -70,6 +76,45 @@ public final class ServerInfo {
     private static void stats(StringBuilder sb, ServerContext s) {
         sb.append("# Stats\r\n");
         line(sb, "total_connections_received", Long.toString(s.totalConnections()));
+    }
+
+    private static void memory(StringBuilder sb) {
+        Runtime rt = Runtime.getRuntime();
+        sb.append("# Memory\r\n");
+        line(sb, "used_memory", Long.toString(rt.totalMemory() - rt.freeMemory()));
+        line(sb, "total_system_memory_heap_max", Long.toString(rt.maxMemory()));
+        line(sb, "maxmemory", "0");
+    }
+
+    private static void persistence(StringBuilder sb, JournalStatus j, StoreStatus st) {
+        sb.append("# Persistence\r\n");
+        line(sb, "loading", "0");
+        line(sb, "journal_enabled", j == null ? "0" : "1");
+        if (j != null) {
+            line(sb, "journal_status", j.stoppedReason() == null ? "ok" : "stopped");
+            if (j.stoppedReason() != null) {
+                line(sb, "journal_stopped_reason", j.stoppedReason().replace('\r', ' ').replace('\n', ' '));
+            }
+            line(sb, "journal_first_sequence", Long.toString(j.firstSequence()));
+            line(sb, "journal_last_sequence", Long.toString(j.lastSequence()));
+            line(sb, "journal_durable_sequence", Long.toString(j.durableSequence()));
+            line(sb, "journal_replication_offset", Long.toString(j.replicationOffset()));
+            line(sb, "journal_segments", Integer.toString(j.segments()));
+            line(sb, "journal_bytes", Long.toString(j.bytes()));
+        }
+        line(sb, "store_enabled", st == null ? "0" : "1");
+        if (st != null) {
+            line(sb, "store_applied_sequence", Long.toString(st.appliedSequence()));
+            line(sb, "store_flushed_sequence", Long.toString(st.flushedSequence()));
+            line(sb, "store_disk_bytes", Long.toString(st.diskBytes()));
+        }
+    }
+
+    private static void keyspace(StringBuilder sb, StoreStatus st) {
+        sb.append("# Keyspace\r\n");
+        if (st != null && st.keys() > 0) {
+            line(sb, "db0", "keys=" + st.keys() + ",expires=" + st.keysWithExpiry() + ",avg_ttl=0");
+        }
     }
 
     private static void line(StringBuilder sb, String key, String value) {

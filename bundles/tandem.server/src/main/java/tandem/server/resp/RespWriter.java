@@ -3,13 +3,14 @@ package tandem.server.resp;
 import java.nio.charset.StandardCharsets;
 
 import io.netty.buffer.ByteBuf;
+import tandem.api.store.Reply;
 
 /**
  * Writes RESP2 replies into a buffer that the connection flushes once per read batch.
  *
  * <p>Not thread-safe; one per connection, re-targeted at each batch's buffer with {@link #target(ByteBuf)}.
  */
-public final class RespWriter {
+public final class RespWriter implements Reply {
 
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] NULL_BULK = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -24,6 +25,7 @@ public final class RespWriter {
     }
 
     /** {@code +text\r\n}; the text must not contain CR or LF. */
+    @Override
     public RespWriter simple(String text) {
         out.writeByte('+');
         out.writeCharSequence(text, StandardCharsets.UTF_8);
@@ -40,6 +42,7 @@ public final class RespWriter {
      * An error reply. {@code text} starts with the error code ({@code ERR}, {@code NOAUTH}…); CR and LF inside it
      * become spaces, as Redis' {@code addReplyErrorFormat} does, so that a peer's bytes cannot break the framing.
      */
+    @Override
     public RespWriter error(String text) {
         out.writeByte('-');
         for (int i = 0; i < text.length(); i++) {
@@ -57,6 +60,7 @@ public final class RespWriter {
     }
 
     /** {@code :n\r\n}. */
+    @Override
     public RespWriter integer(long value) {
         out.writeByte(':');
         writeDecimal(value);
@@ -65,6 +69,7 @@ public final class RespWriter {
     }
 
     /** {@code $len\r\nbytes\r\n}. */
+    @Override
     public RespWriter bulk(byte[] value) {
         out.writeByte('$');
         writeDecimal(value.length);
@@ -80,18 +85,21 @@ public final class RespWriter {
     }
 
     /** {@code $-1\r\n}. */
+    @Override
     public RespWriter nullBulk() {
         out.writeBytes(NULL_BULK);
         return this;
     }
 
     /** {@code *-1\r\n}. */
+    @Override
     public RespWriter nullArray() {
         out.writeBytes(NULL_ARRAY);
         return this;
     }
 
     /** {@code *n\r\n}, to be followed by n replies. */
+    @Override
     public RespWriter array(int count) {
         out.writeByte('*');
         writeDecimal(count);

@@ -1,0 +1,26 @@
+package tandem.server.command;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+import tandem.api.store.CommandDescriptor;
+
+/** The keyspace's commands as {@code COMMAND} lists them. */
+public final class KeyspaceCommands {
+
+    private KeyspaceCommands() {
+    }
+
+    /** @return one spec per descriptor; the specs have no handler, the pipeline runs these commands */
+    public static Collection<CommandSpec> specs(Collection<CommandDescriptor> descriptors) {
+        List<CommandSpec> specs = new ArrayList<>(descriptors.size());
+        for (CommandDescriptor d : descriptors) {
+            List<String> acl = List.of(d.write() ? "write" : "read", d.group());
+            specs.add(new CommandSpec(d.name(), d.name(), d.arity(), d.flags(), acl, d.group(), d.summary(),
+                    d.since(), "O(1)", null, Map.of()));
+        }
+        return specs;
+    }
+}

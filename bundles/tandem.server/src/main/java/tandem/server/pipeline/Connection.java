@@ -1,0 +1,116 @@
+package tandem.server.pipeline;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import tandem.server.command.ClientSession;
+import tandem.server.command.CommandContext;
+import tandem.server.command.CommandTable;
+import tandem.server.command.ServerContext;
+import tandem.server.resp.RespWriter;
+
+/**
+ * One client connection as the pipeline sees it: its session, its transaction state, and the buffer its replies
+ * collect in until the end of a round.
+ *
+ * <p>Only the thread that executes the connection's commands touches it (the logic thread, or the event loop when
+ * commands run inline); {@link #flush()} hands the collected replies to the channel, which is safe from any thread.
+ */
+public final class Connection implements CommandContext {
+
+    private final Channel channel;
+    private final ClientSession session;
+    private final CommandTable table;
+    private final ServerContext server;
+    private final RespWriter writer = new RespWriter();
+    private ByteBuf out;
+    private boolean closeAfterReply;
+
+    /** Set when QUIT or a protocol error has been seen: nothing after it is executed or journaled. */
+    boolean ending;
+
+    /** Commands queued since MULTI, or null outside a transaction. */
+    List<byte[][]> transaction;
+    /** True when a queued command was refused: EXEC answers EXECABORT. */
+    boolean transactionFailed;
+    /** True when a watched key received a sequenced write since WATCH. */
+    boolean watchTouched;
+    /** The keys this connection watches, as the pipeline's watch registry knows them. */
+    final List<WatchRegistry.Key> watched = new ArrayList<>();
+
+    public Connection(Channel channel, ClientSession session, CommandTable table, ServerContext server) {
+        this.channel = channel;
+        this.session = session;
+        this.table = table;
+        this.server = server;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    @Override
+    public ClientSession session() {
+        return session;
+    }
+
+    /** The reply writer, aimed at this round's buffer (allocated on first use). */
+    @Override
+    public RespWriter reply() {
+        if (out == null) {
+            out = channel.alloc().buffer();
+            writer.target(out);
+        }
+        return writer;
+    }
+
+    @Override
+    public ServerContext server() {
+        return server;
+    }
+
+    @Override
+    public CommandTable table() {
+        return table;
+    }
+
+    @Override
+    public void closeAfterReply() {
+        closeAfterReply = true;
+        ending = true;
+    }
+
+    /** Sends the replies collected so far in one write, and closes the channel after them if asked to. */
+    public void flush() {
+        ByteBuf buf = out;
+        out = null;
+        if (buf == null) {
+            if (closeAfterReply) {
+                channel.close();
+            }
+            return;
+        }
+        if (!channel.isActive()) {
+            buf.release();
+            return;
+        }
+        if (closeAfterReply) {
+            channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
+        } else if (buf.isReadable()) {
+            channel.writeAndFlush(buf, channel.voidPromise());
+        } else {
+            buf.release();
+        }
+    }
+
+    /** Drops replies not yet sent (the channel is gone). */
+    public void discard() {
+        if (out != null) {
+            out.release();
+            out = null;
+        }
+    }
+}

@@ -1,0 +1,687 @@
+package tandem.server.pipeline;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import tandem.api.journal.EntryTag;
+import tandem.api.journal.EntryVisitor;
+import tandem.api.journal.Journal;
+import tandem.api.journal.JournalStoppedException;
+import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Keyspace;
+import tandem.api.store.Reply;
+import tandem.protocol.command.CommandPayload;
+import tandem.protocol.command.KeyHash;
+import tandem.server.command.CommandSpec;
+import tandem.server.resp.RespProtocolError;
+import tandem.server.resp.RespRequest;
+
+/**
+ * The ordered pipeline: every request of every connection passes, in arrival order, through one logic thread that
+ * sequences writes into the journal, waits until they are durable, applies them to the keyspace with the entry's
+ * timestamp as "now", runs reads and connection commands at their turn, and answers.
+ *
+ * <p>A round of the logic thread: take every request queued so far and sequence it (a write is appended to the
+ * journal at once, so the journal thread can start its {@code fdatasync} while this thread goes on); then walk the
+ * pending requests in order, applying each write once the journal reports it durable and running each read when
+ * the writes before it are applied; then send each touched connection its replies in one write. Appending the next
+ * round while the previous one syncs is what groups commits.
+ *
+ * <p>The journal and the keyspace are dynamic: when either goes away (its bundle is stopped or updated), requests
+ * wait until it is back, up to {@code pauseMillis}; a new keyspace is first brought up to date by replaying the
+ * journal after its applied sequence. The logic thread holds {@link #services} while it uses them, so that an
+ * unbinding never pulls a service out from under a running apply.
+ */
+public final class Pipeline implements RequestSink, AutoCloseable {
+
+    private static final Logger LOG = System.getLogger("tandem.server");
+    private static final int MAX_ROUND = 4096;
+    private static final long TICK_INTERVAL_NS = 100_000_000L;
+    private static final long PURGE_INTERVAL_NS = 10_000_000_000L;
+    private static final Object CLOSED = new Object();
+
+    private record Event(Connection connection, Object message) {
+    }
+
+    /** A request waiting for its turn; {@code sequence} > 0 when it waits for durability. */
+    private record Pending(Connection connection, Kind kind, long sequence, long timestampNs, byte[][] args,
+            List<byte[][]> commands, String immediate, RespProtocolError error) {
+
+        Pending(Connection connection, Kind kind, long sequence, long timestampNs, byte[][] args,
+                List<byte[][]> commands, String immediate) {
+            this(connection, kind, sequence, timestampNs, args, commands, immediate, null);
+        }
+    }
+
+    private enum Kind { IMMEDIATE, CONNECTION, READ, WRITE, TRANSACTION, READ_TRANSACTION, TICK, ERROR }
+
+    private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+    private final Set<Connection> touched = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final WatchRegistry watches = new WatchRegistry();
+    private final ReentrantLock services = new ReentrantLock();
+    private final Condition servicesChanged = services.newCondition();
+    private final Thread logic;
+    private final long pauseMillis;
+
+    private volatile boolean running = true;
+    private Journal journal;
+    private Keyspace keyspace;
+    private boolean replayNeeded = true;
+    private boolean waited;
+    private String unavailable;
+    private long lastTimestampNs;
+    private long lastTickNs;
+    private long tickPendingSequence;
+    private long lastPurgeNs = System.nanoTime();
+
+    /** @param pauseMillis how long a request waits for a missing journal or store before it is refused */
+    public Pipeline(long pauseMillis) {
+        this.pauseMillis = pauseMillis;
+        this.logic = new Thread(this::run, "tandem-logic");
+        logic.setDaemon(true);
+        logic.start();
+    }
+
+    // ---- services ---------------------------------------------------------------------------------------------
+
+    /** Binds or replaces the journal; returns once the logic thread no longer uses the previous one. */
+    public void journal(Journal next) {
+        services.lock();
+        try {
+            journal = next;
+            replayNeeded = true;
+            servicesChanged.signalAll();
+        } finally {
+            services.unlock();
+        }
+    }
+
+    /** Binds or replaces the keyspace; returns once the logic thread no longer uses the previous one. */
+    public void keyspace(Keyspace next) {
+        services.lock();
+        try {
+            keyspace = next;
+            replayNeeded = true;
+            servicesChanged.signalAll();
+        } finally {
+            services.unlock();
+        }
+    }
+
+    /** @return the bound keyspace, or null (for INFO, from the logic thread) */
+    public Keyspace keyspace() {
+        return keyspace;
+    }
+
+    /** @return the bound journal, or null (for INFO, from the logic thread) */
+    public Journal journal() {
+        return journal;
+    }
+
+    /** @return the keyspace commands, or an empty list while no store is bound */
+    public List<CommandDescriptor> keyspaceCommands() {
+        Keyspace k = keyspace;
+        return k == null ? List.of() : new ArrayList<>(k.commands());
+    }
+
+    // ---- RequestSink ------------------------------------------------------------------------------------------
+
+    @Override
+    public void submit(Connection connection, Object message) {
+        queue.add(new Event(connection, message));
+    }
+
+    @Override
+    public void readComplete(Connection connection) {
+        // replies are sent by the logic thread at the end of each round
+    }
+
+    @Override
+    public void closed(Connection connection) {
+        queue.add(new Event(connection, CLOSED));
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        logic.interrupt();
+        try {
+            logic.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ---- the logic thread -------------------------------------------------------------------------------------
+
+    private void run() {
+        while (running) {
+            try {
+                Event first = pending.isEmpty() ? queue.poll(TICK_INTERVAL_NS, TimeUnit.NANOSECONDS) : queue.poll();
+                services.lockInterruptibly();
+                try {
+                    waited = false;
+                    prepare();
+                    int n = 0;
+                    for (Event e = first; e != null; e = n < MAX_ROUND ? queue.poll() : null) {
+                        sequence(e);
+                        n++;
+                    }
+                    maybeTick();
+                    drain();
+                    maybePurge();
+                } finally {
+                    services.unlock();
+                }
+                for (Connection c : touched) {
+                    c.flush();
+                }
+                touched.clear();
+            } catch (InterruptedException e) {
+                if (!running) {
+                    failPending("ERR the server is shutting down");
+                    return;
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "logic thread: unexpected failure; pending requests are answered with errors", e);
+                failPending("ERR internal error: " + e);
+            }
+        }
+    }
+
+    /**
+     * Called where a request needs the journal and the keyspace: waits (once per round, bounded by
+     * {@code pauseMillis}) while either is missing, so that a store or journal being restarted pauses writes
+     * instead of failing them.
+     */
+    private void awaitServices() {
+        if ((journal == null || keyspace == null) && !waited) {
+            waited = true;
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMillis);
+            try {
+                while ((journal == null || keyspace == null) && System.nanoTime() < deadline) {
+                    servicesChanged.awaitNanos(deadline - System.nanoTime());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            prepare();
+        }
+    }
+
+    /** Notes which service is missing, and replays the journal into a newly bound keyspace. */
+    private void prepare() {
+        if (journal == null || keyspace == null) {
+            unavailable = journal == null ? "the journal (tandem.journal) is not active"
+                    : "the store (tandem.store) is not active";
+            return;
+        }
+        if (replayNeeded) {
+            replay();
+        }
+    }
+
+    private void replay() {
+        replayNeeded = false;
+        unavailable = null;
+        long applied = keyspace.appliedSequence();
+        long last = journal.durableSequence();
+        lastTimestampNs = Math.max(lastTimestampNs, journal.lastTimestampNs());
+        if (applied > last) {
+            unavailable = "the store has applied sequence " + applied + " but the journal ends at " + last;
+            LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
+            return;
+        }
+        if (applied == last) {
+            return;
+        }
+        long started = System.nanoTime();
+        Reply discard = new DiscardingReply();
+        long[] count = {0};
+        try {
+            journal.read(applied, new EntryVisitor() {
+                @Override
+                public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
+                    applyEntry(sequence, timestampNs, tag, payload, discard);
+                    count[0]++;
+                    return true;
+                }
+
+                @Override
+                public void skipped(long sequence) {
+                    keyspace.advance(sequence);
+                }
+            });
+        } catch (IllegalArgumentException e) {
+            unavailable = "the store is behind the retained journal: " + e.getMessage();
+            LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
+            return;
+        }
+        LOG.log(Level.INFO, "replayed {0} journal entries after sequence {1} in {2} ms", count[0], applied,
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    private void applyEntry(long sequence, long timestampNs, byte tag, byte[] payload, Reply reply) {
+        switch (tag) {
+            case EntryTag.APP -> {
+                List<byte[][]> commands = CommandPayload.decode(payload);
+                if (CommandPayload.isTransaction(payload)) {
+                    keyspace.applyTransaction(sequence, timestampNs, commands, reply);
+                } else {
+                    keyspace.apply(sequence, timestampNs, commands.get(0), reply);
+                }
+            }
+            case EntryTag.TICK -> keyspace.tick(sequence, timestampNs);
+            default -> keyspace.advance(sequence);
+        }
+    }
+
+    // ---- sequencing -------------------------------------------------------------------------------------------
+
+    private void sequence(Event e) {
+        Connection c = e.connection();
+        if (e.message() == CLOSED) {
+            watches.unwatchAll(c);
+            c.transaction = null;
+            return;
+        }
+        if (c.ending) {
+            return; // after QUIT or a protocol error nothing is executed, and nothing is journaled
+        }
+        if (e.message() instanceof RespProtocolError error) {
+            c.ending = true;
+            pending.add(new Pending(c, Kind.ERROR, 0, 0, null, null, null, error));
+            return;
+        }
+        byte[][] args = ((RespRequest) e.message()).args();
+        String name = new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+        switch (name) {
+            case "multi" -> multi(c, args);
+            case "exec" -> exec(c, args);
+            case "discard" -> discard(c, args);
+            case "watch" -> watch(c, args);
+            case "unwatch" -> unwatch(c, args);
+            case "quit" -> {
+                c.ending = true;
+                pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null));
+            }
+            default -> {
+                if (c.transaction != null) {
+                    queueInTransaction(c, name, args);
+                } else {
+                    single(c, name, args);
+                }
+            }
+        }
+    }
+
+    private void single(Connection c, String name, byte[][] args) {
+        CommandSpec connectionCommand = c.table().find(name);
+        if (connectionCommand != null || name.indexOf('|') >= 0) {
+            pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null));
+            return;
+        }
+        awaitServices();
+        if (unavailable != null) {
+            immediate(c, "ERR " + unavailable);
+            return;
+        }
+        CommandDescriptor d = keyspace.describe(name);
+        if (d == null) {
+            pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null)); // unknown command error
+            return;
+        }
+        if (!accepts(d, args.length)) {
+            immediate(c, "ERR wrong number of arguments for '" + name + "' command");
+            return;
+        }
+        if (!d.write()) {
+            pending.add(new Pending(c, Kind.READ, 0, 0, args, null, null));
+            return;
+        }
+        long ts = nextTimestamp();
+        try {
+            long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(args));
+            touch(d, args);
+            pending.add(new Pending(c, Kind.WRITE, seq, ts, args, null, null));
+        } catch (JournalStoppedException e) {
+            immediate(c, journalStopped(e));
+        }
+    }
+
+    private void multi(Connection c, byte[][] args) {
+        if (args.length != 1) {
+            immediate(c, "ERR wrong number of arguments for 'multi' command");
+        } else if (c.transaction != null) {
+            immediate(c, "ERR MULTI calls can not be nested");
+        } else {
+            c.transaction = new ArrayList<>();
+            c.transactionFailed = false;
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
+        }
+    }
+
+    private void queueInTransaction(Connection c, String name, byte[][] args) {
+        awaitServices();
+        CommandDescriptor d = keyspace == null || unavailable != null ? null : keyspace.describe(name);
+        if (d == null) {
+            c.transactionFailed = true;
+            if (c.table().find(name) != null) {
+                immediate(c, "ERR '" + name + "' is not supported inside a transaction by Tandem");
+            } else {
+                pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null)); // unknown command error
+            }
+            return;
+        }
+        if (!accepts(d, args.length)) {
+            c.transactionFailed = true;
+            immediate(c, "ERR wrong number of arguments for '" + name + "' command");
+            return;
+        }
+        c.transaction.add(args);
+        pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+QUEUED"));
+    }
+
+    private void exec(Connection c, byte[][] args) {
+        if (args.length != 1) {
+            immediate(c, "ERR wrong number of arguments for 'exec' command");
+            return;
+        }
+        if (c.transaction == null) {
+            immediate(c, "ERR EXEC without MULTI");
+            return;
+        }
+        List<byte[][]> commands = c.transaction;
+        boolean failed = c.transactionFailed;
+        boolean touchedSinceWatch = c.watchTouched;
+        c.transaction = null;
+        watches.unwatchAll(c);
+        if (failed) {
+            immediate(c, "EXECABORT Transaction discarded because of previous errors.");
+            return;
+        }
+        if (touchedSinceWatch) {
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "*-1"));
+            return;
+        }
+        awaitServices();
+        if (unavailable != null) {
+            immediate(c, "ERR " + unavailable);
+            return;
+        }
+        boolean writes = false;
+        for (byte[][] command : commands) {
+            CommandDescriptor d = keyspace.describe(name(command));
+            writes |= d != null && d.write();
+        }
+        if (!writes) {
+            pending.add(new Pending(c, Kind.READ_TRANSACTION, 0, 0, null, commands, null));
+            return;
+        }
+        long ts = nextTimestamp();
+        try {
+            long seq = journal.append(ts, 0, EntryTag.APP, CommandPayload.encodeTransaction(commands));
+            for (byte[][] command : commands) {
+                CommandDescriptor d = keyspace.describe(name(command));
+                if (d != null && d.write()) {
+                    touch(d, command);
+                }
+            }
+            pending.add(new Pending(c, Kind.TRANSACTION, seq, ts, null, commands, null));
+        } catch (JournalStoppedException e) {
+            immediate(c, journalStopped(e));
+        }
+    }
+
+    private void discard(Connection c, byte[][] args) {
+        if (args.length != 1) {
+            immediate(c, "ERR wrong number of arguments for 'discard' command");
+        } else if (c.transaction == null) {
+            immediate(c, "ERR DISCARD without MULTI");
+        } else {
+            c.transaction = null;
+            watches.unwatchAll(c);
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
+        }
+    }
+
+    private void watch(Connection c, byte[][] args) {
+        if (args.length < 2) {
+            immediate(c, "ERR wrong number of arguments for 'watch' command");
+        } else if (c.transaction != null) {
+            c.transactionFailed = true;
+            immediate(c, "ERR WATCH inside MULTI is not allowed");
+        } else {
+            for (int i = 1; i < args.length; i++) {
+                watches.watch(c, args[i]);
+            }
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
+        }
+    }
+
+    private void unwatch(Connection c, byte[][] args) {
+        if (args.length != 1) {
+            immediate(c, "ERR wrong number of arguments for 'unwatch' command");
+        } else {
+            watches.unwatchAll(c);
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
+        }
+    }
+
+    private void immediate(Connection c, String error) {
+        pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "-" + error));
+    }
+
+    private static String journalStopped(JournalStoppedException e) {
+        return "MISCONF the journal has stopped and writes are refused: " + e.getMessage();
+    }
+
+    private static boolean accepts(CommandDescriptor d, int argc) {
+        return d.arity() >= 0 ? argc == d.arity() : argc >= -d.arity();
+    }
+
+    private static String name(byte[][] command) {
+        return new String(command[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+    }
+
+    private static long keyHash(CommandDescriptor d, byte[][] args) {
+        return d.firstKey() > 0 && d.firstKey() < args.length ? KeyHash.fnv1a64(args[d.firstKey()]) : 0;
+    }
+
+    /** Marks the watchers of every key the write names. */
+    private void touch(CommandDescriptor d, byte[][] args) {
+        if (watches.isEmpty()) {
+            return;
+        }
+        if (d.firstKey() <= 0) {
+            if (d.name().equals("flushdb") || d.name().equals("flushall")) {
+                watches.touchedAll();
+            }
+            return;
+        }
+        int last = d.lastKey() < 0 ? args.length + d.lastKey() : d.lastKey();
+        int step = Math.max(1, d.keyStep());
+        for (int i = d.firstKey(); i <= last && i < args.length; i += step) {
+            watches.touched(args[i]);
+        }
+    }
+
+    /** "Now" for a new entry: the wall clock, never before the last entry's timestamp. */
+    private long nextTimestamp() {
+        Instant now = Instant.now();
+        long ns = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        lastTimestampNs = Math.max(ns, lastTimestampNs);
+        return lastTimestampNs;
+    }
+
+    private void maybeTick() {
+        if (unavailable != null || journal == null || keyspace == null || tickPendingSequence != 0) {
+            return;
+        }
+        long mono = System.nanoTime();
+        if (mono - lastTickNs < TICK_INTERVAL_NS) {
+            return;
+        }
+        long ts = nextTimestamp();
+        if (keyspace.nextDeadlineNs() > ts) {
+            return;
+        }
+        lastTickNs = mono;
+        byte[] payload = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(ts).array();
+        try {
+            tickPendingSequence = journal.append(ts, 0, EntryTag.TICK, payload);
+            pending.add(new Pending(null, Kind.TICK, tickPendingSequence, ts, null, null, null));
+        } catch (JournalStoppedException e) {
+            // the journal says why in its status and log; expiry waits like every write
+        }
+    }
+
+    private void maybePurge() {
+        long mono = System.nanoTime();
+        if (mono - lastPurgeNs < PURGE_INTERVAL_NS || unavailable != null || journal == null || keyspace == null) {
+            return;
+        }
+        lastPurgeNs = mono;
+        int removed = journal.purge(keyspace.status().flushedSequence());
+        if (removed > 0) {
+            LOG.log(Level.INFO, "purged {0} journal segments below the store''s flushed sequence", removed);
+        }
+    }
+
+    // ---- apply and answer -------------------------------------------------------------------------------------
+
+    /** Runs pending requests in order; waits for durability only when nothing else is queued. */
+    private void drain() throws InterruptedException {
+        while (!pending.isEmpty()) {
+            Pending p = pending.peek();
+            if (p.sequence() > 0) {
+                try {
+                    if (journal == null) {
+                        failHead("ERR the journal went away before this write was durable");
+                        continue;
+                    }
+                    if (journal.durableSequence() < p.sequence()) {
+                        if (!queue.isEmpty()) {
+                            return; // sequence what arrived meanwhile, so that it joins the next fsync
+                        }
+                        journal.awaitDurable(p.sequence());
+                    }
+                } catch (JournalStoppedException e) {
+                    failHead(journalStopped(e));
+                    continue;
+                }
+            }
+            pending.poll();
+            execute(p);
+        }
+    }
+
+    private void failHead(String error) {
+        Pending p = pending.poll();
+        if (p.kind() == Kind.TICK) {
+            tickPendingSequence = 0;
+            return;
+        }
+        p.connection().reply().error(error);
+        touched.add(p.connection());
+    }
+
+    private void failPending(String error) {
+        while (!pending.isEmpty()) {
+            failHead(error);
+        }
+        for (Connection c : touched) {
+            c.flush();
+        }
+        touched.clear();
+    }
+
+    private void execute(Pending p) {
+        Connection c = p.connection();
+        switch (p.kind()) {
+            case TICK -> {
+                keyspace.tick(p.sequence(), p.timestampNs());
+                tickPendingSequence = 0;
+                return;
+            }
+            case IMMEDIATE -> writeImmediate(c, p.immediate());
+            case ERROR -> Protocol.fail(c, p.error());
+            case CONNECTION -> c.table().dispatch(c, p.args());
+            case READ -> keyspace.read(nextTimestamp(), p.args(), c.reply());
+            case WRITE -> keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.reply());
+            case TRANSACTION -> keyspace.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.reply());
+            case READ_TRANSACTION -> {
+                long now = nextTimestamp();
+                c.reply().array(p.commands().size());
+                for (byte[][] command : p.commands()) {
+                    keyspace.read(now, command, c.reply());
+                }
+            }
+            default -> throw new IllegalStateException(p.kind().toString());
+        }
+        touched.add(c);
+    }
+
+    private static void writeImmediate(Connection c, String reply) {
+        switch (reply.charAt(0)) {
+            case '+' -> c.reply().simple(reply.substring(1));
+            case '-' -> c.reply().error(reply.substring(1));
+            case '*' -> c.reply().nullArray();
+            default -> throw new IllegalStateException(reply);
+        }
+    }
+
+    /** Swallows the replies of replayed entries. */
+    private static final class DiscardingReply implements Reply {
+        @Override
+        public Reply simple(String text) {
+            return this;
+        }
+
+        @Override
+        public Reply error(String text) {
+            return this;
+        }
+
+        @Override
+        public Reply integer(long value) {
+            return this;
+        }
+
+        @Override
+        public Reply bulk(byte[] value) {
+            return this;
+        }
+
+        @Override
+        public Reply nullBulk() {
+            return this;
+        }
+
+        @Override
+        public Reply nullArray() {
+            return this;
+        }
+
+        @Override
+        public Reply array(int count) {
+            return this;
+        }
+    }
+}

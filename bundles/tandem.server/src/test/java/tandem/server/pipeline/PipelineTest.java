@@ -1,0 +1,459 @@
+package tandem.server.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import tandem.api.journal.EntryTag;
+import tandem.api.journal.EntryVisitor;
+import tandem.api.journal.Journal;
+import tandem.api.journal.JournalStatus;
+import tandem.api.journal.JournalStoppedException;
+import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Keyspace;
+import tandem.api.store.Reply;
+import tandem.api.store.StoreStatus;
+import tandem.protocol.command.CommandPayload;
+import tandem.server.command.ClientSession;
+import tandem.server.command.CommandTable;
+import tandem.server.command.Commands;
+import tandem.server.resp.RespRequest;
+
+/**
+ * The pipeline with an in-memory journal whose durability the test controls, and a tiny map keyspace; replies
+ * travel over Netty's local transport so that the logic thread writes to a real channel.
+ */
+@Timeout(20)
+class PipelineTest {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(10);
+
+    private final FakeJournal journal = new FakeJournal();
+    private final MapKeyspace keyspace = new MapKeyspace();
+    private final CommandTable table = Commands.table();
+    private Pipeline pipeline;
+
+    @BeforeEach
+    void start() {
+        pipeline = new Pipeline(2000);
+    }
+
+    @AfterEach
+    void stop() {
+        pipeline.close();
+    }
+
+    /** A client whose replies the test reads; requests go straight into the pipeline as decoded messages. */
+    private final class Client {
+        final StringBuffer received = new StringBuffer();
+        final Connection connection;
+
+        Client(long id) {
+            connection = new Connection(new RecordingChannel(received), new ClientSession(id, "local:" + id), table,
+                    null);
+        }
+
+        void send(String... args) {
+            byte[][] a = new byte[args.length][];
+            for (int i = 0; i < args.length; i++) {
+                a[i] = args[i].getBytes(StandardCharsets.ISO_8859_1);
+            }
+            pipeline.submit(connection, new RespRequest(a, false));
+        }
+
+        void awaitReplies(String expected) {
+            await("replies " + expected.replace("\r\n", "\\r\\n") + " (got " + received + ")",
+                    () -> received.toString().equals(expected));
+        }
+    }
+
+    @Test
+    void writesAreJournaledAndAnsweredOnlyOnceDurable() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        journal.holdDurability(true);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        await("the write is journaled", () -> journal.lastSequence() == 1);
+        assertThat(c.received.toString()).as("no reply before durability").isEmpty();
+        assertThat(keyspace.appliedSequence()).isZero();
+        journal.holdDurability(false);
+        c.awaitReplies("+OK\r\n");
+        assertThat(keyspace.appliedSequence()).isEqualTo(1);
+        assertThat(journal.entries.get(0).payload())
+                .isEqualTo(CommandPayload.encode(new byte[][] {b("SET"), b("k"), b("v")}));
+    }
+
+    @Test
+    void aPipelinedReadSeesTheWriteBeforeItAndRepliesStayInOrder() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("PING");
+        c.send("SET", "k", "1");
+        c.send("GET", "k");
+        c.send("INCR", "k");
+        c.send("ECHO", "x");
+        c.send("GET", "k");
+        c.awaitReplies("+PONG\r\n+OK\r\n$1\r\n1\r\n:2\r\n$1\r\nx\r\n$1\r\n2\r\n");
+        assertThat(journal.entries).hasSize(2).allMatch(e -> e.tag() == EntryTag.APP);
+    }
+
+    @Test
+    void manyWritesShareFsyncs() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        journal.holdDurability(true);
+        Client c = new Client(1);
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            c.send("INCR", "n");
+            expected.append(':').append(i + 1).append("\r\n");
+        }
+        await("all 200 writes journaled before any is durable", () -> journal.lastSequence() == 200);
+        journal.holdDurability(false);
+        c.awaitReplies(expected.toString());
+        assertThat(journal.syncs).isLessThan(200);
+    }
+
+    @Test
+    void transactionsAreOneEntryAndWatchAbortsAfterAWrite() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client a = new Client(1);
+        Client b = new Client(2);
+        a.send("MULTI");
+        a.send("SET", "x", "1");
+        a.send("INCR", "x");
+        a.send("EXEC");
+        a.awaitReplies("+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:2\r\n");
+        assertThat(journal.entries).hasSize(1);
+        assertThat(CommandPayload.isTransaction(journal.entries.get(0).payload())).isTrue();
+
+        b.send("WATCH", "x");
+        b.awaitReplies("+OK\r\n");
+        a.send("SET", "x", "9");
+        a.awaitReplies("+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:2\r\n+OK\r\n");
+        b.send("MULTI");
+        b.send("INCR", "x");
+        b.send("EXEC");
+        b.awaitReplies("+OK\r\n+OK\r\n+QUEUED\r\n*-1\r\n");
+        assertThat(journal.entries).as("an aborted EXEC is not journaled").hasSize(2);
+
+        b.send("EXEC");
+        b.send("MULTI");
+        b.send("NOSUCH");
+        b.send("EXEC");
+        b.awaitReplies("+OK\r\n+OK\r\n+QUEUED\r\n*-1\r\n-ERR EXEC without MULTI\r\n+OK\r\n"
+                + "-ERR unknown command 'NOSUCH', with args beginning with: \r\n"
+                + "-EXECABORT Transaction discarded because of previous errors.\r\n");
+    }
+
+    @Test
+    void arityErrorsAreNotJournaled() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "k");
+        c.awaitReplies("-ERR wrong number of arguments for 'set' command\r\n");
+        assertThat(journal.entries).isEmpty();
+    }
+
+    @Test
+    void aStoppedJournalRefusesWritesAndKeepsServingReads() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.awaitReplies("+OK\r\n");
+        journal.stop("write failed: No space left on device");
+        c.send("SET", "k", "w");
+        c.send("GET", "k");
+        c.awaitReplies("+OK\r\n-MISCONF the journal has stopped and writes are refused: write failed: No space left on "
+                + "device\r\n$1\r\nv\r\n");
+    }
+
+    @Test
+    void aNewKeyspaceIsReplayedFromTheJournalBeforeItServes() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "a", "1");
+        c.send("INCR", "a");
+        c.awaitReplies("+OK\r\n:2\r\n");
+        MapKeyspace fresh = new MapKeyspace();
+        pipeline.keyspace(null);
+        pipeline.keyspace(fresh);
+        c.send("GET", "a");
+        c.awaitReplies("+OK\r\n:2\r\n$1\r\n2\r\n");
+        assertThat(fresh.appliedSequence()).isEqualTo(2);
+    }
+
+    @Test
+    void writesPauseWhileTheStoreIsAwayAndResumeWhenItReturns() {
+        pipeline.journal(journal);
+        Client c = new Client(1);
+        c.send("SET", "a", "1");
+        pipeline.keyspace(keyspace); // well within the 2 s pause: the write waits for it instead of failing
+        c.awaitReplies("+OK\r\n");
+    }
+
+    @Test
+    void aWriteIsRefusedWhenTheStoreStaysAwayBeyondThePause() {
+        pipeline.journal(journal);
+        Client c = new Client(1);
+        c.send("SET", "a", "1");
+        c.send("PING");
+        c.awaitReplies("-ERR the store (tandem.store) is not active\r\n+PONG\r\n");
+        assertThat(journal.entries).isEmpty();
+    }
+
+    @Test
+    void connectionCommandsWorkWithoutAStore() {
+        Client c = new Client(1);
+        c.send("PING");
+        c.awaitReplies("+PONG\r\n");
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static void await(String what, BooleanSupplier condition) {
+        long end = System.nanoTime() + DEADLINE.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            LockSupport.parkNanos(1_000_000L); // poll, bounded by the deadline
+        }
+    }
+
+    /** An in-memory journal: durability advances when the test allows it, one "fsync" per advance. */
+    static final class FakeJournal implements Journal {
+        record Entry(long sequence, long timestampNs, byte tag, byte[] payload) {
+        }
+
+        final List<Entry> entries = new CopyOnWriteArrayList<>();
+        volatile int syncs;
+        private volatile boolean hold;
+        private volatile long durable;
+        private volatile String stopped;
+
+        synchronized void holdDurability(boolean h) {
+            hold = h;
+            if (!h) {
+                sync();
+            }
+        }
+
+        synchronized void stop(String reason) {
+            stopped = reason;
+            notifyAll();
+        }
+
+        private synchronized void sync() {
+            if (!hold && durable < entries.size()) {
+                durable = entries.size();
+                syncs++;
+                notifyAll();
+            }
+        }
+
+        @Override
+        public long append(long timestampNs, long keyHash, byte tag, byte[] payload) {
+            if (stopped != null) {
+                throw new JournalStoppedException(stopped, null);
+            }
+            entries.add(new Entry(entries.size() + 1, timestampNs, tag, payload));
+            return entries.size();
+        }
+
+        @Override
+        public long lastSequence() {
+            return entries.size();
+        }
+
+        @Override
+        public long durableSequence() {
+            return durable;
+        }
+
+        @Override
+        public long lastTimestampNs() {
+            return entries.isEmpty() ? 0 : entries.get(entries.size() - 1).timestampNs();
+        }
+
+        @Override
+        public synchronized void awaitDurable(long sequence) throws InterruptedException {
+            while (durable < sequence) {
+                if (stopped != null) {
+                    throw new JournalStoppedException(stopped, null);
+                }
+                sync();
+                if (durable < sequence) {
+                    wait(5);
+                }
+            }
+        }
+
+        @Override
+        public void read(long afterSequence, EntryVisitor visitor) {
+            for (Entry e : entries) {
+                if (e.sequence() > afterSequence && e.sequence() <= durable
+                        && !visitor.entry(e.sequence(), e.timestampNs(), 0, e.tag(), e.payload())) {
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public void rotate() {
+        }
+
+        @Override
+        public int purge(long appliedAndFlushed) {
+            return 0;
+        }
+
+        @Override
+        public String verify() {
+            return null;
+        }
+
+        @Override
+        public JournalStatus status() {
+            return new JournalStatus("mem", 1, lastSequence(), durable, lastTimestampNs(), 0, 1, 0, "", stopped);
+        }
+    }
+
+    /** GET, SET and INCR over a map; enough to observe ordering. */
+    static final class MapKeyspace implements Keyspace {
+        private final Map<String, String> data = new HashMap<>();
+        private volatile long applied;
+
+        private static final List<CommandDescriptor> COMMANDS = List.of(
+                new CommandDescriptor("get", 2, false, 1, 1, 1, List.of("readonly"), "string", "1.0.0", "Get"),
+                new CommandDescriptor("set", 3, true, 1, 1, 1, List.of("write"), "string", "1.0.0", "Set"),
+                new CommandDescriptor("incr", 2, true, 1, 1, 1, List.of("write"), "string", "1.0.0", "Incr"));
+
+        @Override
+        public Collection<CommandDescriptor> commands() {
+            return COMMANDS;
+        }
+
+        @Override
+        public CommandDescriptor describe(String name) {
+            return COMMANDS.stream().filter(d -> d.name().equals(name)).findFirst().orElse(null);
+        }
+
+        @Override
+        public void apply(long sequence, long timestampNs, byte[][] args, Reply reply) {
+            run(args, reply);
+            applied = sequence;
+        }
+
+        private void run(byte[][] args, Reply reply) {
+            String name = new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase();
+            String key = new String(args[1], StandardCharsets.ISO_8859_1);
+            switch (name) {
+                case "get" -> {
+                    String v = data.get(key);
+                    if (v == null) {
+                        reply.nullBulk();
+                    } else {
+                        reply.bulk(b(v));
+                    }
+                }
+                case "set" -> {
+                    data.put(key, new String(args[2], StandardCharsets.ISO_8859_1));
+                    reply.simple("OK");
+                }
+                case "incr" -> {
+                    long v = Long.parseLong(data.getOrDefault(key, "0")) + 1;
+                    data.put(key, Long.toString(v));
+                    reply.integer(v);
+                }
+                default -> throw new IllegalArgumentException(name);
+            }
+        }
+
+        @Override
+        public void applyTransaction(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
+            reply.array(commands.size());
+            for (byte[][] c : commands) {
+                run(c, reply);
+            }
+            applied = sequence;
+        }
+
+        @Override
+        public void tick(long sequence, long timestampNs) {
+            applied = sequence;
+        }
+
+        @Override
+        public void advance(long sequence) {
+            applied = sequence;
+        }
+
+        @Override
+        public void read(long nowNs, byte[][] args, Reply reply) {
+            run(args, reply);
+        }
+
+        @Override
+        public long appliedSequence() {
+            return applied;
+        }
+
+        @Override
+        public long nextDeadlineNs() {
+            return Long.MAX_VALUE;
+        }
+
+        @Override
+        public byte[] digest() {
+            return new byte[32];
+        }
+
+        @Override
+        public StoreStatus status() {
+            return new StoreStatus("mem", applied, applied, data.size(), 0, 0);
+        }
+    }
+
+    /**
+     * Collects what the pipeline writes to the connection's channel. An embedded channel runs a write on the calling
+     * thread, here the logic thread; the StringBuffer makes the bytes visible to the test thread.
+     */
+    static final class RecordingChannel extends io.netty.channel.embedded.EmbeddedChannel {
+        RecordingChannel(StringBuffer sink) {
+            super();
+            pipeline().addLast(new io.netty.channel.ChannelOutboundHandlerAdapter() {
+                @Override
+                public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+                    ByteBuf buf = (ByteBuf) msg;
+                    sink.append(buf.toString(StandardCharsets.ISO_8859_1));
+                    buf.release();
+                    promise.setSuccess();
+                }
+            });
+        }
+    }
+}

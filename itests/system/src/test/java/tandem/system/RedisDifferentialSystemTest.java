@@ -3,7 +3,6 @@ package tandem.system;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -11,8 +10,6 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -34,19 +31,14 @@ class RedisDifferentialSystemTest {
     private static final String SENTINEL_REPLY = "$9\r\n__END__!!\r\n";
 
     private static TandemNode tandem;
-    private static Process redis;
+    private static RedisProcess redis;
     private static int redisPort;
 
     @BeforeAll
     static void start() throws IOException {
-        redisPort = TandemNode.freePort();
-        redis = new ProcessBuilder("redis-server", "--port", Integer.toString(redisPort), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+        redis = RedisProcess.start();
+        redisPort = redis.port();
         tandem = TandemNode.start("differential");
-        TandemNode.await("redis-server answers", Duration.ofSeconds(20),
-                () -> "+PONG\r\n".equals(TandemNode.tryExchange(redisPort, "PING\r\n")));
     }
 
     @AfterAll
@@ -55,8 +47,7 @@ class RedisDifferentialSystemTest {
             tandem.close();
         }
         if (redis != null) {
-            redis.destroy();
-            redis.waitFor(10, TimeUnit.SECONDS);
+            redis.close();
         }
     }
 

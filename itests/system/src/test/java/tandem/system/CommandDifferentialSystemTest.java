@@ -1,0 +1,204 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The data commands against a real Redis 7 and Tandem, block by block from {@code commands.redis}: each block runs
+ * on a fresh keyspace and every reply is compared, as a sorted multiset where Redis leaves the order free.
+ * Differences that exist on purpose are listed in {@code docs/departures.md}, not here.
+ */
+@Timeout(120)
+class CommandDifferentialSystemTest {
+
+    private static final Set<String> UNORDERED = Set.of("keys", "hkeys", "hvals");
+    private static final Set<String> UNORDERED_PAIRS = Set.of("hgetall");
+
+    private static TandemNode tandem;
+    private static RedisProcess redis;
+
+    @BeforeAll
+    static void start() throws IOException {
+        redis = RedisProcess.start();
+        tandem = TandemNode.start("commands");
+    }
+
+    @AfterAll
+    static void stop() throws InterruptedException {
+        if (tandem != null) {
+            tandem.close();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    /** The blocks of the corpus, each named by its comment line. */
+    static Stream<Block> blocks() throws IOException {
+        List<Block> blocks = new ArrayList<>();
+        String name = "?";
+        List<String> lines = new ArrayList<>();
+        try (InputStream in = CommandDifferentialSystemTest.class.getResourceAsStream("/commands.redis")) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n", -1)) {
+                if (line.isBlank()) {
+                    if (!lines.isEmpty()) {
+                        blocks.add(new Block(name, List.copyOf(lines)));
+                        lines.clear();
+                    }
+                } else if (line.startsWith("#")) {
+                    name = line.substring(1).trim();
+                } else {
+                    lines.add(line);
+                }
+            }
+        }
+        if (!lines.isEmpty()) {
+            blocks.add(new Block(name, lines));
+        }
+        return blocks.stream();
+    }
+
+    record Block(String name, List<String> commands) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("blocks")
+    void repliesAsRedisDoes(Block block) throws IOException {
+        List<String> expected = run(redis.port(), block.commands());
+        List<String> actual = run(tandem.port(), block.commands());
+        for (int i = 0; i < block.commands().size(); i++) {
+            assertThat(actual.get(i)).as("reply to %s", block.commands().get(i)).isEqualTo(expected.get(i));
+        }
+    }
+
+    private static List<String> run(int port, List<String> commands) throws IOException {
+        List<String> replies = new ArrayList<>();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            out.write("FLUSHALL\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(render(parse(in))).isEqualTo("+OK");
+            for (String command : commands) {
+                out.write((command + "\r\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                replies.add(normalize(command, parse(in)));
+            }
+        }
+        return replies;
+    }
+
+    /** Sorts what Redis does not order, then renders the reply as text. */
+    private static String normalize(String command, Object reply) {
+        String name = command.split("\\s+")[0].toLowerCase(Locale.ROOT);
+        if (reply instanceof List<?> list) {
+            if (UNORDERED.contains(name)) {
+                return render(sorted(list, 1));
+            }
+            if (UNORDERED_PAIRS.contains(name)) {
+                return render(sorted(list, 2));
+            }
+            if ((name.equals("scan") || name.equals("hscan")) && list.size() == 2
+                    && list.get(1) instanceof List<?> elements) {
+                return render(List.of(list.get(0), sorted(elements, name.equals("hscan") ? 2 : 1)));
+            }
+        }
+        return render(reply);
+    }
+
+    /** Sorts a flat list in groups of {@code group} elements (field/value pairs stay together). */
+    private static List<Object> sorted(List<?> list, int group) {
+        List<List<Object>> groups = new ArrayList<>();
+        for (int i = 0; i + group <= list.size(); i += group) {
+            groups.add(new ArrayList<>(list.subList(i, i + group)));
+        }
+        groups.sort(Comparator.comparing(CommandDifferentialSystemTest::render));
+        List<Object> flat = new ArrayList<>();
+        groups.forEach(flat::addAll);
+        return flat;
+    }
+
+    private static String render(Object reply) {
+        if (reply instanceof List<?> list) {
+            StringBuilder sb = new StringBuilder("[");
+            for (int i = 0; i < list.size(); i++) {
+                sb.append(i == 0 ? "" : ", ").append(render(list.get(i)));
+            }
+            return sb.append(']').toString();
+        }
+        return String.valueOf(reply);
+    }
+
+    /** One RESP2 reply: "+text", "-error", ":n", "$bulk" or null, or a list. */
+    private static Object parse(InputStream in) throws IOException {
+        int type = in.read();
+        String line = readLine(in);
+        switch (type) {
+            case '+':
+                return "+" + line;
+            case '-':
+                return "-" + line;
+            case ':':
+                return ":" + line;
+            case '$': {
+                int length = Integer.parseInt(line);
+                if (length < 0) {
+                    return "(nil)";
+                }
+                byte[] data = in.readNBytes(length + 2);
+                return "$" + new String(data, 0, length, StandardCharsets.ISO_8859_1);
+            }
+            case '*': {
+                int count = Integer.parseInt(line);
+                if (count < 0) {
+                    return "(nil array)";
+                }
+                List<Object> items = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    items.add(parse(in));
+                }
+                return items;
+            }
+            default:
+                throw new IOException("unexpected reply type " + type + " " + line);
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int b;
+        while ((b = in.read()) != '\r') {
+            if (b < 0) {
+                throw new IOException("connection closed mid-reply");
+            }
+            out.write(b);
+        }
+        in.read();
+        return out.toString(StandardCharsets.ISO_8859_1);
+    }
+}

@@ -1,0 +1,46 @@
+package tandem.system;
+
+import java.io.File;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A real Redis 7 ({@code redis-server} from Debian) on a free loopback port, for side-by-side comparisons. */
+public final class RedisProcess implements AutoCloseable {
+
+    private final Process process;
+    private final int port;
+
+    private RedisProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    /** Starts {@code redis-server} without persistence plus {@code extra} options, and waits until it answers. */
+    public static RedisProcess start(String... extra) throws IOException {
+        int port = TandemNode.freePort();
+        List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
+                "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"));
+        command.addAll(List.of(extra));
+        Process p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
+        RedisProcess redis = new RedisProcess(p, port);
+        TandemNode.await("redis-server answers on " + port, Duration.ofSeconds(20),
+                () -> "+PONG\r\n".equals(TandemNode.tryExchange(port, "PING\r\n")));
+        return redis;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+    }
+}

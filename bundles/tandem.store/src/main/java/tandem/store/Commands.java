@@ -1,0 +1,178 @@
+package tandem.store;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Reply;
+
+/**
+ * The keyspace command table: each command's descriptor, as Redis 7.0's {@code COMMAND INFO} and
+ * {@code COMMAND DOCS} describe it, and its implementation.
+ */
+final class Commands {
+
+    /** A command's implementation: reads and writes through {@code tx}, writes exactly one reply. */
+    @FunctionalInterface
+    interface Handler {
+        void run(Tx tx, byte[][] args, Reply reply);
+    }
+
+    record Spec(CommandDescriptor descriptor, Handler handler) {
+    }
+
+    private static final Map<String, Spec> TABLE = new HashMap<>();
+    private static final List<CommandDescriptor> DESCRIPTORS = new ArrayList<>();
+
+    static {
+        // strings
+        d("get", 2, false, 1, 1, 1, List.of("readonly", "fast"), "string", "1.0.0",
+                "Get the value of a key", StringCommands::get);
+        d("set", -3, true, 1, 1, 1, List.of("write", "denyoom"), "string", "1.0.0",
+                "Set the string value of a key", StringCommands::set);
+        d("mget", -2, false, 1, -1, 1, List.of("readonly", "fast"), "string", "1.0.0",
+                "Get the values of all the given keys", StringCommands::mget);
+        d("mset", -3, true, 1, -1, 2, List.of("write", "denyoom"), "string", "1.0.1",
+                "Set multiple keys to multiple values", StringCommands::mset);
+        d("msetnx", -3, true, 1, -1, 2, List.of("write", "denyoom"), "string", "1.0.1",
+                "Set multiple keys to multiple values, only if none of the keys exist", StringCommands::msetnx);
+        d("setnx", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
+                "Set the value of a key, only if the key does not exist", StringCommands::setnx);
+        d("setex", 4, true, 1, 1, 1, List.of("write", "denyoom"), "string", "2.0.0",
+                "Set the value and expiration of a key", StringCommands::setex);
+        d("psetex", 4, true, 1, 1, 1, List.of("write", "denyoom"), "string", "2.6.0",
+                "Set the value and expiration in milliseconds of a key", StringCommands::psetex);
+        d("getset", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
+                "Set the string value of a key and return its old value", StringCommands::getset);
+        d("getdel", 2, true, 1, 1, 1, List.of("write", "fast"), "string", "6.2.0",
+                "Get the value of a key and delete the key", StringCommands::getdel);
+        d("getex", -2, true, 1, 1, 1, List.of("write", "fast"), "string", "6.2.0",
+                "Get the value of a key and optionally set its expiration", StringCommands::getex);
+        d("append", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "2.0.0",
+                "Append a value to a key", StringCommands::append);
+        d("strlen", 2, false, 1, 1, 1, List.of("readonly", "fast"), "string", "2.2.0",
+                "Get the length of the value stored in a key", StringCommands::strlen);
+        d("incr", 2, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
+                "Increment the integer value of a key by one", StringCommands::incr);
+        d("decr", 2, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
+                "Decrement the integer value of a key by one", StringCommands::decr);
+        d("incrby", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
+                "Increment the integer value of a key by the given amount", StringCommands::incrby);
+        d("decrby", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
+                "Decrement the integer value of a key by the given number", StringCommands::decrby);
+        d("incrbyfloat", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "2.6.0",
+                "Increment the float value of a key by the given amount", StringCommands::incrbyfloat);
+        d("getrange", 4, false, 1, 1, 1, List.of("readonly"), "string", "2.4.0",
+                "Get a substring of the string stored at a key", StringCommands::getrange);
+        d("setrange", 4, true, 1, 1, 1, List.of("write", "denyoom"), "string", "2.2.0",
+                "Overwrite part of a string at key starting at the specified offset", StringCommands::setrange);
+        // keys
+        d("del", -2, true, 1, -1, 1, List.of("write"), "generic", "1.0.0",
+                "Delete a key", KeyCommands::del);
+        d("unlink", -2, true, 1, -1, 1, List.of("write", "fast"), "generic", "4.0.0",
+                "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.",
+                KeyCommands::del);
+        d("exists", -2, false, 1, -1, 1, List.of("readonly", "fast"), "generic", "1.0.0",
+                "Determine if a key exists", KeyCommands::exists);
+        d("type", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "1.0.0",
+                "Determine the type stored at key", KeyCommands::type);
+        d("expire", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "1.0.0",
+                "Set a key's time to live in seconds", KeyCommands::expire);
+        d("pexpire", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "2.6.0",
+                "Set a key's time to live in milliseconds", KeyCommands::pexpire);
+        d("expireat", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "1.2.0",
+                "Set the expiration for a key as a UNIX timestamp", KeyCommands::expireat);
+        d("pexpireat", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "2.6.0",
+                "Set the expiration for a key as a UNIX timestamp specified in milliseconds", KeyCommands::pexpireat);
+        d("ttl", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "1.0.0",
+                "Get the time to live for a key in seconds", KeyCommands::ttl);
+        d("pttl", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "2.6.0",
+                "Get the time to live for a key in milliseconds", KeyCommands::pttl);
+        d("expiretime", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "7.0.0",
+                "Get the expiration Unix timestamp for a key", KeyCommands::expiretime);
+        d("pexpiretime", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "7.0.0",
+                "Get the expiration Unix timestamp for a key in milliseconds", KeyCommands::pexpiretime);
+        d("persist", 2, true, 1, 1, 1, List.of("write", "fast"), "generic", "2.2.0",
+                "Remove the expiration from a key", KeyCommands::persist);
+        d("keys", 2, false, 0, 0, 0, List.of("readonly"), "generic", "1.0.0",
+                "Find all keys matching the given pattern", KeyCommands::keys);
+        d("scan", -2, false, 0, 0, 0, List.of("readonly"), "generic", "2.8.0",
+                "Incrementally iterate the keys space", KeyCommands::scan);
+        d("randomkey", 1, false, 0, 0, 0, List.of("readonly"), "generic", "1.0.0",
+                "Return a random key from the keyspace", KeyCommands::randomkey);
+        d("rename", 3, true, 1, 2, 1, List.of("write"), "generic", "1.0.0",
+                "Rename a key", KeyCommands::rename);
+        d("renamenx", 3, true, 1, 2, 1, List.of("write", "fast"), "generic", "1.0.0",
+                "Rename a key, only if the new key does not exist", KeyCommands::renamenx);
+        d("dbsize", 1, false, 0, 0, 0, List.of("readonly", "fast"), "server", "1.0.0",
+                "Return the number of keys in the selected database", KeyCommands::dbsize);
+        d("flushdb", -1, true, 0, 0, 0, List.of("write"), "server", "1.0.0",
+                "Remove all keys from the current database", KeyCommands::flush);
+        d("flushall", -1, true, 0, 0, 0, List.of("write"), "server", "1.0.0",
+                "Remove all keys from all databases", KeyCommands::flush);
+        // hashes
+        d("hset", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
+                "Set the string value of a hash field", HashCommands::hset);
+        d("hsetnx", 4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
+                "Set the value of a hash field, only if the field does not exist", HashCommands::hsetnx);
+        d("hget", 3, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "2.0.0",
+                "Get the value of a hash field", HashCommands::hget);
+        d("hmget", -3, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "2.0.0",
+                "Get the values of all the given hash fields", HashCommands::hmget);
+        d("hdel", -3, true, 1, 1, 1, List.of("write", "fast"), "hash", "2.0.0",
+                "Delete one or more hash fields", HashCommands::hdel);
+        d("hgetall", 2, false, 1, 1, 1, List.of("readonly"), "hash", "2.0.0",
+                "Get all the fields and values in a hash", HashCommands::hgetall);
+        d("hkeys", 2, false, 1, 1, 1, List.of("readonly"), "hash", "2.0.0",
+                "Get all the fields in a hash", HashCommands::hkeys);
+        d("hvals", 2, false, 1, 1, 1, List.of("readonly"), "hash", "2.0.0",
+                "Get all the values in a hash", HashCommands::hvals);
+        d("hlen", 2, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "2.0.0",
+                "Get the number of fields in a hash", HashCommands::hlen);
+        d("hexists", 3, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "2.0.0",
+                "Determine if a hash field exists", HashCommands::hexists);
+        d("hincrby", 4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
+                "Increment the integer value of a hash field by the given number", HashCommands::hincrby);
+        d("hincrbyfloat", 4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.6.0",
+                "Increment the float value of a hash field by the given amount", HashCommands::hincrbyfloat);
+        d("hstrlen", 3, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "3.2.0",
+                "Get the length of the value of a hash field", HashCommands::hstrlen);
+        d("hscan", -3, false, 1, 1, 1, List.of("readonly"), "hash", "2.8.0",
+                "Incrementally iterate hash fields and associated values", HashCommands::hscan);
+    }
+
+    private Commands() {
+    }
+
+    private static void d(String name, int arity, boolean write, int firstKey, int lastKey, int keyStep,
+            List<String> flags, String group, String since, String summary, Handler handler) {
+        CommandDescriptor descriptor = new CommandDescriptor(name, arity, write, firstKey, lastKey, keyStep, flags,
+                group, since, summary);
+        TABLE.put(name, new Spec(descriptor, handler));
+        DESCRIPTORS.add(descriptor);
+    }
+
+    static Collection<CommandDescriptor> descriptors() {
+        return Collections.unmodifiableList(DESCRIPTORS);
+    }
+
+    static Spec find(String lowerCaseName) {
+        return TABLE.get(lowerCaseName);
+    }
+
+    /** The command of {@code args}, or IllegalArgumentException: unknown commands are the server's to answer. */
+    static Spec of(byte[][] args) {
+        if (args == null || args.length == 0) {
+            throw new IllegalArgumentException("empty command");
+        }
+        Spec spec = TABLE.get(Args.lower(args[0]));
+        if (spec == null) {
+            throw new IllegalArgumentException("unknown keyspace command '" + Args.text(args[0]) + "'");
+        }
+        return spec;
+    }
+}

@@ -1,0 +1,111 @@
+package tandem.store;
+
+/**
+ * Redis' glob matching ({@code stringmatchlen}) over bytes: {@code *}, {@code ?}, {@code [abc]}, {@code [^a-z]}
+ * and {@code \} escapes. The logic is {@code tandem.server.command.Glob}'s (not exported), on bytes instead of
+ * chars: bytes compare as C's signed {@code char}, and case folding is ASCII only, as C's {@code tolower}.
+ */
+final class Glob {
+
+    private Glob() {
+    }
+
+    static boolean matches(byte[] pattern, byte[] string, boolean nocase) {
+        if (string.length == 0) {
+            return pattern.length == 0; // stringmatchlen's loop never runs: not even "*" matches ""
+        }
+        return match(pattern, 0, string, 0, nocase);
+    }
+
+    /** True for the pattern {@code *}, which KEYS and SCAN treat as "everything" without matching. */
+    static boolean isMatchAll(byte[] pattern) {
+        return pattern.length == 1 && pattern[0] == '*';
+    }
+
+    private static boolean match(byte[] p, int pi, byte[] s, int si, boolean nocase) {
+        while (pi < p.length) {
+            byte pc = p[pi];
+            switch (pc) {
+                case '*' -> {
+                    while (pi + 1 < p.length && p[pi + 1] == '*') {
+                        pi++;
+                    }
+                    if (pi + 1 == p.length) {
+                        return true;
+                    }
+                    for (int k = si; k <= s.length; k++) {
+                        if (match(p, pi + 1, s, k, nocase)) {
+                            return true;
+                        }
+                    }
+                    return false;
+                }
+                case '?' -> {
+                    if (si >= s.length) {
+                        return false;
+                    }
+                    si++;
+                }
+                case '[' -> {
+                    if (si >= s.length) {
+                        return false;
+                    }
+                    pi++;
+                    boolean not = pi < p.length && p[pi] == '^';
+                    if (not) {
+                        pi++;
+                    }
+                    boolean found = false;
+                    byte c = fold(s[si], nocase);
+                    while (pi < p.length && p[pi] != ']') {
+                        if (p[pi] == '\\' && pi + 1 < p.length) {
+                            pi++;
+                            found |= p[pi] == s[si]; // Redis compares an escape exactly
+                        } else if (pi + 2 < p.length && p[pi + 1] == '-') {
+                            byte lo = p[pi];
+                            byte hi = p[pi + 2];
+                            if (lo > hi) { // Redis swaps the raw bounds, then lowers them
+                                byte t = lo;
+                                lo = hi;
+                                hi = t;
+                            }
+                            found |= c >= fold(lo, nocase) && c <= fold(hi, nocase);
+                            pi += 2;
+                        } else {
+                            found |= fold(p[pi], nocase) == c;
+                        }
+                        pi++;
+                    }
+                    if (pi >= p.length) {
+                        pi--; // an unterminated class ends the pattern, as in Redis
+                    }
+                    if (found == not) {
+                        return false;
+                    }
+                    si++;
+                }
+                case '\\' -> {
+                    if (pi + 1 < p.length) {
+                        pi++;
+                    }
+                    if (si >= s.length || fold(p[pi], nocase) != fold(s[si], nocase)) {
+                        return false;
+                    }
+                    si++;
+                }
+                default -> {
+                    if (si >= s.length || fold(pc, nocase) != fold(s[si], nocase)) {
+                        return false;
+                    }
+                    si++;
+                }
+            }
+            pi++;
+        }
+        return si == s.length;
+    }
+
+    private static byte fold(byte c, boolean nocase) {
+        return nocase && c >= 'A' && c <= 'Z' ? (byte) (c + ('a' - 'A')) : c;
+    }
+}

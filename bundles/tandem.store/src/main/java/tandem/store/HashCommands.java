@@ -1,0 +1,219 @@
+package tandem.store;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+
+import tandem.api.store.Reply;
+import tandem.store.KeyCommands.ScanOptions;
+import tandem.store.ScanCursors.Position;
+import tandem.store.Tx.Rec;
+
+/**
+ * The hash commands, with Redis 7.0's argument checks, replies and error texts. Fields are returned in field byte
+ * order (Redis returns them in insertion or hash order: clients must not rely on either). Deleting the last field
+ * of a hash deletes the key.
+ */
+final class HashCommands {
+
+    /** Redis' {@code hash-max-listpack-entries}: a hash this small is scanned in one HSCAN call, cursor 0. */
+    static final int SMALL_HASH = 128;
+
+    private HashCommands() {
+    }
+
+    static void hset(Tx tx, byte[][] a, Reply r) {
+        if (a.length % 2 == 1) {
+            throw CommandError.arity("hset");
+        }
+        Rec old = tx.hash(a[1]);
+        long count = old == null ? 0 : old.fieldCount();
+        long added = 0;
+        for (int i = 2; i < a.length; i += 2) {
+            if (tx.field(a[1], a[i]) == null) {
+                added++;
+            }
+            tx.putField(a[1], a[i], a[i + 1]);
+        }
+        tx.putHash(a[1], old, count + added);
+        r.integer(added);
+    }
+
+    static void hsetnx(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.hash(a[1]);
+        if (old != null && tx.field(a[1], a[2]) != null) {
+            r.integer(0);
+            return;
+        }
+        tx.putField(a[1], a[2], a[3]);
+        tx.putHash(a[1], old, (old == null ? 0 : old.fieldCount()) + 1);
+        r.integer(1);
+    }
+
+    static void hget(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.hash(a[1]);
+        byte[] v = rec == null ? null : tx.field(a[1], a[2]);
+        if (v == null) {
+            r.nullBulk();
+        } else {
+            r.bulk(v);
+        }
+    }
+
+    static void hmget(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.hash(a[1]);
+        r.array(a.length - 2);
+        for (int i = 2; i < a.length; i++) {
+            byte[] v = rec == null ? null : tx.field(a[1], a[i]);
+            if (v == null) {
+                r.nullBulk();
+            } else {
+                r.bulk(v);
+            }
+        }
+    }
+
+    static void hdel(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.hash(a[1]);
+        if (old == null) {
+            r.integer(0);
+            return;
+        }
+        long removed = 0;
+        for (int i = 2; i < a.length; i++) {
+            if (tx.field(a[1], a[i]) != null) {
+                tx.deleteField(a[1], a[i]);
+                removed++;
+            }
+        }
+        if (removed > 0) {
+            tx.putHash(a[1], old, old.fieldCount() - removed);
+        }
+        r.integer(removed);
+    }
+
+    static void hgetall(Tx tx, byte[][] a, Reply r) {
+        List<byte[][]> fields = all(tx, a[1]);
+        r.array(fields.size() * 2);
+        for (byte[][] pair : fields) {
+            r.bulk(pair[0]);
+            r.bulk(pair[1]);
+        }
+    }
+
+    static void hkeys(Tx tx, byte[][] a, Reply r) {
+        List<byte[][]> fields = all(tx, a[1]);
+        r.array(fields.size());
+        fields.forEach(pair -> r.bulk(pair[0]));
+    }
+
+    static void hvals(Tx tx, byte[][] a, Reply r) {
+        List<byte[][]> fields = all(tx, a[1]);
+        r.array(fields.size());
+        fields.forEach(pair -> r.bulk(pair[1]));
+    }
+
+    private static List<byte[][]> all(Tx tx, byte[] key) {
+        Rec rec = tx.hash(key);
+        return rec == null ? List.of() : tx.fields(key);
+    }
+
+    static void hlen(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.hash(a[1]);
+        r.integer(rec == null ? 0 : rec.fieldCount());
+    }
+
+    static void hexists(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.hash(a[1]);
+        r.integer(rec != null && tx.field(a[1], a[2]) != null ? 1 : 0);
+    }
+
+    static void hstrlen(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.hash(a[1]);
+        byte[] v = rec == null ? null : tx.field(a[1], a[2]);
+        r.integer(v == null ? 0 : v.length);
+    }
+
+    static void hincrby(Tx tx, byte[][] a, Reply r) {
+        long by = Numbers.parseLong(a[3]);
+        Rec old = tx.hash(a[1]);
+        byte[] current = old == null ? null : tx.field(a[1], a[2]);
+        long value = current == null ? 0 : Numbers.parseLong(current, "ERR hash value is not an integer");
+        if ((by < 0 && value < 0 && by < Long.MIN_VALUE - value)
+                || (by > 0 && value > 0 && by > Long.MAX_VALUE - value)) {
+            throw new CommandError(CommandError.OVERFLOW);
+        }
+        long result = value + by;
+        tx.putField(a[1], a[2], Numbers.bytes(result));
+        if (current == null) {
+            tx.putHash(a[1], old, (old == null ? 0 : old.fieldCount()) + 1);
+        }
+        r.integer(result);
+    }
+
+    static void hincrbyfloat(Tx tx, byte[][] a, Reply r) {
+        BigDecimal by = Numbers.parseLongDouble(a[3], CommandError.NOT_FLOAT);
+        if (by == null) {
+            throw new CommandError("ERR value is NaN or Infinity");
+        }
+        Rec old = tx.hash(a[1]);
+        byte[] current = old == null ? null : tx.field(a[1], a[2]);
+        BigDecimal value = current == null ? BigDecimal.ZERO
+                : Numbers.parseLongDouble(current, "ERR hash value is not a float");
+        BigDecimal sum = Numbers.add(value, by);
+        if (sum == null) {
+            throw new CommandError(CommandError.NAN_OR_INFINITY);
+        }
+        byte[] text = Numbers.formatLongDouble(sum);
+        tx.putField(a[1], a[2], text);
+        if (current == null) {
+            tx.putHash(a[1], old, (old == null ? 0 : old.fieldCount()) + 1);
+        }
+        r.bulk(text);
+    }
+
+    /**
+     * HSCAN: a hash of at most {@value #SMALL_HASH} fields comes whole in one reply with cursor 0, as Redis does for
+     * a listpack-encoded hash; a larger one is iterated COUNT fields at a time in field byte order, with cursors as
+     * SCAN's.
+     */
+    static void hscan(Tx tx, byte[][] a, Reply r) {
+        long cursor = Args.cursor(a[2]);
+        Rec rec = tx.hash(a[1]);
+        if (rec == null) {
+            r.array(2);
+            r.bulk(Args.ascii("0"));
+            r.array(0);
+            return;
+        }
+        ScanOptions o = KeyCommands.scanOptions(a, 3, false);
+        List<byte[][]> page;
+        long next = 0;
+        if (rec.fieldCount() <= SMALL_HASH) {
+            page = tx.fields(a[1]);
+        } else {
+            Position from = tx.cursors.find(cursor);
+            byte[] after = from != null && from.hashKey() != null && java.util.Arrays.equals(from.hashKey(), a[1])
+                    ? from.last() : null;
+            int count = (int) Math.min(o.count(), Integer.MAX_VALUE - 1);
+            page = tx.fieldsAfter(a[1], after, count + 1);
+            if (page.size() > count) {
+                page = page.subList(0, count);
+                next = tx.cursors.remember(new Position(a[1], page.get(count - 1)[0]));
+            }
+        }
+        List<byte[][]> out = new ArrayList<>();
+        for (byte[][] pair : page) {
+            if (o.matches(pair[0])) {
+                out.add(pair);
+            }
+        }
+        r.array(2);
+        r.bulk(Args.ascii(Long.toUnsignedString(next)));
+        r.array(out.size() * 2);
+        for (byte[][] pair : out) {
+            r.bulk(pair[0]);
+            r.bulk(pair[1]);
+        }
+    }
+}

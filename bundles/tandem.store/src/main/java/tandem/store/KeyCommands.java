@@ -1,0 +1,380 @@
+package tandem.store;
+
+import static tandem.store.Tx.NO_EXPIRY;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import org.rocksdb.RocksIterator;
+
+import tandem.api.store.Reply;
+import tandem.store.ScanCursors.Position;
+import tandem.store.Tx.Rec;
+
+/** The generic and server commands over keys, with Redis 7.0's argument checks, replies and error texts. */
+final class KeyCommands {
+
+    private static final int EXPIRE_NX = 1;
+    private static final int EXPIRE_XX = 1 << 1;
+    private static final int EXPIRE_GT = 1 << 2;
+    private static final int EXPIRE_LT = 1 << 3;
+
+    private KeyCommands() {
+    }
+
+    static void del(Tx tx, byte[][] a, Reply r) {
+        long deleted = 0;
+        for (int i = 1; i < a.length; i++) {
+            Rec old = tx.lookup(a[i]);
+            if (old != null) {
+                tx.delete(a[i], old);
+                deleted++;
+            }
+        }
+        r.integer(deleted);
+    }
+
+    static void exists(Tx tx, byte[][] a, Reply r) {
+        long found = 0;
+        for (int i = 1; i < a.length; i++) {
+            if (tx.lookup(a[i]) != null) {
+                found++;
+            }
+        }
+        r.integer(found);
+    }
+
+    static void type(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.lookup(a[1]);
+        r.simple(rec == null ? "none" : typeName(rec));
+    }
+
+    static String typeName(Rec rec) {
+        return rec.isHash() ? "hash" : "string";
+    }
+
+    static void expire(Tx tx, byte[][] a, Reply r) {
+        expireGeneric(tx, a, tx.nowMs, true, "expire", r);
+    }
+
+    static void pexpire(Tx tx, byte[][] a, Reply r) {
+        expireGeneric(tx, a, tx.nowMs, false, "pexpire", r);
+    }
+
+    static void expireat(Tx tx, byte[][] a, Reply r) {
+        expireGeneric(tx, a, 0, true, "expireat", r);
+    }
+
+    static void pexpireat(Tx tx, byte[][] a, Reply r) {
+        expireGeneric(tx, a, 0, false, "pexpireat", r);
+    }
+
+    /** A port of {@code expireGenericCommand}: options, then the number, then the key. */
+    private static void expireGeneric(Tx tx, byte[][] a, long basetime, boolean seconds, String command, Reply r) {
+        int flags = 0;
+        for (int j = 3; j < a.length; j++) {
+            if (Args.is(a[j], "nx")) {
+                flags |= EXPIRE_NX;
+            } else if (Args.is(a[j], "xx")) {
+                flags |= EXPIRE_XX;
+            } else if (Args.is(a[j], "gt")) {
+                flags |= EXPIRE_GT;
+            } else if (Args.is(a[j], "lt")) {
+                flags |= EXPIRE_LT;
+            } else {
+                throw new CommandError("ERR Unsupported option " + Args.text(a[j]));
+            }
+        }
+        if ((flags & EXPIRE_NX) != 0 && (flags & (EXPIRE_XX | EXPIRE_GT | EXPIRE_LT)) != 0) {
+            throw new CommandError("ERR NX and XX, GT or LT options at the same time are not compatible");
+        }
+        if ((flags & EXPIRE_GT) != 0 && (flags & EXPIRE_LT) != 0) {
+            throw new CommandError("ERR GT and LT options at the same time are not compatible");
+        }
+        long when = Numbers.parseLong(a[2]);
+        if (seconds) {
+            if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) {
+                throw CommandError.expireTime(command);
+            }
+            when *= 1000;
+        }
+        if (when > Long.MAX_VALUE - basetime) {
+            throw CommandError.expireTime(command);
+        }
+        when += basetime;
+        Rec old = tx.lookup(a[1]);
+        if (old == null) {
+            r.integer(0);
+            return;
+        }
+        long current = old.expiryMs();
+        if ((flags & EXPIRE_NX) != 0 && current != NO_EXPIRY
+                || (flags & EXPIRE_XX) != 0 && current == NO_EXPIRY
+                || (flags & EXPIRE_GT) != 0 && (when <= current || current == NO_EXPIRY)
+                || (flags & EXPIRE_LT) != 0 && current != NO_EXPIRY && when >= current) {
+            r.integer(0);
+            return;
+        }
+        if (when <= tx.nowMs) {
+            tx.delete(a[1], old); // checkAlreadyExpired: the deadline has passed, the key goes now
+        } else {
+            tx.setExpiry(a[1], old, when);
+        }
+        r.integer(1);
+    }
+
+    static void ttl(Tx tx, byte[][] a, Reply r) {
+        ttlGeneric(tx, a, false, false, r);
+    }
+
+    static void pttl(Tx tx, byte[][] a, Reply r) {
+        ttlGeneric(tx, a, true, false, r);
+    }
+
+    static void expiretime(Tx tx, byte[][] a, Reply r) {
+        ttlGeneric(tx, a, false, true, r);
+    }
+
+    static void pexpiretime(Tx tx, byte[][] a, Reply r) {
+        ttlGeneric(tx, a, true, true, r);
+    }
+
+    private static void ttlGeneric(Tx tx, byte[][] a, boolean ms, boolean absolute, Reply r) {
+        Rec rec = tx.lookup(a[1]);
+        if (rec == null) {
+            r.integer(-2);
+            return;
+        }
+        if (!rec.hasExpiry()) {
+            r.integer(-1);
+            return;
+        }
+        long ttl = absolute ? rec.expiryMs() : rec.expiryMs() - tx.nowMs;
+        if (ttl < 0) {
+            ttl = 0;
+        }
+        r.integer(ms ? ttl : (ttl + 500) / 1000);
+    }
+
+    static void persist(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.lookup(a[1]);
+        if (old == null || !old.hasExpiry()) {
+            r.integer(0);
+            return;
+        }
+        tx.setExpiry(a[1], old, NO_EXPIRY);
+        r.integer(1);
+    }
+
+    static void keys(Tx tx, byte[][] a, Reply r) {
+        byte[] pattern = a[1];
+        boolean all = Glob.isMatchAll(pattern);
+        List<byte[]> out = new ArrayList<>();
+        try (RocksIterator it = tx.keyIterator()) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if ((all || Glob.matches(pattern, key, false)) && !Tx.decode(it.value()).expiredAt(tx.nowMs)) {
+                    out.add(key);
+                }
+            }
+        }
+        r.array(out.size());
+        out.forEach(r::bulk);
+    }
+
+    /** The COUNT / MATCH / TYPE options of SCAN and HSCAN ({@code scanGenericCommand}). */
+    record ScanOptions(long count, byte[] pattern, byte[] type) {
+
+        boolean matches(byte[] s) {
+            return pattern == null || Glob.matches(pattern, s, false);
+        }
+    }
+
+    static ScanOptions scanOptions(byte[][] a, int from, boolean keyspace) {
+        long count = 10;
+        byte[] pattern = null;
+        byte[] type = null;
+        int i = from;
+        while (i < a.length) {
+            int left = a.length - i;
+            if (Args.is(a[i], "count") && left >= 2) {
+                count = Numbers.parseLong(a[i + 1]);
+                if (count < 1) {
+                    throw new CommandError(CommandError.SYNTAX);
+                }
+                i += 2;
+            } else if (Args.is(a[i], "match") && left >= 2) {
+                pattern = Glob.isMatchAll(a[i + 1]) ? null : a[i + 1];
+                i += 2;
+            } else if (Args.is(a[i], "type") && keyspace && left >= 2) {
+                type = a[i + 1];
+                i += 2;
+            } else {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+        }
+        return new ScanOptions(count, pattern, type);
+    }
+
+    /**
+     * SCAN visits up to COUNT stored keys after the cursor's position, in key byte order, and returns those that
+     * are live and pass MATCH and TYPE (so, as in Redis, a reply may hold fewer than COUNT keys, or none, before
+     * the cursor comes back to 0). See {@link ScanCursors} for what a cursor stands for.
+     */
+    static void scan(Tx tx, byte[][] a, Reply r) {
+        long cursor = Args.cursor(a[1]);
+        ScanOptions o = scanOptions(a, 2, true);
+        Position from = tx.cursors.find(cursor);
+        if (from != null && from.hashKey() != null) {
+            from = null; // an HSCAN cursor: start over
+        }
+        List<byte[]> out = new ArrayList<>();
+        byte[] last = null;
+        boolean more;
+        try (RocksIterator it = tx.keyIterator()) {
+            seekAfter(it, from == null ? null : from.last());
+            long visited = 0;
+            while (it.isValid() && visited < o.count()) {
+                byte[] key = it.key();
+                Rec rec = Tx.decode(it.value());
+                last = key;
+                visited++;
+                if (!rec.expiredAt(tx.nowMs) && o.matches(key)
+                        && (o.type() == null || Args.is(o.type(), typeName(rec)))) {
+                    out.add(key);
+                }
+                it.next();
+            }
+            more = it.isValid();
+        }
+        long next = more ? tx.cursors.remember(new Position(null, last)) : 0;
+        r.array(2);
+        r.bulk(Args.ascii(Long.toUnsignedString(next)));
+        r.array(out.size());
+        out.forEach(r::bulk);
+    }
+
+    private static void seekAfter(RocksIterator it, byte[] last) {
+        if (last == null) {
+            it.seekToFirst();
+            return;
+        }
+        it.seek(last);
+        if (it.isValid() && Arrays.equals(it.key(), last)) {
+            it.next();
+        }
+    }
+
+    /**
+     * A live key chosen from the entry's time: a position drawn from a generator seeded with "now", then the first
+     * live key at or after it (wrapping around). Deterministic, so that a RANDOMKEY inside a transaction gives the
+     * same on every replica; not uniform (a key after a wide gap is chosen more often).
+     */
+    static void randomkey(Tx tx, byte[][] a, Reply r) {
+        byte[] target = new byte[8];
+        SplittableRandom random = new SplittableRandom(tx.nowMs);
+        for (int i = 0; i < target.length; i++) {
+            target[i] = (byte) random.nextInt(256);
+        }
+        try (RocksIterator it = tx.keyIterator()) {
+            it.seek(target);
+            byte[] found = firstLive(tx, it, null);
+            if (found == null) {
+                it.seekToFirst();
+                found = firstLive(tx, it, target);
+            }
+            if (found == null) {
+                r.nullBulk();
+            } else {
+                r.bulk(found);
+            }
+        }
+    }
+
+    private static byte[] firstLive(Tx tx, RocksIterator it, byte[] before) {
+        for (; it.isValid(); it.next()) {
+            byte[] key = it.key();
+            if (before != null && Arrays.compareUnsigned(key, before) >= 0) {
+                return null;
+            }
+            if (!Tx.decode(it.value()).expiredAt(tx.nowMs)) {
+                return key;
+            }
+        }
+        return null;
+    }
+
+    static void rename(Tx tx, byte[][] a, Reply r) {
+        renameGeneric(tx, a, false, r);
+    }
+
+    static void renamenx(Tx tx, byte[][] a, Reply r) {
+        renameGeneric(tx, a, true, r);
+    }
+
+    private static void renameGeneric(Tx tx, byte[][] a, boolean nx, Reply r) {
+        byte[] src = a[1];
+        byte[] dst = a[2];
+        Rec from = tx.lookup(src);
+        if (from == null) {
+            throw new CommandError("ERR no such key");
+        }
+        if (Arrays.equals(src, dst)) {
+            if (nx) {
+                r.integer(0);
+            } else {
+                r.simple("OK");
+            }
+            return;
+        }
+        Rec to = tx.lookup(dst);
+        if (to != null) {
+            if (nx) {
+                r.integer(0);
+                return;
+            }
+            tx.delete(dst, to);
+        }
+        if (from.isHash()) {
+            List<byte[][]> fields = tx.fields(src);
+            for (byte[][] pair : fields) {
+                tx.putField(dst, pair[0], pair[1]);
+            }
+            tx.putHash(dst, null, fields.size(), from.expiryMs());
+        } else {
+            tx.putString(dst, null, from.value(), from.expiryMs());
+        }
+        tx.delete(src, from);
+        if (nx) {
+            r.integer(1);
+        } else {
+            r.simple("OK");
+        }
+    }
+
+    /** DBSIZE counts the stored keys, expired ones not yet removed by a Tick included, as Redis counts its dict. */
+    static void dbsize(Tx tx, byte[][] a, Reply r) {
+        r.integer(tx.storedKeys());
+    }
+
+    /** FLUSHDB and FLUSHALL [ASYNC|SYNC]: one database, so both delete every key, in the apply's batch. */
+    static void flush(Tx tx, byte[][] a, Reply r) {
+        if (a.length > 2 || a.length == 2 && !Args.is(a[1], "sync") && !Args.is(a[1], "async")) {
+            throw new CommandError(CommandError.SYNTAX);
+        }
+        List<byte[]> keys = new ArrayList<>();
+        List<Rec> recs = new ArrayList<>();
+        try (RocksIterator it = tx.keyIterator()) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                keys.add(it.key());
+                recs.add(Tx.decode(it.value()));
+            }
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            tx.delete(keys.get(i), recs.get(i));
+        }
+        r.simple("OK");
+    }
+}

@@ -1,0 +1,505 @@
+package tandem.store;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.stream.Stream;
+
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Snapshot;
+import org.rocksdb.WriteOptions;
+
+import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Keyspace;
+import tandem.api.store.Reply;
+import tandem.api.store.StoreStatus;
+import tandem.store.Commands.Spec;
+import tandem.store.Tx.Rec;
+
+/**
+ * The keyspace over one RocksDB database.
+ *
+ * <h2>Layout</h2>
+ * One database, {@code atomic_flush = true}, these column families (RocksDB's {@code default} stays empty):
+ * <pre>
+ * keys       user key                              -&gt; [type u8][expiry_ms i64 BE, -1 = none][payload]
+ *                                                     string (type 0): payload = the value's bytes
+ *                                                     hash   (type 4): payload = [field_count u64 BE]
+ * fields     [key_len u32 BE][user key][field]     -&gt; field value
+ * deadlines  [deadline_ms u64 BE][user key]        -&gt; empty   (one entry per key with an expiry: deadline order)
+ * meta       "applied"                             -&gt; [applied_sequence u64 BE][keys u64 BE][keys_with_expiry u64 BE]
+ * </pre>
+ * Types are Redis' object type codes. A stored deadline is always positive (commands refuse or delete the rest).
+ *
+ * <h2>Durability</h2>
+ * Every apply writes its effects and the {@code meta} record in one {@code WriteBatch}, so the applied sequence
+ * on disk is always exactly the state on disk. RocksDB's WAL is off because the journal is the log; what a crash
+ * keeps is what was flushed, and atomic flush makes that a consistent cut across the column families, the
+ * applied sequence included. {@link #flush()} records the applied sequence captured just before a successful
+ * flush as {@link StoreStatus#flushedSequence()}: conservative, never ahead of what is on disk.
+ *
+ * <h2>Time</h2>
+ * Deadlines are milliseconds since the epoch (Redis' precision), "now" is the entry's timestamp / 1,000,000. A
+ * key is expired iff {@code deadline_ms <= now_ms}; Redis' lazy expiry tests {@code now > deadline}, so at the
+ * exact millisecond of its deadline a key reads as absent here and present in Redis (a documented departure; both
+ * agree one millisecond either side, and Redis' own EXPIRE/GETEX treat {@code deadline <= now} as already expired).
+ *
+ * <h2>Threads</h2>
+ * The Keyspace methods are called by one logic thread; {@link #digest()}, {@link #status()} and {@link #flush()}
+ * may run on others. A read-write lock keeps {@link #close()} from releasing RocksDB under any of them.
+ */
+final class RocksKeyspace implements Keyspace, AutoCloseable {
+
+    private static final byte[] APPLIED = "applied".getBytes(StandardCharsets.US_ASCII);
+    private static final List<String> FAMILIES = List.of("keys", "fields", "deadlines", "meta");
+
+    private final Path directory;
+    private final DBOptions dbOptions;
+    private final ColumnFamilyOptions cfOptions;
+    private final List<ColumnFamilyHandle> handles;
+    private final RocksDB db;
+    private final ColumnFamilyHandle keys;
+    private final ColumnFamilyHandle fields;
+    private final ColumnFamilyHandle deadlines;
+    private final ColumnFamilyHandle meta;
+    private final WriteOptions writeOptions;
+    private final ReadOptions readOptions;
+    private final FlushOptions flushOptions;
+    private final ScanCursors cursors;
+    private final Tx tx;
+    private final ReentrantReadWriteLock life = new ReentrantReadWriteLock();
+    private final Object flushLock = new Object();
+
+    private volatile int expireKeysPerTick;
+    private volatile long appliedSequence;
+    private volatile long flushedSequence;
+    private volatile long keyCount;
+    private volatile long expiringCount;
+    private volatile boolean closed;
+    /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
+    private long nextDeadlineMs;
+    private boolean deadlineKnown;
+
+    private RocksKeyspace(Path directory, int expireKeysPerTick, int scanCursors) throws RocksDBException {
+        this.directory = directory;
+        this.expireKeysPerTick = expireKeysPerTick;
+        this.dbOptions = new DBOptions()
+                .setCreateIfMissing(true)
+                .setCreateMissingColumnFamilies(true)
+                .setAtomicFlush(true);
+        this.cfOptions = new ColumnFamilyOptions();
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
+        for (String name : FAMILIES) {
+            descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.US_ASCII), cfOptions));
+        }
+        this.handles = new ArrayList<>();
+        RocksDB opened;
+        try {
+            opened = RocksDB.open(dbOptions, directory.toString(), descriptors, handles);
+        } catch (RocksDBException e) {
+            cfOptions.close();
+            dbOptions.close();
+            throw e;
+        }
+        this.db = opened;
+        this.keys = handles.get(1);
+        this.fields = handles.get(2);
+        this.deadlines = handles.get(3);
+        this.meta = handles.get(4);
+        // The WAL is off on every write because the journal is the log: restart opens RocksDB and replays the
+        // journal after the applied sequence found in meta, so a second log would only double every write. Atomic
+        // flush keeps the column families and the applied sequence (written in the same batch as the effects)
+        // consistent in what survives a crash.
+        this.writeOptions = new WriteOptions().setDisableWAL(true);
+        this.readOptions = new ReadOptions();
+        this.flushOptions = new FlushOptions().setWaitForFlush(true);
+        this.cursors = new ScanCursors(scanCursors);
+        this.tx = new Tx(db, keys, fields, deadlines, readOptions, cursors);
+        byte[] m = db.get(meta, APPLIED);
+        if (m != null) {
+            ByteBuffer b = ByteBuffer.wrap(m);
+            appliedSequence = b.getLong();
+            keyCount = b.getLong();
+            expiringCount = b.getLong();
+        }
+        flushedSequence = appliedSequence; // without a WAL, whatever a reopened database holds was flushed
+    }
+
+    /** Opens (creating when missing) the store in {@code directory}. */
+    static RocksKeyspace open(Path directory, int expireKeysPerTick, int scanCursors) {
+        RocksDB.loadLibrary();
+        try {
+            Files.createDirectories(directory);
+            return new RocksKeyspace(directory, expireKeysPerTick, scanCursors);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the store directory " + directory, e);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("cannot open RocksDB in " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    void expireKeysPerTick(int n) {
+        this.expireKeysPerTick = n;
+    }
+
+    void scanCursors(int n) {
+        cursors.capacity(n);
+    }
+
+    // ---------------------------------------------------------------- Keyspace
+
+    @Override
+    public Collection<CommandDescriptor> commands() {
+        return Commands.descriptors();
+    }
+
+    @Override
+    public CommandDescriptor describe(String lowerCaseName) {
+        Spec spec = Commands.find(lowerCaseName);
+        return spec == null ? null : spec.descriptor();
+    }
+
+    @Override
+    public void apply(long sequence, long timestampNs, byte[][] args, Reply reply) {
+        Spec spec = Commands.of(args);
+        Lock lock = enter();
+        try {
+            begin(sequence, timestampNs);
+            run(spec, args, reply);
+            commit(sequence);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void applyTransaction(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
+        List<Spec> specs = new ArrayList<>(commands.size());
+        for (byte[][] c : commands) {
+            specs.add(Commands.of(c)); // all known before anything runs
+        }
+        Lock lock = enter();
+        try {
+            begin(sequence, timestampNs);
+            reply.array(commands.size());
+            for (int i = 0; i < specs.size(); i++) {
+                run(specs.get(i), commands.get(i), reply);
+            }
+            commit(sequence);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void tick(long sequence, long timestampNs) {
+        Lock lock = enter();
+        try {
+            begin(sequence, timestampNs);
+            tx.mutating = true;
+            int limit = expireKeysPerTick;
+            List<byte[]> due = new ArrayList<>();
+            try (RocksIterator it = db.newIterator(deadlines, readOptions)) {
+                for (it.seekToFirst(); it.isValid() && due.size() < limit; it.next()) {
+                    byte[] k = it.key();
+                    if (ByteBuffer.wrap(k).getLong() > tx.nowMs) {
+                        break;
+                    }
+                    due.add(k);
+                }
+            }
+            for (byte[] entry : due) {
+                long deadline = ByteBuffer.wrap(entry).getLong();
+                byte[] key = java.util.Arrays.copyOfRange(entry, 8, entry.length);
+                Rec rec = tx.raw(key);
+                if (rec != null && rec.expiryMs() == deadline) {
+                    tx.delete(key, rec);
+                }
+            }
+            commit(sequence);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void advance(long sequence) {
+        Lock lock = enter();
+        try {
+            begin(sequence, 0);
+            commit(sequence);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void read(long nowNs, byte[][] args, Reply reply) {
+        Spec spec = Commands.of(args);
+        if (spec.descriptor().write()) {
+            throw new IllegalArgumentException("'" + spec.descriptor().name() + "' writes: it must be applied");
+        }
+        Lock lock = enter();
+        try {
+            tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
+            try {
+                run(spec, args, reply);
+            } finally {
+                tx.batch.clear(); // a read writes nothing
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long appliedSequence() {
+        return appliedSequence;
+    }
+
+    @Override
+    public long nextDeadlineNs() {
+        Lock lock = enter();
+        try {
+            if (!deadlineKnown) {
+                try (RocksIterator it = db.newIterator(deadlines, readOptions)) {
+                    it.seekToFirst();
+                    nextDeadlineMs = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
+                }
+                deadlineKnown = true;
+            }
+            long ms = nextDeadlineMs;
+            return ms > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : ms * 1_000_000L;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * SHA-256 over the stored user keyspace, from one RocksDB snapshot, with no filtering by time (a key past its
+     * deadline that no Tick has removed yet is included) and no internal record (not the applied sequence).
+     * The bytes hashed are, for each key in unsigned byte order of the key:
+     * <pre>
+     * [key_len u32 BE][key][type u8]
+     *   type 0 (string): [value_len u32 BE][value]
+     *   type 4 (hash):   [field_count u32 BE] then per field, in unsigned byte order of the field:
+     *                    [field_len u32 BE][field][value_len u32 BE][value]
+     * [expiry_ms i64 BE]   (absolute, milliseconds since the epoch; -1 without an expiry)
+     * </pre>
+     */
+    @Override
+    public byte[] digest() {
+        Lock lock = enter();
+        Snapshot snapshot = db.getSnapshot();
+        try (ReadOptions at = new ReadOptions().setSnapshot(snapshot);
+                RocksIterator it = db.newIterator(keys, at);
+                RocksIterator fieldIt = db.newIterator(fields, at)) {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                Rec rec = Tx.decode(it.value());
+                sha.update(u32(key.length));
+                sha.update(key);
+                sha.update(rec.type());
+                if (rec.isHash()) {
+                    List<byte[][]> pairs = new ArrayList<>();
+                    byte[] prefix = Tx.fieldPrefix(key);
+                    for (fieldIt.seek(prefix); fieldIt.isValid(); fieldIt.next()) {
+                        byte[] k = fieldIt.key();
+                        if (!Tx.startsWith(k, prefix)) {
+                            break;
+                        }
+                        pairs.add(new byte[][] {java.util.Arrays.copyOfRange(k, prefix.length, k.length),
+                                fieldIt.value()});
+                    }
+                    sha.update(u32(pairs.size()));
+                    for (byte[][] pair : pairs) {
+                        sha.update(u32(pair[0].length));
+                        sha.update(pair[0]);
+                        sha.update(u32(pair[1].length));
+                        sha.update(pair[1]);
+                    }
+                } else {
+                    sha.update(u32(rec.value().length));
+                    sha.update(rec.value());
+                }
+                sha.update(ByteBuffer.allocate(8).putLong(rec.expiryMs()).array());
+            }
+            return sha.digest();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is not available", e);
+        } finally {
+            db.releaseSnapshot(snapshot);
+            lock.unlock();
+        }
+    }
+
+    private static byte[] u32(int n) {
+        return ByteBuffer.allocate(4).putInt(n).array();
+    }
+
+    @Override
+    public StoreStatus status() {
+        long bytes;
+        try (Stream<Path> files = Files.list(directory)) {
+            bytes = files.filter(Files::isRegularFile).mapToLong(p -> {
+                try {
+                    return Files.size(p);
+                } catch (IOException e) {
+                    return 0; // a file compaction just removed
+                }
+            }).sum();
+        } catch (IOException e) {
+            bytes = -1;
+        }
+        return new StoreStatus(directory.toString(), appliedSequence, flushedSequence, keyCount, expiringCount,
+                bytes);
+    }
+
+    // ---------------------------------------------------------------- flush and close
+
+    /**
+     * Flushes every column family (atomically) and waits; then records the applied sequence captured before the
+     * flush started as flushed. Safe on any thread, concurrently with apply.
+     *
+     * @return the flushed sequence
+     */
+    long flush() {
+        Lock lock = enter();
+        try {
+            synchronized (flushLock) {
+                long captured = appliedSequence;
+                if (captured == flushedSequence) {
+                    return captured;
+                }
+                try {
+                    db.flush(flushOptions, handles);
+                } catch (RocksDBException e) {
+                    throw new IllegalStateException("RocksDB flush failed: " + e.getMessage(), e);
+                }
+                flushedSequence = captured;
+                return captured;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** For tests: the apply view (its batch is empty between applies). */
+    Tx tx() {
+        return tx;
+    }
+
+    long flushedSequence() {
+        return flushedSequence;
+    }
+
+    /** Flushes, then releases RocksDB and every RocksObject. Idempotent. */
+    @Override
+    public void close() {
+        Lock lock = life.writeLock();
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            try {
+                db.flush(flushOptions, handles);
+                flushedSequence = appliedSequence;
+            } catch (RocksDBException e) {
+                System.getLogger("tandem.store").log(System.Logger.Level.ERROR,
+                        "flush at close failed, the journal replay will restore the rest: {0}", e.getMessage());
+            }
+            closed = true;
+            tx.batch.close();
+            for (ColumnFamilyHandle h : handles) {
+                h.close();
+            }
+            db.close();
+            writeOptions.close();
+            readOptions.close();
+            flushOptions.close();
+            cfOptions.close();
+            dbOptions.close();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- apply machinery
+
+    private Lock enter() {
+        Lock lock = life.readLock();
+        lock.lock();
+        if (closed) {
+            lock.unlock();
+            throw new IllegalStateException("the store in " + directory + " is closed");
+        }
+        return lock;
+    }
+
+    private void begin(long sequence, long timestampNs) {
+        if (sequence <= appliedSequence) {
+            throw new IllegalArgumentException(
+                    "sequence " + sequence + " is not after the applied sequence " + appliedSequence);
+        }
+        tx.begin(Math.floorDiv(timestampNs, 1_000_000L), keyCount);
+    }
+
+    private void run(Spec spec, byte[][] args, Reply reply) {
+        CommandDescriptor d = spec.descriptor();
+        tx.mutating = d.write();
+        if (d.arity() > 0 ? args.length != d.arity() : args.length < -d.arity()) {
+            reply.error("ERR wrong number of arguments for '" + d.name() + "' command");
+            return;
+        }
+        try {
+            spec.handler().run(tx, args, reply);
+        } catch (CommandError e) {
+            reply.error(e.getMessage());
+        } catch (RuntimeException e) {
+            tx.batch.clear();
+            throw e;
+        }
+    }
+
+    /** Writes the batch with the applied sequence and the key counters, WAL off, and publishes the new state. */
+    private void commit(long sequence) {
+        long newKeys = keyCount + tx.keyDelta;
+        long newExpiring = expiringCount + tx.expiringDelta;
+        try {
+            tx.batch.put(meta, APPLIED,
+                    ByteBuffer.allocate(24).putLong(sequence).putLong(newKeys).putLong(newExpiring).array());
+            db.write(writeOptions, tx.batch);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB write of sequence " + sequence + " failed: " + e.getMessage(), e);
+        } finally {
+            tx.batch.clear();
+        }
+        keyCount = newKeys;
+        expiringCount = newExpiring;
+        if (tx.deadlinesTouched) {
+            deadlineKnown = false;
+        }
+        appliedSequence = sequence;
+    }
+}

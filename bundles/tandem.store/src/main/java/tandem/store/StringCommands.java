@@ -1,0 +1,347 @@
+package tandem.store;
+
+import static tandem.store.Tx.NO_EXPIRY;
+
+import java.math.BigDecimal;
+import java.util.Arrays;
+
+import tandem.api.store.Reply;
+import tandem.store.Tx.Rec;
+
+/** The string commands, with Redis 7.0's argument checks, replies and error texts. */
+final class StringCommands {
+
+    /** Redis' default {@code proto-max-bulk-len}: the largest string APPEND and SETRANGE may build. */
+    static final long MAX_STRING = 512L * 1024 * 1024;
+
+    // the flags of Redis' parseExtendedStringArgumentsOrReply
+    private static final int NX = 1;
+    private static final int XX = 1 << 1;
+    private static final int GET = 1 << 2;
+    private static final int KEEPTTL = 1 << 3;
+    private static final int PERSIST = 1 << 4;
+    private static final int EX = 1 << 5;
+    private static final int PX = 1 << 6;
+    private static final int EXAT = 1 << 7;
+    private static final int PXAT = 1 << 8;
+    private static final int ANY_EXPIRE = EX | PX | EXAT | PXAT;
+
+    private StringCommands() {
+    }
+
+    /** The options of SET (from index 3) or GETEX (from index 2), and the expire argument when one was given. */
+    private record Options(int flags, byte[] expire) {
+
+        boolean has(int flag) {
+            return (flags & flag) != 0;
+        }
+    }
+
+    /** A port of {@code parseExtendedStringArgumentsOrReply}: the same accepted combinations, in the same order. */
+    private static Options options(byte[][] a, boolean set) {
+        int flags = 0;
+        byte[] expire = null;
+        for (int j = set ? 3 : 2; j < a.length; j++) {
+            byte[] opt = a[j];
+            boolean hasNext = j < a.length - 1;
+            if (Args.is(opt, "nx") && (flags & XX) == 0 && set) {
+                flags |= NX;
+            } else if (Args.is(opt, "xx") && (flags & NX) == 0 && set) {
+                flags |= XX;
+            } else if (Args.is(opt, "get") && set) {
+                flags |= GET;
+            } else if (Args.is(opt, "keepttl") && (flags & (PERSIST | ANY_EXPIRE)) == 0 && set) {
+                flags |= KEEPTTL;
+            } else if (Args.is(opt, "persist") && !set && (flags & (ANY_EXPIRE | KEEPTTL)) == 0) {
+                flags |= PERSIST;
+            } else if (Args.is(opt, "ex") && (flags & (KEEPTTL | PERSIST | EXAT | PX | PXAT)) == 0 && hasNext) {
+                flags |= EX;
+                expire = a[++j];
+            } else if (Args.is(opt, "px") && (flags & (KEEPTTL | PERSIST | EX | EXAT | PXAT)) == 0 && hasNext) {
+                flags |= PX;
+                expire = a[++j];
+            } else if (Args.is(opt, "exat") && (flags & (KEEPTTL | PERSIST | EX | PX | PXAT)) == 0 && hasNext) {
+                flags |= EXAT;
+                expire = a[++j];
+            } else if (Args.is(opt, "pxat") && (flags & (KEEPTTL | PERSIST | EX | EXAT | PX)) == 0 && hasNext) {
+                flags |= PXAT;
+                expire = a[++j];
+            } else {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+        }
+        return new Options(flags, expire);
+    }
+
+    /** {@code getExpireMillisecondsOrReply}: the absolute deadline in ms, or the 'invalid expire time' error. */
+    private static long deadline(Tx tx, Options o, String command) {
+        long ms = Numbers.parseLong(o.expire());
+        boolean seconds = o.has(EX) || o.has(EXAT);
+        if (ms <= 0 || (seconds && ms > Long.MAX_VALUE / 1000)) {
+            throw CommandError.expireTime(command);
+        }
+        if (seconds) {
+            ms *= 1000;
+        }
+        if (o.has(EX) || o.has(PX)) {
+            ms += tx.nowMs; // may wrap, as in C: caught just below
+        }
+        if (ms <= 0) {
+            throw CommandError.expireTime(command);
+        }
+        return ms;
+    }
+
+    static void get(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.string(a[1]);
+        bulkOrNull(r, old);
+    }
+
+    static void set(Tx tx, byte[][] a, Reply r) {
+        Options o = options(a, true);
+        setGeneric(tx, a[1], a[2], o, "set", r, false);
+    }
+
+    static void setex(Tx tx, byte[][] a, Reply r) {
+        setGeneric(tx, a[1], a[3], new Options(EX, a[2]), "setex", r, false);
+    }
+
+    static void psetex(Tx tx, byte[][] a, Reply r) {
+        setGeneric(tx, a[1], a[3], new Options(PX, a[2]), "psetex", r, false);
+    }
+
+    static void setnx(Tx tx, byte[][] a, Reply r) {
+        setGeneric(tx, a[1], a[2], new Options(NX, null), "setnx", r, true);
+    }
+
+    /** {@code setGenericCommand}; {@code integerReply}: SETNX's :1 / :0 instead of +OK / nil. */
+    private static void setGeneric(Tx tx, byte[] key, byte[] value, Options o, String command, Reply r,
+            boolean integerReply) {
+        long when = o.expire() == null ? NO_EXPIRY : deadline(tx, o, command);
+        Rec old = o.has(GET) ? tx.string(key) : tx.lookup(key);
+        boolean found = old != null;
+        if ((o.has(NX) && found) || (o.has(XX) && !found)) {
+            if (o.has(GET)) {
+                bulkOrNull(r, old);
+            } else if (integerReply) {
+                r.integer(0);
+            } else {
+                r.nullBulk();
+            }
+            return;
+        }
+        long expiry = o.expire() != null ? when : o.has(KEEPTTL) && found ? old.expiryMs() : NO_EXPIRY;
+        tx.putString(key, old, value, expiry);
+        if (o.has(GET)) {
+            bulkOrNull(r, old);
+        } else if (integerReply) {
+            r.integer(1);
+        } else {
+            r.simple("OK");
+        }
+    }
+
+    static void getset(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.string(a[1]);
+        tx.putString(a[1], old, a[2], NO_EXPIRY);
+        bulkOrNull(r, old);
+    }
+
+    static void getdel(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.string(a[1]);
+        bulkOrNull(r, old);
+        if (old != null) {
+            tx.delete(a[1], old);
+        }
+    }
+
+    static void getex(Tx tx, byte[][] a, Reply r) {
+        Options o = options(a, false);
+        Rec old = tx.string(a[1]);
+        if (old == null) {
+            r.nullBulk();
+            return;
+        }
+        long when = o.expire() == null ? NO_EXPIRY : deadline(tx, o, "getex");
+        r.bulk(old.value());
+        if ((o.has(EXAT) || o.has(PXAT)) && when <= tx.nowMs) {
+            tx.delete(a[1], old);
+        } else if (o.expire() != null) {
+            tx.setExpiry(a[1], old, when);
+        } else if (o.has(PERSIST) && old.hasExpiry()) {
+            tx.setExpiry(a[1], old, NO_EXPIRY);
+        }
+    }
+
+    static void mget(Tx tx, byte[][] a, Reply r) {
+        r.array(a.length - 1);
+        for (int i = 1; i < a.length; i++) {
+            Rec rec = tx.lookup(a[i]);
+            if (rec == null || rec.isHash()) {
+                r.nullBulk();
+            } else {
+                r.bulk(rec.value());
+            }
+        }
+    }
+
+    static void mset(Tx tx, byte[][] a, Reply r) {
+        if (a.length % 2 == 0) {
+            throw CommandError.arity("mset");
+        }
+        for (int i = 1; i < a.length; i += 2) {
+            tx.putString(a[i], tx.lookup(a[i]), a[i + 1], NO_EXPIRY);
+        }
+        r.simple("OK");
+    }
+
+    static void msetnx(Tx tx, byte[][] a, Reply r) {
+        if (a.length % 2 == 0) {
+            throw CommandError.arity("msetnx");
+        }
+        for (int i = 1; i < a.length; i += 2) {
+            if (tx.lookup(a[i]) != null) {
+                r.integer(0);
+                return;
+            }
+        }
+        for (int i = 1; i < a.length; i += 2) {
+            tx.putString(a[i], tx.lookup(a[i]), a[i + 1], NO_EXPIRY);
+        }
+        r.integer(1);
+    }
+
+    static void append(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.string(a[1]);
+        byte[] add = a[2];
+        if (old == null) {
+            tx.putString(a[1], null, add, NO_EXPIRY);
+            r.integer(add.length);
+            return;
+        }
+        long total = (long) old.value().length + add.length;
+        if (total > MAX_STRING) {
+            throw new CommandError(CommandError.TOO_LONG);
+        }
+        byte[] value = Arrays.copyOf(old.value(), (int) total);
+        System.arraycopy(add, 0, value, old.value().length, add.length);
+        tx.putString(a[1], old, value, old.expiryMs());
+        r.integer(total);
+    }
+
+    static void strlen(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.string(a[1]);
+        r.integer(old == null ? 0 : old.value().length);
+    }
+
+    static void incr(Tx tx, byte[][] a, Reply r) {
+        incrDecr(tx, a[1], 1, r);
+    }
+
+    static void decr(Tx tx, byte[][] a, Reply r) {
+        incrDecr(tx, a[1], -1, r);
+    }
+
+    static void incrby(Tx tx, byte[][] a, Reply r) {
+        incrDecr(tx, a[1], Numbers.parseLong(a[2]), r);
+    }
+
+    static void decrby(Tx tx, byte[][] a, Reply r) {
+        long by = Numbers.parseLong(a[2]);
+        if (by == Long.MIN_VALUE) {
+            throw new CommandError("ERR decrement would overflow");
+        }
+        incrDecr(tx, a[1], -by, r);
+    }
+
+    private static void incrDecr(Tx tx, byte[] key, long by, Reply r) {
+        Rec old = tx.string(key);
+        long value = old == null ? 0 : Numbers.parseLong(old.value());
+        if ((by < 0 && value < 0 && by < Long.MIN_VALUE - value)
+                || (by > 0 && value > 0 && by > Long.MAX_VALUE - value)) {
+            throw new CommandError(CommandError.OVERFLOW);
+        }
+        long result = value + by;
+        tx.putString(key, old, Numbers.bytes(result), old == null ? NO_EXPIRY : old.expiryMs());
+        r.integer(result);
+    }
+
+    static void incrbyfloat(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.string(a[1]);
+        BigDecimal value = old == null ? BigDecimal.ZERO : Numbers.parseLongDouble(old.value(), CommandError.NOT_FLOAT);
+        BigDecimal by = Numbers.parseLongDouble(a[2], CommandError.NOT_FLOAT);
+        BigDecimal sum = Numbers.add(value, by);
+        if (sum == null) {
+            throw new CommandError(CommandError.NAN_OR_INFINITY);
+        }
+        byte[] text = Numbers.formatLongDouble(sum);
+        tx.putString(a[1], old, text, old == null ? NO_EXPIRY : old.expiryMs());
+        r.bulk(text);
+    }
+
+    static void getrange(Tx tx, byte[][] a, Reply r) {
+        long start = Numbers.parseLong(a[2]);
+        long end = Numbers.parseLong(a[3]);
+        Rec old = tx.string(a[1]);
+        if (old == null) {
+            r.bulk(new byte[0]);
+            return;
+        }
+        byte[] s = old.value();
+        long len = s.length;
+        if (start < 0 && end < 0 && start > end) {
+            r.bulk(new byte[0]);
+            return;
+        }
+        if (start < 0) {
+            start = len + start;
+        }
+        if (end < 0) {
+            end = len + end;
+        }
+        if (start < 0) {
+            start = 0;
+        }
+        if (end < 0) {
+            end = 0;
+        }
+        if (end >= len) {
+            end = len - 1;
+        }
+        if (start > end || len == 0) {
+            r.bulk(new byte[0]);
+        } else {
+            r.bulk(Arrays.copyOfRange(s, (int) start, (int) end + 1));
+        }
+    }
+
+    static void setrange(Tx tx, byte[][] a, Reply r) {
+        long offset = Numbers.parseLong(a[2]);
+        if (offset < 0) {
+            throw new CommandError("ERR offset is out of range");
+        }
+        byte[] value = a[3];
+        Rec old = tx.string(a[1]);
+        byte[] current = old == null ? new byte[0] : old.value();
+        if (value.length == 0) {
+            r.integer(current.length);
+            return;
+        }
+        if (offset + value.length > MAX_STRING) {
+            throw new CommandError(CommandError.TOO_LONG);
+        }
+        int size = (int) Math.max(current.length, offset + value.length);
+        byte[] next = Arrays.copyOf(current, size);
+        System.arraycopy(value, 0, next, (int) offset, value.length);
+        tx.putString(a[1], old, next, old == null ? NO_EXPIRY : old.expiryMs());
+        r.integer(size);
+    }
+
+    private static void bulkOrNull(Reply r, Rec rec) {
+        if (rec == null) {
+            r.nullBulk();
+        } else {
+            r.bulk(rec.value());
+        }
+    }
+}

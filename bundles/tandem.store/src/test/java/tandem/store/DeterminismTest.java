@@ -1,0 +1,115 @@
+package tandem.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+
+/**
+ * Apply is a pure function of the state, the entry and its timestamp: the same random entries (writes, reads
+ * inside transactions, Ticks, with time moving on) applied to two fresh stores give identical replies and
+ * identical digests, also after a restart of one of them.
+ */
+class DeterminismTest {
+
+    private static final String[] KEYS = {"a", "b", "c", "h", "n"};
+    private static final String[] FIELDS = {"f", "g", "x"};
+
+    /** One entry: a command line (or "tick", or several lines joined by '|' for a transaction) and a time step. */
+    record Entry(String command, int advanceMs) {
+    }
+
+    @Provide
+    Arbitrary<List<Entry>> entries() {
+        return entry().list().ofMinSize(1).ofMaxSize(60);
+    }
+
+    private static Arbitrary<Entry> entry() {
+        Arbitrary<String> key = Arbitraries.of(KEYS);
+        Arbitrary<String> field = Arbitraries.of(FIELDS);
+        Arbitrary<String> value = Arbitraries.of("1", "-7", "2.5", "abc", "", "9223372036854775807", "0x10");
+        Arbitrary<String> ms = Arbitraries.integers().between(-5, 200).map(String::valueOf);
+        Arbitrary<String> command = Arbitraries.oneOf(
+                Combinators.combine(key, value).as((k, v) -> "set " + k + " \"" + v + "\""),
+                Combinators.combine(key, value, ms).as((k, v, t) -> "set " + k + " \"" + v + "\" px " + t),
+                Combinators.combine(key, value).as((k, v) -> "set " + k + " \"" + v + "\" keepttl get"),
+                Combinators.combine(key, value).as((k, v) -> "set " + k + " \"" + v + "\" nx"),
+                Combinators.combine(key, value).as((k, v) -> "append " + k + " \"" + v + "\""),
+                key.map(k -> "incr " + k),
+                Combinators.combine(key, value).as((k, v) -> "incrbyfloat " + k + " \"" + v + "\""),
+                Combinators.combine(key, ms).as((k, t) -> "pexpire " + k + " " + t),
+                Combinators.combine(key, ms).as((k, t) -> "pexpire " + k + " " + t + " gt"),
+                key.map(k -> "persist " + k),
+                Combinators.combine(key, ms).as((k, t) -> "getex " + k + " px " + t),
+                key.map(k -> "getdel " + k),
+                Combinators.combine(key, key).as((k, l) -> "del " + k + " " + l),
+                Combinators.combine(key, key).as((k, l) -> "rename " + k + " " + l),
+                Combinators.combine(key, key).as((k, l) -> "renamenx " + k + " " + l),
+                Combinators.combine(key, field, value).as((k, f, v) -> "hset " + k + " " + f + " \"" + v + "\""),
+                Combinators.combine(key, field, value).as((k, f, v) -> "hsetnx " + k + " " + f + " \"" + v + "\""),
+                Combinators.combine(key, field).as((k, f) -> "hdel " + k + " " + f),
+                Combinators.combine(key, field).as((k, f) -> "hincrby " + k + " " + f + " 3"),
+                Combinators.combine(key, field).as((k, f) -> "hincrbyfloat " + k + " " + f + " 0.1"),
+                Combinators.combine(key, value).as((k, v) -> "setrange " + k + " 2 \"" + v + "\""),
+                Arbitraries.of("tick", "flushdb", "mset a 1 b 2", "msetnx c 1 n 2"),
+                Combinators.combine(key, key).as((k, l) -> "set " + k + " 1|get " + l + "|hgetall " + k + "|incr " + l));
+        return Combinators.combine(command, Arbitraries.integers().between(0, 120)).as(Entry::new);
+    }
+
+    @Property(tries = 40)
+    void twoFreshStoresComputeTheSameRepliesAndDigest(@ForAll("entries") List<Entry> run)
+            throws IOException {
+        Path root = Files.createTempDirectory("tandem-store-prop");
+        try {
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+                try (Harness one = new Harness(root.resolve("one"));
+                        Harness two = new Harness(root.resolve("two"))) {
+                    List<String> first = replay(one, run, false);
+                    List<String> second = replay(two, run, true);
+                    assertThat(second).isEqualTo(first);
+                    assertThat(two.ks.digest()).isEqualTo(one.ks.digest());
+                    assertThat(two.ks.appliedSequence()).isEqualTo(one.ks.appliedSequence());
+                    assertThat(two.ks.status().keys()).isEqualTo(one.ks.status().keys());
+                    assertThat(two.ks.status().keysWithExpiry()).isEqualTo(one.ks.status().keysWithExpiry());
+                }
+            });
+        } finally {
+            try (Stream<Path> files = Files.walk(root)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static List<String> replay(Harness h, List<Entry> run, boolean restartHalfway) {
+        List<String> replies = new ArrayList<>();
+        for (int i = 0; i < run.size(); i++) {
+            Entry e = run.get(i);
+            h.nowMs += e.advanceMs();
+            if (e.command().equals("tick")) {
+                h.tick();
+            } else if (e.command().contains("|")) {
+                replies.add(h.transaction(e.command().split("\\|")));
+            } else {
+                replies.add(h.run(e.command()));
+            }
+            if (restartHalfway && i == run.size() / 2) {
+                h.reopen();
+            }
+        }
+        return replies;
+    }
+}

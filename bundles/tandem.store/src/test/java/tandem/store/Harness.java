@@ -1,0 +1,117 @@
+package tandem.store;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Drives a {@link RocksKeyspace} the way the pipeline does: a write command is applied at the next sequence, a
+ * read-only one is read; "now" is {@link #nowMs}, never the wall clock.
+ */
+final class Harness implements AutoCloseable {
+
+    static final long T0 = 1_700_000_000_000L; // 2023-11-14T22:13:20Z
+
+    final Path dir;
+    RocksKeyspace ks;
+    long seq;
+    long nowMs = T0;
+
+    Harness(Path dir) {
+        this(dir, 100, 1024);
+    }
+
+    Harness(Path dir, int perTick, int cursors) {
+        this.dir = dir;
+        this.ks = RocksKeyspace.open(dir, perTick, cursors);
+        this.seq = ks.appliedSequence();
+    }
+
+    long nowNs() {
+        return nowMs * 1_000_000L;
+    }
+
+    /** Runs one command given as a line (see {@link #split}) and returns its escaped RESP2 reply. */
+    String run(String line) {
+        return exec(split(line));
+    }
+
+    String exec(String... args) {
+        return exec(bytes(args));
+    }
+
+    String exec(byte[][] args) {
+        RespRecorder r = new RespRecorder();
+        if (ks.describe(Args.lower(args[0])).write()) {
+            ks.apply(++seq, nowNs(), args, r);
+        } else {
+            ks.read(nowNs(), args, r);
+        }
+        return r.escaped();
+    }
+
+    /** Applies a MULTI/EXEC body as one entry. */
+    String transaction(String... lines) {
+        List<byte[][]> commands = new ArrayList<>();
+        for (String l : lines) {
+            commands.add(bytes(split(l)));
+        }
+        RespRecorder r = new RespRecorder();
+        ks.applyTransaction(++seq, nowNs(), commands, r);
+        return r.escaped();
+    }
+
+    void tick() {
+        ks.tick(++seq, nowNs());
+    }
+
+    void reopen() {
+        ks.close();
+        ks = RocksKeyspace.open(dir, 100, 1024);
+    }
+
+    @Override
+    public void close() {
+        ks.close();
+    }
+
+    static byte[][] bytes(String... args) {
+        byte[][] b = new byte[args.length][];
+        for (int i = 0; i < args.length; i++) {
+            b[i] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return b;
+    }
+
+    /** Splits on spaces; a double-quoted token may be empty or hold spaces; {@code \\} is a backslash. */
+    static String[] split(String line) {
+        List<String> out = new ArrayList<>();
+        int i = 0;
+        while (i < line.length()) {
+            char c = line.charAt(i);
+            if (c == ' ') {
+                i++;
+                continue;
+            }
+            StringBuilder t = new StringBuilder();
+            if (c == '"') {
+                i++;
+                while (line.charAt(i) != '"') {
+                    t.append(line.charAt(i++));
+                }
+                i++;
+            } else {
+                while (i < line.length() && line.charAt(i) != ' ') {
+                    char d = line.charAt(i++);
+                    if (d == '\\' && i < line.length() && line.charAt(i) == '\\') {
+                        i++;
+                    }
+                    t.append(d);
+                }
+            }
+            out.add(t.toString());
+        }
+        return out.toArray(new String[0]);
+    }
+}

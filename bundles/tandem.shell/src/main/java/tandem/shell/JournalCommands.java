@@ -1,0 +1,90 @@
+package tandem.shell;
+
+import java.util.Locale;
+
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+import tandem.api.journal.Journal;
+import tandem.api.journal.JournalStatus;
+import tandem.api.store.Keyspace;
+
+/** {@code journal:*}: the node's journal. */
+@Component(service = JournalCommands.class, immediate = true, property = {
+    "osgi.command.scope=journal",
+    "osgi.command.function=info",
+    "osgi.command.function=verify",
+    "osgi.command.function=rotate",
+    "osgi.command.function=purge"
+})
+public final class JournalCommands {
+
+    private static final String NOT_ACTIVE = "journal: not active (is tandem.journal started? see scr:list)";
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile Journal journal;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile Keyspace keyspace;
+
+    @Descriptor("shows the journal: directory, sequences, replication offset, segments, chain, state")
+    public String info() {
+        Journal j = journal;
+        if (j == null) {
+            return NOT_ACTIVE;
+        }
+        JournalStatus s = j.status();
+        return String.format(Locale.ROOT, "directory:          %s%n"
+                + "state:              %s%n"
+                + "first sequence:     %d%n"
+                + "last sequence:      %d%n"
+                + "durable sequence:   %d%n"
+                + "replication offset: %d%n"
+                + "segments:           %d (%d bytes)%n"
+                + "chain:              %s",
+                s.directory(), s.stoppedReason() == null ? "running" : "STOPPED: " + s.stoppedReason(),
+                s.firstSequence(), s.lastSequence(), s.durableSequence(), s.replicationOffset(), s.segments(),
+                s.bytes(), s.chainHex());
+    }
+
+    @Descriptor("re-reads every segment: headers, entry CRCs, sequence continuity and the chain across rotations")
+    public String verify() {
+        Journal j = journal;
+        if (j == null) {
+            return NOT_ACTIVE;
+        }
+        String broken = j.verify();
+        if (broken != null) {
+            throw new IllegalStateException("journal is broken: " + broken);
+        }
+        return "journal OK up to sequence " + j.status().durableSequence();
+    }
+
+    @Descriptor("closes the live segment and starts a new one")
+    public String rotate() {
+        Journal j = journal;
+        if (j == null) {
+            return NOT_ACTIVE;
+        }
+        j.rotate();
+        return "rotated; segments: " + j.status().segments();
+    }
+
+    @Descriptor("deletes archived segments that the store has flushed, within the retention configuration")
+    public String purge() {
+        Journal j = journal;
+        Keyspace k = keyspace;
+        if (j == null) {
+            return NOT_ACTIVE;
+        }
+        if (k == null) {
+            return "journal: not purged: the store is not active, so nothing is known to be flushed";
+        }
+        long flushed = k.status().flushedSequence();
+        int removed = j.purge(flushed);
+        return "purged " + removed + " segment(s) at or below sequence " + flushed;
+    }
+}

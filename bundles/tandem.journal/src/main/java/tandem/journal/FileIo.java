@@ -1,0 +1,71 @@
+package tandem.journal;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * The journal's writes, behind an interface so that a test can make a write or an {@code fdatasync} fail (fail-stop)
+ * or count them (group commit). Reads go straight to {@link FileChannel}.
+ */
+interface FileIo {
+
+    FileIo STANDARD = new FileIo() {
+    };
+
+    /** A segment file open for writing: positional writes, {@code fdatasync}, truncation. */
+    interface SegmentChannel extends Closeable {
+
+        int write(ByteBuffer src, long position) throws IOException;
+
+        /** {@code fdatasync}: the data and the size, not the timestamps. */
+        void force() throws IOException;
+
+        void truncate(long size) throws IOException;
+
+        long size() throws IOException;
+    }
+
+    default SegmentChannel open(Path file, boolean create) throws IOException {
+        FileChannel ch = create
+                ? FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                        StandardOpenOption.READ)
+                : FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ);
+        return new SegmentChannel() {
+            @Override
+            public int write(ByteBuffer src, long position) throws IOException {
+                return ch.write(src, position);
+            }
+
+            @Override
+            public void force() throws IOException {
+                ch.force(false);
+            }
+
+            @Override
+            public void truncate(long size) throws IOException {
+                ch.truncate(size);
+            }
+
+            @Override
+            public long size() throws IOException {
+                return ch.size();
+            }
+
+            @Override
+            public void close() throws IOException {
+                ch.close();
+            }
+        };
+    }
+
+    /** Makes renames, creations and deletions in {@code directory} durable. */
+    default void syncDirectory(Path directory) throws IOException {
+        try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+}

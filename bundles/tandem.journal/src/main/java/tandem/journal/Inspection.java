@@ -1,0 +1,103 @@
+package tandem.journal;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * A read-only check of a journal directory, without a node: what {@code JournalTool} prints. It never writes: a
+ * torn tail that recovery would truncate is reported, not repaired.
+ */
+public final class Inspection {
+
+    /** One segment as read from its file. */
+    public record SegmentLine(String file, long startSequence, long entries, long bytes, String anchorHex,
+            String tailChainHex, long replicationOffset, long endReplicationOffset) {
+
+        @Override
+        public String toString() {
+            return String.format("%-15s start=%d entries=%d bytes=%d anchor=%s tail=%s offset=%d..%d", file,
+                    startSequence, entries, bytes, anchorHex, tailChainHex, replicationOffset,
+                    endReplicationOffset);
+        }
+    }
+
+    private final List<SegmentLine> segments;
+    private final String problem;
+    private final String note;
+
+    private Inspection(List<SegmentLine> segments, String problem, String note) {
+        this.segments = segments;
+        this.problem = problem;
+        this.note = note;
+    }
+
+    /** Reads every segment of {@code directory}: archives in order, then the live one. */
+    public static Inspection of(Path directory) throws IOException {
+        TreeMap<Integer, Path> archives = new TreeMap<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory)) {
+            for (Path p : ds) {
+                int n = Segment.archiveNumber(p.getFileName().toString());
+                if (n > 0 && Files.isRegularFile(p)) {
+                    archives.put(n, p);
+                }
+            }
+        }
+        Path live = directory.resolve(Segment.LIVE);
+        List<FileChannel> channels = new ArrayList<>();
+        try {
+            List<SegmentScanner.Source> sources = new ArrayList<>();
+            for (var a : archives.entrySet()) {
+                FileChannel ch = FileChannel.open(a.getValue(), StandardOpenOption.READ);
+                channels.add(ch);
+                sources.add(new SegmentScanner.Source(a.getValue(), a.getKey(), ch, false, Long.MAX_VALUE));
+            }
+            if (Files.exists(live)) {
+                FileChannel ch = FileChannel.open(live, StandardOpenOption.READ);
+                channels.add(ch);
+                sources.add(new SegmentScanner.Source(live, 0, ch, true, Long.MAX_VALUE));
+            }
+            if (sources.isEmpty()) {
+                return new Inspection(List.of(), directory + ": no journal segment", null);
+            }
+            SegmentScanner.Result r = new SegmentScanner().scan(sources, true);
+            List<SegmentLine> lines = new ArrayList<>();
+            for (Segment s : r.segments) {
+                lines.add(new SegmentLine(s.name(), s.startSequence, s.entries(), s.bytes,
+                        ChainHash.hex(s.anchor), ChainHash.hex(s.tailChain), s.headerOffset, s.endOffset));
+            }
+            String note = null;
+            if (r.broken == null && r.tornAt >= 0) {
+                note = "live segment: torn tail (" + r.tornReason + "); opening the journal truncates "
+                        + (r.liveFileSize - r.tornAt) + " bytes";
+            } else if (r.broken == null && !Files.exists(live)) {
+                note = "no live segment: opening the journal starts one after the last archive";
+            }
+            return new Inspection(lines, r.broken == null ? null : r.broken.openMessage(), note);
+        } finally {
+            for (FileChannel ch : channels) {
+                ch.close();
+            }
+        }
+    }
+
+    public List<SegmentLine> segments() {
+        return segments;
+    }
+
+    /** @return null when the journal is sound, otherwise where and why it breaks */
+    public String problem() {
+        return problem;
+    }
+
+    /** @return what recovery would repair (a torn tail, a missing live segment), or null */
+    public String note() {
+        return note;
+    }
+}

@@ -1,0 +1,173 @@
+package tandem.journal;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.function.Function;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+import tandem.api.journal.EntryVisitor;
+import tandem.api.journal.Journal;
+import tandem.api.journal.JournalStatus;
+
+/**
+ * Registers the node's {@link Journal}: opens (recovers) the segmented journal when it activates and closes it,
+ * after the last pending batch is durable, when it deactivates.
+ *
+ * <p>Wait strategy, batch size, segment size and retention change live through {@link #modified}; the directory
+ * applies when the component next activates. An invalid change is refused with a logged reason and the running
+ * configuration stays.
+ */
+@Component(service = Journal.class, immediate = true, configurationPid = JournalSettings.PID)
+@Designate(ocd = JournalComponent.Config.class)
+public final class JournalComponent implements Journal {
+
+    private static final Logger LOG = System.getLogger("tandem.journal");
+
+    @ObjectClassDefinition(id = JournalSettings.PID, name = "Tandem journal",
+            description = "The durable, sequenced, chain-hashed log of every write of the node.")
+    public @interface Config {
+
+        @AttributeDefinition(description = "Directory of the journal segments. Empty (default): the framework "
+                + "property tandem.home followed by /data/journal; a relative path is resolved against tandem.home. "
+                + "Must be absolute after that. Read when the component activates.")
+        String directory() default "";
+
+        @AttributeDefinition(description = "Size in bytes at which the live segment is sealed and a new one "
+                + "started, checked after each durable batch (65536..2^40, default 256 MiB). Applies live.")
+        long segment_size() default 256L * 1024 * 1024;
+
+        @AttributeDefinition(description = "How a writer waits for durability: blocking (default; parks, no CPU), "
+                + "spin-yield (spins briefly, then yields) or busy-spin (burns a core; opt-in). Applies live to "
+                + "waits that start after the change.")
+        String wait_strategy() default "blocking";
+
+        @AttributeDefinition(description = "Most entries in one write + fdatasync batch (1..1048576, default "
+                + "4096); beyond it the sequencer waits for the journal thread. Applies live.")
+        int max_batch_entries() default 4096;
+
+        @AttributeDefinition(description = "Archived segments the store no longer needs are kept for lagging "
+                + "replicas while the journal's total size stays within this many bytes (0 keeps none; default "
+                + "1 GiB). Applies at the next purge.")
+        long retention_max_bytes() default 1024L * 1024 * 1024;
+
+        @AttributeDefinition(description = "Archived segments the store no longer needs are kept for lagging "
+                + "replicas while younger than this many seconds since they were sealed (0 keeps none; default "
+                + "86400). Applies at the next purge.")
+        long retention_max_age_seconds() default 86400;
+
+        @AttributeDefinition(description = "Number of archived lineages (DIR/lineage.<n>/, made when a diverged "
+                + "node starts a new history) to keep; older ones are deleted (0..1000, default 3). Applies live.")
+        int lineage_archives_keep() default 3;
+    }
+
+    private final SegmentedJournal journal;
+
+    @Activate
+    public JournalComponent(Config config, BundleContext context) {
+        this(config, context::getProperty);
+    }
+
+    JournalComponent(Config config, Function<String, String> frameworkProperty) {
+        this.frameworkProperty = frameworkProperty;
+        JournalSettings s = JournalSettings.of(config, frameworkProperty);
+        this.journal = new SegmentedJournal(s);
+        JournalStatus st = journal.status();
+        LOG.log(Level.INFO, "journal {0} open: sequences {1}..{2}, {3} segments, chain {4}", s.directory(),
+                st.firstSequence(), st.lastSequence(), st.segments(), st.chainHex());
+    }
+
+    private final Function<String, String> frameworkProperty;
+
+    @Modified
+    void modified(Config config) {
+        JournalSettings next;
+        try {
+            next = JournalSettings.of(config, frameworkProperty);
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
+                    e.getMessage());
+            return;
+        }
+        JournalSettings running = journal.settings();
+        if (!next.directory().equals(running.directory())) {
+            LOG.log(Level.WARNING, "{0}: directory={1} applies when the component next activates; the journal "
+                    + "stays in {2}", JournalSettings.PID, next.directory(), running.directory());
+            next = new JournalSettings(running.directory(), next.segmentSize(), next.waitStrategy(),
+                    next.maxBatchEntries(), next.retentionMaxBytes(), next.retentionMaxAgeSeconds(),
+                    next.lineageArchivesKeep());
+        }
+        journal.reconfigure(next);
+    }
+
+    @Deactivate
+    void deactivate() {
+        journal.close();
+    }
+
+    /** @see SegmentedJournal#archiveLineage() */
+    public void archiveLineage() {
+        journal.archiveLineage();
+    }
+
+    SegmentedJournal journal() {
+        return journal;
+    }
+
+    @Override
+    public long append(long timestampNs, long keyHash, byte tag, byte[] payload) {
+        return journal.append(timestampNs, keyHash, tag, payload);
+    }
+
+    @Override
+    public long lastSequence() {
+        return journal.lastSequence();
+    }
+
+    @Override
+    public long durableSequence() {
+        return journal.durableSequence();
+    }
+
+    @Override
+    public long lastTimestampNs() {
+        return journal.lastTimestampNs();
+    }
+
+    @Override
+    public void awaitDurable(long sequence) throws InterruptedException {
+        journal.awaitDurable(sequence);
+    }
+
+    @Override
+    public void read(long afterSequence, EntryVisitor visitor) {
+        journal.read(afterSequence, visitor);
+    }
+
+    @Override
+    public void rotate() {
+        journal.rotate();
+    }
+
+    @Override
+    public int purge(long appliedAndFlushed) {
+        return journal.purge(appliedAndFlushed);
+    }
+
+    @Override
+    public String verify() {
+        return journal.verify();
+    }
+
+    @Override
+    public JournalStatus status() {
+        return journal.status();
+    }
+}

@@ -1,0 +1,85 @@
+package tandem.journal;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.function.Function;
+
+/**
+ * The validated configuration of the journal. Every check names the property it refuses, so that an operator who
+ * mistypes {@code etc/tandem.journal.cfg} reads which line is wrong.
+ */
+record JournalSettings(Path directory, long segmentSize, WaitStrategy waitStrategy, int maxBatchEntries,
+        long retentionMaxBytes, long retentionMaxAgeSeconds, int lineageArchivesKeep) {
+
+    static final String PID = "tandem.journal";
+    static final long MIN_SEGMENT_SIZE = 64 * 1024;
+
+    static JournalSettings of(JournalComponent.Config c, Function<String, String> frameworkProperty) {
+        Path directory = directory(c.directory(), frameworkProperty.apply("tandem.home"));
+        long segmentSize = range("segment.size", c.segment_size(), MIN_SEGMENT_SIZE, 1L << 40);
+        WaitStrategy wait;
+        try {
+            wait = WaitStrategy.parse(c.wait_strategy());
+        } catch (IllegalArgumentException e) {
+            throw invalid("wait.strategy", c.wait_strategy(), "must be blocking, spin-yield or busy-spin");
+        }
+        int maxBatch = (int) range("max.batch.entries", c.max_batch_entries(), 1, 1 << 20);
+        long retentionBytes = range("retention.max.bytes", c.retention_max_bytes(), 0, Long.MAX_VALUE);
+        long retentionAge = range("retention.max.age.seconds", c.retention_max_age_seconds(), 0,
+                Long.MAX_VALUE / 1000);
+        int keep = (int) range("lineage.archives.keep", c.lineage_archives_keep(), 0, 1000);
+        return new JournalSettings(directory, segmentSize, wait, maxBatch, retentionBytes, retentionAge, keep);
+    }
+
+    /** Settings for tests and tools: defaults except the directory. */
+    static JournalSettings defaults(Path directory) {
+        return new JournalSettings(directory, 256L * 1024 * 1024, WaitStrategy.BLOCKING, 4096, 0, 0, 3);
+    }
+
+    JournalSettings withSegmentSize(long size) {
+        return new JournalSettings(directory, size, waitStrategy, maxBatchEntries, retentionMaxBytes,
+                retentionMaxAgeSeconds, lineageArchivesKeep);
+    }
+
+    JournalSettings withWaitStrategy(WaitStrategy strategy) {
+        return new JournalSettings(directory, segmentSize, strategy, maxBatchEntries, retentionMaxBytes,
+                retentionMaxAgeSeconds, lineageArchivesKeep);
+    }
+
+    JournalSettings withRetention(long maxBytes, long maxAgeSeconds) {
+        return new JournalSettings(directory, segmentSize, waitStrategy, maxBatchEntries, maxBytes, maxAgeSeconds,
+                lineageArchivesKeep);
+    }
+
+    private static Path directory(String configured, String home) {
+        String value = configured == null ? "" : configured.trim();
+        Path path;
+        if (value.isEmpty()) {
+            if (home == null || home.isBlank()) {
+                throw invalid("directory", "", "is not set and the framework property tandem.home is not set either");
+            }
+            path = Paths.get(home.trim(), "data", "journal");
+        } else {
+            path = Paths.get(value);
+            if (!path.isAbsolute() && home != null && !home.isBlank()) {
+                path = Paths.get(home.trim()).resolve(path);
+            }
+        }
+        if (!path.isAbsolute()) {
+            throw invalid("directory", value.isEmpty() ? path.toString() : value,
+                    "must be an absolute path (or relative to an absolute tandem.home)");
+        }
+        return path.normalize();
+    }
+
+    private static long range(String property, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw invalid(property, Long.toString(value), "must be between " + min + " and " + max);
+        }
+        return value;
+    }
+
+    private static IllegalArgumentException invalid(String property, String value, String why) {
+        return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
+    }
+}

@@ -1,0 +1,1044 @@
+package tandem.journal;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+import tandem.api.journal.EntryTag;
+import tandem.api.journal.EntryVisitor;
+import tandem.api.journal.Journal;
+import tandem.api.journal.JournalStatus;
+import tandem.api.journal.JournalStoppedException;
+import tandem.protocol.frpl.FrplPayload;
+import tandem.protocol.journal.JournalEntry;
+import tandem.protocol.journal.SegmentHeader;
+
+/**
+ * The segmented journal: {@code DIR/journal} is the live segment, {@code DIR/journal.000001}, {@code .000002} …
+ * are sealed archives (numbers monotonic while any archive is retained), every file a {@link SegmentHeader} and
+ * {@link JournalEntry entries} back to back.
+ *
+ * <p>Design note: one sequencer thread appends; it encodes entries into the pending batch buffer under a lock
+ * (no allocation once the two batch buffers have grown). The journal thread swaps the pending buffer for its
+ * drained one, writes it with one positional write and one {@code fdatasync}, absorbs it into the chain and only
+ * then advances the durable sequence: whatever was appended while it synced goes into the next write (group
+ * commit). A failed write or sync stops the journal for good (fail-stop): the durable sequence freezes, and every
+ * waiter and every later append gets {@link JournalStoppedException}.
+ *
+ * <p>Design note: a fragment group never spans a rotation while its command is being appended, so a segment never
+ * starts inside a group; and after a restart that finds a group cut short by a crash, the next App append is
+ * preceded by a Tick at the last timestamp, so that no later entry can be read as the dead group's continuation.
+ */
+public final class SegmentedJournal implements Journal, AutoCloseable {
+
+    /** The pending batch's byte bound: beyond it, append waits for the journal thread. */
+    static final int MAX_PENDING_BYTES = 4 * 1024 * 1024;
+
+    private static final Logger LOG = System.getLogger("tandem.journal");
+    private static final String TMP = Segment.LIVE + ".tmp";
+    private static final String LINEAGE = "lineage.";
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Path directory;
+    private final Path livePath;
+    private final FileIo io;
+    private final Clock clock;
+    private volatile JournalSettings settings;
+
+    // --- sequencer side, guarded by lock
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition batchReady = lock.newCondition();
+    private final Condition spaceFree = lock.newCondition();
+    private final Condition controlDone = lock.newCondition();
+    private final CRC32C appendCrc = new CRC32C();
+    private final ArrayDeque<Control> controls = new ArrayDeque<>();
+    private final byte[] tickPayload = new byte[8];
+    private byte[] fill = new byte[64 * 1024];
+    private ByteBuffer fillView = ByteBuffer.wrap(fill);
+    private int fillBytes;
+    private int fillCount;
+    private long fillLastSequence;
+    private long fillOffsetAfter;
+    private long nextSequence;
+    private long appendOffset;
+    private boolean groupInProgress;
+    private boolean danglingGroup;
+    private boolean closing;
+    private volatile long lastSequence;
+    private volatile long lastTimestampNs;
+
+    // --- journal thread side
+    private byte[] drain = new byte[64 * 1024];
+    private ByteBuffer drainView = ByteBuffer.wrap(drain);
+    private int drainBytes;
+    private long drainLastSequence;
+    private long drainOffsetAfter;
+    private FileIo.SegmentChannel live;
+    private Segment liveSegment;
+    private boolean tailOpenGroup;
+    private int lastArchiveNumber;
+    private final JournalEntry batchEntry = new JournalEntry();
+    private final Thread journalThread;
+    private volatile boolean terminated;
+
+    // --- published
+    private final Object chainMonitor = new Object();
+    private ChainHash chain;
+    private volatile long durableSequence;
+    private volatile long durableOffset;
+    private volatile String stoppedReason;
+    private volatile Throwable stopCause;
+    private final ReentrantReadWriteLock files = new ReentrantReadWriteLock();
+    private final List<Segment> segments = new ArrayList<>();
+    private final ReentrantLock waitLock = new ReentrantLock();
+    private final Condition durableAdvanced = waitLock.newCondition();
+
+    private enum Kind { ROTATE, ARCHIVE_LINEAGE }
+
+    private static final class Control {
+        final Kind kind;
+        boolean done;
+        RuntimeException failure;
+
+        Control(Kind kind) {
+            this.kind = kind;
+        }
+    }
+
+    /**
+     * Opens (recovers) or creates the journal in {@code settings.directory()}.
+     *
+     * @throws UncheckedIOException  when the files cannot be read or written
+     * @throws IllegalStateException when the journal is corrupt, with the file and sequence where it breaks
+     */
+    SegmentedJournal(JournalSettings settings) {
+        this(settings, FileIo.STANDARD, Clock.systemUTC());
+    }
+
+    SegmentedJournal(JournalSettings settings, FileIo io, Clock clock) {
+        this.settings = settings;
+        this.directory = settings.directory();
+        this.livePath = directory.resolve(Segment.LIVE);
+        this.io = io;
+        this.clock = clock;
+        try {
+            recover();
+        } catch (IOException e) {
+            throw new UncheckedIOException(directory + ": cannot open the journal: " + e.getMessage(), e);
+        }
+        journalThread = new Thread(this::run, "tandem-journal");
+        journalThread.setDaemon(true);
+        journalThread.start();
+    }
+
+    // ------------------------------------------------------------------------------------------------ recovery
+
+    private void recover() throws IOException {
+        Files.createDirectories(directory);
+        Files.deleteIfExists(directory.resolve(TMP));
+        TreeMap<Integer, Path> archives = archives(directory);
+        boolean hasLive = Files.exists(livePath);
+        if (archives.isEmpty() && !hasLive) {
+            byte[] anchor = new byte[ChainHash.LENGTH];
+            RANDOM.nextBytes(anchor);
+            createLive(1, anchor, 0);
+            LOG.log(Level.INFO, "{0}: new journal (genesis anchor {1})", directory, ChainHash.hex(anchor));
+        }
+        SegmentScanner.Result result;
+        List<FileChannel> channels = new ArrayList<>();
+        try {
+            List<SegmentScanner.Source> sources = new ArrayList<>();
+            for (var a : archives.entrySet()) {
+                FileChannel ch = FileChannel.open(a.getValue(), StandardOpenOption.READ);
+                channels.add(ch);
+                sources.add(new SegmentScanner.Source(a.getValue(), a.getKey(), ch, false, Long.MAX_VALUE));
+            }
+            if (Files.exists(livePath)) {
+                FileChannel ch = FileChannel.open(livePath, StandardOpenOption.READ);
+                channels.add(ch);
+                sources.add(new SegmentScanner.Source(livePath, 0, ch, true, Long.MAX_VALUE));
+            }
+            result = new SegmentScanner().scan(sources, true);
+        } finally {
+            for (FileChannel ch : channels) {
+                ch.close();
+            }
+        }
+        if (result.broken != null) {
+            throw new IllegalStateException(result.broken.openMessage());
+        }
+        segments.addAll(result.segments);
+        for (Segment s : segments) {
+            if (s.archiveNumber > 0) {
+                s.sealedAtMillis = Files.getLastModifiedTime(s.path).toMillis();
+            }
+        }
+        lastArchiveNumber = archives.isEmpty() ? 0 : archives.lastKey();
+        if (!Files.exists(livePath)) {
+            // a crash between sealing the live segment and installing its successor
+            Segment last = segments.get(segments.size() - 1);
+            LOG.log(Level.WARNING, "{0}: no live segment after {1}; starting one at sequence {2}", directory,
+                    last.name(), last.lastSequence + 1);
+            segments.add(createLive(last.lastSequence + 1, last.tailChain, last.endOffset));
+            chain = new ChainHash(last.tailChain);
+        } else {
+            chain = result.liveChain;
+        }
+        liveSegment = segments.get(segments.size() - 1);
+        live = io.open(livePath, false);
+        if (result.tornAt >= 0) {
+            LOG.log(Level.WARNING, "{0}: torn write at the tail: {1}; truncating {2} bytes after sequence {3}",
+                    livePath, result.tornReason, result.liveFileSize - result.tornAt, liveSegment.lastSequence);
+            live.truncate(result.tornAt);
+            live.force();
+        }
+        tailOpenGroup = liveSegment.tailOpenGroup;
+        danglingGroup = tailOpenGroup;
+        nextSequence = liveSegment.lastSequence + 1;
+        lastSequence = liveSegment.lastSequence;
+        durableSequence = liveSegment.lastSequence;
+        lastTimestampNs = lastTimestamp();
+        appendOffset = liveSegment.endOffset;
+        durableOffset = appendOffset;
+        fillOffsetAfter = appendOffset;
+    }
+
+    private long lastTimestamp() {
+        for (int i = segments.size() - 1; i >= 0; i--) {
+            if (!segments.get(i).isEmpty()) {
+                return segments.get(i).lastTimestampNs;
+            }
+        }
+        return 0;
+    }
+
+    private static TreeMap<Integer, Path> archives(Path directory) throws IOException {
+        TreeMap<Integer, Path> archives = new TreeMap<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory)) {
+            for (Path p : ds) {
+                int n = Segment.archiveNumber(p.getFileName().toString());
+                if (n > 0 && Files.isRegularFile(p)) {
+                    archives.put(n, p);
+                }
+            }
+        }
+        return archives;
+    }
+
+    /** Writes a header to a temporary file, syncs it, renames it to the live path and syncs the directory. */
+    private Segment createLive(long startSequence, byte[] anchor, long replicationOffset) throws IOException {
+        Path tmp = directory.resolve(TMP);
+        Files.deleteIfExists(tmp);
+        ByteBuffer header = ByteBuffer.allocate(SegmentHeader.SIZE);
+        SegmentHeader.encode(header, 0, startSequence, anchor, replicationOffset, new CRC32C());
+        try (FileIo.SegmentChannel ch = io.open(tmp, true)) {
+            long at = 0;
+            while (header.hasRemaining()) {
+                at += ch.write(header, at);
+            }
+            ch.force();
+        }
+        Files.move(tmp, livePath, StandardCopyOption.ATOMIC_MOVE);
+        io.syncDirectory(directory);
+        return new Segment(livePath, 0, startSequence, anchor.clone(), replicationOffset);
+    }
+
+    // ------------------------------------------------------------------------------------------------ append
+
+    @Override
+    public long append(long timestampNs, long keyHash, byte tag, byte[] payload) {
+        if (timestampNs < 0) {
+            throw new IllegalArgumentException("negative timestamp " + timestampNs);
+        }
+        if (tag != EntryTag.APP && tag != EntryTag.TICK && tag != EntryTag.EPOCH_BUMP) {
+            throw new IllegalArgumentException(String.format("tag 0x%02X cannot be appended", tag));
+        }
+        if (tag != EntryTag.APP && payload.length > JournalEntry.MAX_PAYLOAD) {
+            throw new IllegalArgumentException("payload of " + payload.length + " bytes for a non-App entry");
+        }
+        // computed before the lock: it also refuses an App payload that is not a command
+        long frpl = FrplPayload.length(tag, timestampNs, payload);
+        lock.lock();
+        try {
+            checkRunning();
+            if (danglingGroup) {
+                danglingGroup = false;
+                if (tag == EntryTag.APP) {
+                    closeDanglingGroup();
+                }
+            }
+            if (payload.length <= JournalEntry.MAX_PAYLOAD) {
+                appendOffset += frpl;
+                encode(timestampNs, keyHash, tag, payload, 0, payload.length);
+            } else {
+                groupInProgress = true;
+                int at = 0;
+                while (payload.length - at > JournalEntry.MAX_PAYLOAD) {
+                    encode(timestampNs, keyHash, EntryTag.APP_CONTINUATION, payload, at, JournalEntry.MAX_PAYLOAD);
+                    at += JournalEntry.MAX_PAYLOAD;
+                }
+                appendOffset += frpl;
+                encode(timestampNs, keyHash, EntryTag.APP, payload, at, payload.length - at);
+                groupInProgress = false;
+            }
+            lastTimestampNs = timestampNs;
+            return nextSequence - 1;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void closeDanglingGroup() {
+        long ts = lastTimestampNs;
+        for (int i = 0; i < 8; i++) {
+            tickPayload[i] = (byte) (ts >>> (8 * i));
+        }
+        LOG.log(Level.WARNING, "{0}: a command cut short by a crash ends at sequence {1}; a Tick closes it",
+                directory, nextSequence - 1);
+        appendOffset += FrplPayload.length(EntryTag.TICK, ts, tickPayload);
+        encode(ts, 0, EntryTag.TICK, tickPayload, 0, 8);
+    }
+
+    /** Encodes one entry into the pending batch, waiting while the batch is full. Holds {@link #lock}. */
+    private void encode(long timestampNs, long keyHash, byte tag, byte[] payload, int offset, int length) {
+        int size = JournalEntry.sizeOf(length);
+        while (fillCount > 0
+                && (fillCount >= settings.maxBatchEntries() || fillBytes + size > MAX_PENDING_BYTES)) {
+            batchReady.signal();
+            spaceFree.awaitUninterruptibly();
+            checkRunning();
+        }
+        if (fillBytes + size > fill.length) {
+            byte[] bigger = new byte[Math.max(fillBytes + size, Math.min(fill.length * 2,
+                    MAX_PENDING_BYTES + JournalEntry.MAX_SIZE))];
+            System.arraycopy(fill, 0, bigger, 0, fillBytes);
+            fill = bigger;
+            fillView = ByteBuffer.wrap(bigger);
+        }
+        long sequence = nextSequence;
+        JournalEntry.encode(fillView, fillBytes, sequence, timestampNs, keyHash, tag, payload, offset, length,
+                appendCrc);
+        nextSequence = sequence + 1;
+        fillBytes += size;
+        fillCount++;
+        fillLastSequence = sequence;
+        fillOffsetAfter = appendOffset;
+        lastSequence = sequence;
+        if (fillCount == 1) {
+            batchReady.signal();
+        }
+    }
+
+    private void checkRunning() {
+        String reason = stoppedReason;
+        if (reason != null) {
+            throw new JournalStoppedException(reason, stopCause);
+        }
+        if (closing) {
+            throw new JournalStoppedException("journal " + directory + " is closed", null);
+        }
+    }
+
+    @Override
+    public long lastSequence() {
+        return lastSequence;
+    }
+
+    @Override
+    public long durableSequence() {
+        return durableSequence;
+    }
+
+    @Override
+    public long lastTimestampNs() {
+        return lastTimestampNs;
+    }
+
+    // ------------------------------------------------------------------------------------------------ journal thread
+
+    private void run() {
+        try {
+            while (true) {
+                lock.lock();
+                try {
+                    while (fillCount == 0 && !closing && !controlReady()) {
+                        batchReady.awaitUninterruptibly();
+                    }
+                    if (controlReady()) {
+                        runControl();
+                        continue;
+                    }
+                    if (fillCount == 0) {
+                        break; // closing, and everything appended is durable
+                    }
+                    takeBatch();
+                } finally {
+                    lock.unlock();
+                }
+                writeBatch();
+                maybeRotateBySize();
+            }
+        } catch (IOException | RuntimeException e) {
+            failStop(e);
+        } finally {
+            terminated = true;
+            lock.lock();
+            try {
+                for (Control c : controls) {
+                    c.failure = new JournalStoppedException(stoppedReason != null ? stoppedReason
+                            : "journal " + directory + " is closed", stopCause);
+                    c.done = true;
+                }
+                controls.clear();
+                controlDone.signalAll();
+                spaceFree.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            wakeWaiters();
+        }
+    }
+
+    private boolean controlReady() {
+        return !controls.isEmpty() && !groupInProgress;
+    }
+
+    /** Runs a rotation or a lineage archive with appends held off: the pending batch first, then the control. */
+    private void runControl() throws IOException {
+        Control control = controls.poll();
+        try {
+            if (fillCount > 0) {
+                takeBatch();
+                writeBatch();
+            }
+            if (control.kind == Kind.ROTATE) {
+                rotateNow();
+            } else {
+                archiveLineageNow();
+            }
+        } catch (RuntimeException e) {
+            control.failure = e;
+        } catch (IOException e) {
+            control.failure = new JournalStoppedException(control.kind + " failed: " + e, e);
+            throw e;
+        } finally {
+            control.done = true;
+            controlDone.signalAll();
+        }
+    }
+
+    /** Swaps the pending buffer for the drained one. Holds {@link #lock}. */
+    private void takeBatch() {
+        byte[] b = drain;
+        ByteBuffer v = drainView;
+        drain = fill;
+        drainView = fillView;
+        drainBytes = fillBytes;
+        drainLastSequence = fillLastSequence;
+        drainOffsetAfter = fillOffsetAfter;
+        fill = b;
+        fillView = v;
+        fillBytes = 0;
+        fillCount = 0;
+        spaceFree.signalAll();
+    }
+
+    private void writeBatch() throws IOException {
+        long start = liveSegment.bytes;
+        ByteBuffer v = drainView.clear().limit(drainBytes);
+        long at = start;
+        while (v.hasRemaining()) {
+            at += live.write(v, at);
+        }
+        live.force();
+        // durable from here on
+        long lastTs = 0;
+        for (int p = 0; p < drainBytes; p += batchEntry.size()) {
+            batchEntry.wrap(drainView, p);
+            if (!tailOpenGroup) {
+                liveSegment.index.add(batchEntry.sequence(), start + p);
+            }
+            tailOpenGroup = batchEntry.tag() == EntryTag.APP_CONTINUATION;
+            lastTs = batchEntry.timestampNs();
+        }
+        v.clear(); // this buffer becomes the sequencer's next: it must not keep the write's limit
+        synchronized (chainMonitor) {
+            chain.absorb(drain, 0, drainBytes);
+            liveSegment.bytes = start + drainBytes;
+            liveSegment.lastSequence = drainLastSequence;
+            liveSegment.endOffset = drainOffsetAfter;
+            liveSegment.tailOpenGroup = tailOpenGroup;
+            liveSegment.lastTimestampNs = lastTs;
+            durableOffset = drainOffsetAfter;
+            durableSequence = drainLastSequence;
+        }
+        wakeWaiters();
+    }
+
+    private void maybeRotateBySize() throws IOException {
+        if (liveSegment.bytes < settings.segmentSize()) {
+            return;
+        }
+        if (tailOpenGroup) {
+            lock.lock();
+            try {
+                if (groupInProgress) {
+                    return; // the command's last fragment is on its way; rotate after it
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        rotateNow();
+    }
+
+    /** Seals the live segment as the next archive and installs its successor. Journal thread only. */
+    private void rotateNow() throws IOException {
+        Segment sealed = liveSegment;
+        if (sealed.isEmpty()) {
+            return;
+        }
+        byte[] tail;
+        synchronized (chainMonitor) {
+            tail = chain.value();
+        }
+        Segment next;
+        files.writeLock().lock();
+        try {
+            live.close();
+            int number = lastArchiveNumber + 1;
+            Path archive = directory.resolve(Segment.archiveName(number));
+            Files.move(livePath, archive, StandardCopyOption.ATOMIC_MOVE);
+            lastArchiveNumber = number;
+            sealed.path = archive;
+            sealed.archiveNumber = number;
+            sealed.tailChain = tail;
+            sealed.sealedAtMillis = clock.millis();
+            next = createLive(sealed.lastSequence + 1, tail, sealed.endOffset);
+            segments.add(next);
+        } finally {
+            files.writeLock().unlock();
+        }
+        live = io.open(livePath, false);
+        synchronized (chainMonitor) {
+            chain = new ChainHash(tail);
+            liveSegment = next;
+        }
+        LOG.log(Level.INFO, "{0}: sealed {1} (sequences {2}..{3}), live segment starts at {4}", directory,
+                sealed.name(), sealed.startSequence, sealed.lastSequence, next.startSequence);
+    }
+
+    /** Moves every segment into {@code lineage.<n>/} and starts a new genesis. Journal thread, holding lock. */
+    private void archiveLineageNow() throws IOException {
+        byte[] anchor = new byte[ChainHash.LENGTH];
+        RANDOM.nextBytes(anchor);
+        Segment genesis;
+        files.writeLock().lock();
+        try {
+            live.close();
+            int n = 1;
+            for (int existing : lineages()) {
+                n = Math.max(n, existing + 1);
+            }
+            Path target = directory.resolve(LINEAGE + n);
+            Files.createDirectory(target);
+            for (Segment s : segments) {
+                Files.move(s.path, target.resolve(s.name()), StandardCopyOption.ATOMIC_MOVE);
+            }
+            io.syncDirectory(target);
+            io.syncDirectory(directory);
+            segments.clear();
+            List<Integer> all = lineages();
+            int keep = settings.lineageArchivesKeep();
+            for (int i = 0; i < all.size() - keep; i++) {
+                deleteTree(directory.resolve(LINEAGE + all.get(i)));
+            }
+            genesis = createLive(1, anchor, 0);
+            segments.add(genesis);
+            LOG.log(Level.WARNING, "{0}: lineage archived to {1}; new genesis (anchor {2})", directory,
+                    target.getFileName(), ChainHash.hex(anchor));
+        } finally {
+            files.writeLock().unlock();
+        }
+        live = io.open(livePath, false);
+        lastArchiveNumber = 0;
+        tailOpenGroup = false;
+        danglingGroup = false;
+        nextSequence = 1;
+        lastSequence = 0;
+        appendOffset = 0;
+        fillOffsetAfter = 0;
+        synchronized (chainMonitor) {
+            chain = new ChainHash(anchor);
+            liveSegment = genesis;
+            durableOffset = 0;
+            durableSequence = 0;
+        }
+    }
+
+    private List<Integer> lineages() throws IOException {
+        List<Integer> out = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory, LINEAGE + "*")) {
+            for (Path p : ds) {
+                String suffix = p.getFileName().toString().substring(LINEAGE.length());
+                if (Files.isDirectory(p) && suffix.matches("[0-9]{1,9}")) {
+                    out.add(Integer.parseInt(suffix));
+                }
+            }
+        }
+        out.sort(Comparator.naturalOrder());
+        return out;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> walk = Files.walk(root)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    private void failStop(Throwable e) {
+        stopCause = e;
+        stoppedReason = "journal " + directory + " stopped after a failed write or sync at durable sequence "
+                + durableSequence + ": " + e;
+        LOG.log(Level.ERROR, stoppedReason, e);
+        try {
+            live.close();
+        } catch (IOException | RuntimeException ignored) {
+            // already failing; the reason above is what matters
+        }
+    }
+
+    private void wakeWaiters() {
+        waitLock.lock();
+        try {
+            durableAdvanced.signalAll();
+        } finally {
+            waitLock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ waiting
+
+    @Override
+    public void awaitDurable(long sequence) throws InterruptedException {
+        if (sequence <= durableSequence) {
+            return;
+        }
+        switch (settings.waitStrategy()) {
+            case BLOCKING -> {
+                waitLock.lockInterruptibly();
+                try {
+                    while (sequence > durableSequence) {
+                        checkWaitable(sequence);
+                        durableAdvanced.await();
+                    }
+                } finally {
+                    waitLock.unlock();
+                }
+            }
+            case SPIN_YIELD -> {
+                int spins = 0;
+                while (sequence > durableSequence) {
+                    checkWaitable(sequence);
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                    if (++spins < 200) {
+                        Thread.onSpinWait();
+                    } else {
+                        Thread.yield();
+                    }
+                }
+            }
+            case BUSY_SPIN -> {
+                while (sequence > durableSequence) {
+                    checkWaitable(sequence);
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                    Thread.onSpinWait();
+                }
+            }
+        }
+    }
+
+    private void checkWaitable(long sequence) {
+        String reason = stoppedReason;
+        if (reason != null) {
+            throw new JournalStoppedException(reason, stopCause);
+        }
+        if (terminated && sequence > durableSequence) {
+            throw new JournalStoppedException("journal " + directory + " closed before sequence " + sequence
+                    + " became durable", null);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ control
+
+    @Override
+    public void rotate() {
+        control(Kind.ROTATE);
+    }
+
+    /**
+     * Moves every segment into {@code DIR/lineage.<n>/} (n increasing; the oldest beyond
+     * {@code lineage.archives.keep} are deleted) and starts a new genesis: sequence 1, a fresh random anchor,
+     * replication offset 0. For a node whose history diverged from its new primary's.
+     */
+    public void archiveLineage() {
+        control(Kind.ARCHIVE_LINEAGE);
+    }
+
+    private void control(Kind kind) {
+        Control c = new Control(kind);
+        lock.lock();
+        try {
+            checkRunning();
+            controls.add(c);
+            batchReady.signal();
+            while (!c.done) {
+                controlDone.awaitUninterruptibly();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (c.failure != null) {
+            throw c.failure;
+        }
+    }
+
+    /** Applies the tunables that can change live; the directory applies when the journal is next opened. */
+    void reconfigure(JournalSettings next) {
+        settings = next;
+        lock.lock();
+        try {
+            spaceFree.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    JournalSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closing = true;
+            batchReady.signal();
+        } finally {
+            lock.unlock();
+        }
+        boolean interrupted = false;
+        while (journalThread.isAlive()) {
+            try {
+                journalThread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            live.close();
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "{0}: closing the live segment: {1}", livePath, e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ read
+
+    @Override
+    public void read(long afterSequence, EntryVisitor visitor) {
+        long durable = durableSequence;
+        List<Segment> snapshot = segmentsSnapshot();
+        long from = afterSequence + 1;
+        long first = snapshot.get(0).startSequence;
+        if (from < first) {
+            throw new IllegalArgumentException("sequence " + from + " is no longer retained: the journal in "
+                    + directory + " starts at " + first);
+        }
+        if (afterSequence >= durable) {
+            return;
+        }
+        int i = snapshot.size() - 1;
+        while (snapshot.get(i).startSequence > from) {
+            i--;
+        }
+        Reader reader = new Reader(afterSequence, durable, visitor);
+        try {
+            for (; i < snapshot.size() && !reader.stopped; i++) {
+                reader.readSegment(snapshot.get(i), from);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the journal in " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    private List<Segment> segmentsSnapshot() {
+        files.readLock().lock();
+        try {
+            return new ArrayList<>(segments);
+        } finally {
+            files.readLock().unlock();
+        }
+    }
+
+    /** Delivers entries, joining fragment groups; discards a group that another entry cuts short. */
+    private final class Reader {
+        final long after;
+        final long durable;
+        final EntryVisitor visitor;
+        final ByteArrayOutputStream group = new ByteArrayOutputStream();
+        long groupStart;
+        boolean stopped;
+
+        Reader(long after, long durable, EntryVisitor visitor) {
+            this.after = after;
+            this.durable = durable;
+            this.visitor = visitor;
+        }
+
+        void readSegment(Segment segment, long from) throws IOException {
+            FileChannel ch;
+            long limit;
+            files.readLock().lock();
+            try {
+                limit = segment.bytes; // read after the durable sequence: covers at least that much
+                try {
+                    ch = FileChannel.open(segment.path, StandardOpenOption.READ);
+                } catch (NoSuchFileException e) {
+                    throw new IllegalArgumentException("sequence " + (after + 1) + " is no longer retained in "
+                            + directory, e);
+                }
+            } finally {
+                files.readLock().unlock();
+            }
+            try (ch) {
+                long start = SegmentHeader.SIZE;
+                if (groupStart == 0) {
+                    long[] point = segment.index.floor(from);
+                    if (point != null) {
+                        start = point[1];
+                    }
+                }
+                EntryCursor cursor = new EntryCursor(ch, start, limit);
+                while (true) {
+                    int r = cursor.next();
+                    if (r == JournalEntry.END && cursor.validEnd() == limit) {
+                        return;
+                    }
+                    if (r < 0) {
+                        throw new IllegalStateException(segment.name() + ": " + JournalEntry.reason(r)
+                                + " at offset " + cursor.entryOffset() + " inside the durable journal");
+                    }
+                    JournalEntry e = cursor.entry();
+                    long seq = e.sequence();
+                    if (seq > durable) {
+                        stopped = true;
+                        return;
+                    }
+                    if (!deliver(seq, e, cursor.array())) {
+                        stopped = true;
+                        return;
+                    }
+                }
+            }
+        }
+
+        private boolean deliver(long seq, JournalEntry e, byte[] array) {
+            byte tag = e.tag();
+            if (tag == EntryTag.APP_CONTINUATION) {
+                if (groupStart == 0) {
+                    groupStart = seq;
+                    group.reset();
+                }
+                group.write(array, e.payloadOffset(), e.payloadLength());
+                return true;
+            }
+            byte[] payload;
+            if (tag == EntryTag.APP && groupStart != 0) {
+                group.write(array, e.payloadOffset(), e.payloadLength());
+                payload = group.toByteArray();
+                group.reset();
+                groupStart = 0;
+            } else {
+                if (groupStart != 0) {
+                    for (long s = Math.max(groupStart, after + 1); s < seq; s++) {
+                        visitor.skipped(s);
+                    }
+                    group.reset();
+                    groupStart = 0;
+                }
+                payload = e.payload();
+            }
+            if (seq <= after) {
+                return true;
+            }
+            return visitor.entry(seq, e.timestampNs(), e.keyHash(), tag, payload);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ retention
+
+    /**
+     * Deletes archives, oldest first, whose last sequence is at or below {@code appliedAndFlushed} — the store no
+     * longer needs them to restart — unless the retention configuration keeps them for lagging replicas: an
+     * eligible archive stays while the journal's total size is within {@code retention.max.bytes} and the archive
+     * is younger than {@code retention.max.age.seconds} (0 keeps none). The live segment is never deleted.
+     */
+    @Override
+    public int purge(long appliedAndFlushed) {
+        JournalSettings s = settings;
+        int deleted = 0;
+        files.writeLock().lock();
+        try {
+            long total = 0;
+            for (Segment seg : segments) {
+                total += seg.bytes;
+            }
+            long now = clock.millis();
+            while (segments.size() > 1) {
+                Segment oldest = segments.get(0);
+                if (oldest.lastSequence > appliedAndFlushed) {
+                    break;
+                }
+                boolean overBytes = total > s.retentionMaxBytes();
+                boolean overAge = now - oldest.sealedAtMillis >= s.retentionMaxAgeSeconds() * 1000;
+                if (!overBytes && !overAge) {
+                    break;
+                }
+                Files.delete(oldest.path);
+                segments.remove(0);
+                total -= oldest.bytes;
+                deleted++;
+                LOG.log(Level.INFO, "{0}: deleted {1} (sequences {2}..{3})", directory, oldest.name(),
+                        oldest.startSequence, oldest.lastSequence);
+            }
+            if (deleted > 0) {
+                io.syncDirectory(directory);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("purging the journal in " + directory + ": " + e.getMessage(), e);
+        } finally {
+            files.writeLock().unlock();
+        }
+        return deleted;
+    }
+
+    // ------------------------------------------------------------------------------------------------ verify, status
+
+    @Override
+    public String verify() {
+        List<FileChannel> channels = new ArrayList<>();
+        List<SegmentScanner.Source> sources = new ArrayList<>();
+        byte[] expectedChain;
+        long liveEnd;
+        try {
+            files.readLock().lock();
+            try {
+                synchronized (chainMonitor) {
+                    expectedChain = chain.value();
+                    liveEnd = liveSegment.bytes;
+                }
+                for (Segment seg : segments) {
+                    FileChannel ch = FileChannel.open(seg.path, StandardOpenOption.READ);
+                    channels.add(ch);
+                    boolean isLive = seg.archiveNumber == 0;
+                    sources.add(new SegmentScanner.Source(seg.path, seg.archiveNumber, ch, isLive,
+                            isLive ? liveEnd : Long.MAX_VALUE));
+                }
+            } finally {
+                files.readLock().unlock();
+            }
+            SegmentScanner.Result result = new SegmentScanner().scan(sources, false);
+            if (result.broken != null) {
+                return result.broken.verifyMessage();
+            }
+            Segment tail = result.segments.get(result.segments.size() - 1);
+            if (!java.util.Arrays.equals(tail.tailChain, expectedChain)) {
+                return Segment.LIVE + ": the chain value of the file (" + ChainHash.hex(tail.tailChain)
+                        + ") differs from the journal's (" + ChainHash.hex(expectedChain) + ")";
+            }
+            return null;
+        } catch (IOException e) {
+            return "cannot read the journal in " + directory + ": " + e;
+        } finally {
+            for (FileChannel ch : channels) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // read-only
+                }
+            }
+        }
+    }
+
+    @Override
+    public JournalStatus status() {
+        List<Segment> snapshot = segmentsSnapshot();
+        long bytes = 0;
+        for (Segment s : snapshot) {
+            bytes += s.bytes;
+        }
+        byte[] value;
+        long durable;
+        long offset;
+        synchronized (chainMonitor) {
+            value = chain.value();
+            durable = durableSequence;
+            offset = durableOffset;
+        }
+        long last = lastSequence;
+        long first = snapshot.get(0).startSequence;
+        return new JournalStatus(directory.toString(), last >= first ? first : 0, last, durable, lastTimestampNs,
+                offset, snapshot.size(), bytes, ChainHash.hex(value), stoppedReason);
+    }
+
+    /** @return the chain value at the durable sequence */
+    byte[] chainValue() {
+        synchronized (chainMonitor) {
+            return chain.value();
+        }
+    }
+
+    /** @return the replication offset after the last durable complete command */
+    long replicationOffset() {
+        return durableOffset;
+    }
+
+    List<Segment> segments() {
+        return segmentsSnapshot();
+    }
+
+    Path directory() {
+        return directory;
+    }
+}

@@ -1,0 +1,77 @@
+package tandem.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.osgi.util.converter.Converters;
+
+@Timeout(20)
+class JournalComponentTest {
+
+    @TempDir
+    Path home;
+
+    private static JournalComponent.Config config(Map<String, Object> props) {
+        return Converters.standardConverter().convert(props).to(JournalComponent.Config.class);
+    }
+
+    @Test
+    void theDefaultDirectoryIsUnderTandemHome() throws Exception {
+        JournalComponent c = new JournalComponent(config(Map.of()), key -> key.equals("tandem.home")
+                ? home.toString() : null);
+        try {
+            assertThat(c.status().directory()).isEqualTo(home.resolve("data/journal").toString());
+            long seq = c.append(1, 0, Fixtures.APP, Fixtures.command("SET", "a", "1"));
+            c.awaitDurable(seq);
+            assertThat(c.journal().settings().segmentSize()).isEqualTo(256L * 1024 * 1024);
+            assertThat(c.journal().settings().maxBatchEntries()).isEqualTo(4096);
+            assertThat(c.journal().settings().lineageArchivesKeep()).isEqualTo(3);
+            assertThat(c.journal().settings().waitStrategy()).isEqualTo(WaitStrategy.BLOCKING);
+
+            Map<String, Object> live = new HashMap<>();
+            live.put("wait.strategy", "spin-yield");
+            live.put("max.batch.entries", 16);
+            live.put("directory", home.resolve("elsewhere").toString());
+            c.modified(config(live));
+            assertThat(c.journal().settings().waitStrategy()).isEqualTo(WaitStrategy.SPIN_YIELD);
+            assertThat(c.journal().settings().maxBatchEntries()).isEqualTo(16);
+            assertThat(c.journal().settings().directory()).isEqualTo(home.resolve("data/journal"));
+            c.modified(config(Map.of("segment.size", 10))); // refused: the running configuration stays
+            assertThat(c.journal().settings().maxBatchEntries()).isEqualTo(16);
+            assertThat(c.lastSequence()).isEqualTo(seq);
+        } finally {
+            c.deactivate();
+        }
+    }
+
+    @Test
+    void invalidValuesNameTheirProperty() {
+        String h = home.toString();
+        assertInvalid(Map.of("segment.size", 1024), h, "tandem.journal: segment.size=1024 is invalid");
+        assertInvalid(Map.of("wait.strategy", "sleepy"), h, "wait.strategy=sleepy");
+        assertInvalid(Map.of("max.batch.entries", 0), h, "max.batch.entries=0");
+        assertInvalid(Map.of("retention.max.bytes", -1), h, "retention.max.bytes=-1");
+        assertInvalid(Map.of("retention.max.age.seconds", -5), h, "retention.max.age.seconds=-5");
+        assertInvalid(Map.of("lineage.archives.keep", -1), h, "lineage.archives.keep=-1");
+        assertInvalid(Map.of(), null, "directory= is invalid");
+        assertInvalid(Map.of("directory", "relative/journal"), null, "directory=relative/journal");
+    }
+
+    @Test
+    void aRelativeDirectoryIsResolvedAgainstTandemHome() {
+        JournalSettings s = JournalSettings.of(config(Map.of("directory", "j")), k -> home.toString());
+        assertThat(s.directory()).isEqualTo(home.resolve("j"));
+    }
+
+    private static void assertInvalid(Map<String, Object> props, String home, String message) {
+        assertThatThrownBy(() -> JournalSettings.of(config(props), k -> home))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
+    }
+}

@@ -1,0 +1,118 @@
+package tandem.protocol.frpl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.LongRange;
+import tandem.api.journal.EntryTag;
+import tandem.protocol.command.CommandPayload;
+
+@Timeout(10)
+class FrplPayloadTest {
+
+    private static final long TS = 1_700_000_000_000_000_000L;
+
+    @Test
+    void wrapsACommandInTandemAt() {
+        byte[] set = CommandPayload.encode(args("SET", "k", "v"));
+        assertFrames(EntryTag.APP, TS, set,
+                "*5\r\n$9\r\nTANDEM.AT\r\n$19\r\n1700000000000000000\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n");
+    }
+
+    @Test
+    void theArrayHeaderGrowsADigitAtEightArguments() {
+        byte[] mset = CommandPayload.encode(args("MSET", "a", "1", "b", "2", "c", "3", "d"));
+        assertFrames(EntryTag.APP, 7, mset, "*10\r\n$9\r\nTANDEM.AT\r\n$1\r\n7\r\n$4\r\nMSET\r\n$1\r\na\r\n$1\r\n1\r\n"
+                + "$1\r\nb\r\n$1\r\n2\r\n$1\r\nc\r\n$1\r\n3\r\n$1\r\nd\r\n");
+    }
+
+    @Test
+    void aTransactionBecomesMultiWrappedCommandsExec() {
+        byte[] tx = CommandPayload.encodeTransaction(List.of(args("INCR", "c"), args("DEL", "x", "")));
+        assertFrames(EntryTag.APP, 42, tx,
+                "*1\r\n$5\r\nMULTI\r\n",
+                "*4\r\n$9\r\nTANDEM.AT\r\n$2\r\n42\r\n$4\r\nINCR\r\n$1\r\nc\r\n",
+                "*5\r\n$9\r\nTANDEM.AT\r\n$2\r\n42\r\n$3\r\nDEL\r\n$1\r\nx\r\n$0\r\n\r\n",
+                "*1\r\n$4\r\nEXEC\r\n");
+        assertFrames(EntryTag.APP, 42, CommandPayload.encodeTransaction(List.of()),
+                "*1\r\n$5\r\nMULTI\r\n", "*1\r\n$4\r\nEXEC\r\n");
+    }
+
+    @Test
+    void aTickBecomesTandemTickAndOtherEntriesNothing() {
+        assertFrames(EntryTag.TICK, 0, new byte[8], "*2\r\n$11\r\nTANDEM.TICK\r\n$1\r\n0\r\n");
+        assertFrames(EntryTag.TICK, TS, new byte[8], "*2\r\n$11\r\nTANDEM.TICK\r\n$19\r\n1700000000000000000\r\n");
+        assertFrames(EntryTag.TICK, Long.MAX_VALUE, new byte[8],
+                "*2\r\n$11\r\nTANDEM.TICK\r\n$19\r\n9223372036854775807\r\n");
+        assertFrames(EntryTag.EPOCH_BUMP, TS, new byte[8]);
+        assertFrames(EntryTag.APP_CONTINUATION, TS, new byte[] {1, 2, 3});
+    }
+
+    @Test
+    void refusesWhatIsNotACommand() {
+        for (String bad : List.of("", "*0\r\n", "*1\r\n$3\r\nab\r\n", "*1\r\n$1\r\na\r\nx", "+OK\r\n",
+                "*1\r\n$5\r\nMULTI\r\n*1\r\n$1\r\na\r\n", "*1\r\n$01\r\na\r\n")) {
+            byte[] p = bad.getBytes(StandardCharsets.ISO_8859_1);
+            assertThatThrownBy(() -> FrplPayload.length(EntryTag.APP, 1, p)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> FrplPayload.frames(EntryTag.APP, 1, p)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> FrplPayload.length(EntryTag.TICK, -1, new byte[8]))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FrplPayload.length((byte) 0x01, 1, new byte[8]))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Property(tries = 100)
+    void lengthIsTheSumOfTheFramesLengths(@ForAll("payloads") byte[] payload,
+            @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long ts) {
+        long sum = 0;
+        for (byte[] f : FrplPayload.frames(EntryTag.APP, ts, payload)) {
+            sum += f.length;
+        }
+        assertThat(FrplPayload.length(EntryTag.APP, ts, payload)).isEqualTo(sum);
+    }
+
+    @Provide
+    Arbitrary<byte[]> payloads() {
+        Arbitrary<byte[][]> command = Arbitraries.bytes().array(byte[].class).ofMaxSize(30)
+                .array(byte[][].class).ofMinSize(1).ofMaxSize(12);
+        Arbitrary<byte[]> single = command.map(CommandPayload::encode);
+        Arbitrary<byte[]> tx = command.list().ofMaxSize(5)
+                .map(cs -> CommandPayload.encodeTransaction(new ArrayList<>(cs)));
+        return Arbitraries.oneOf(single, tx);
+    }
+
+    private static void assertFrames(byte tag, long ts, byte[] payload, String... expected) {
+        List<byte[]> frames = FrplPayload.frames(tag, ts, payload);
+        List<String> actual = new ArrayList<>();
+        long sum = 0;
+        for (byte[] f : frames) {
+            actual.add(new String(f, StandardCharsets.ISO_8859_1));
+            sum += f.length;
+        }
+        assertThat(actual).containsExactly(expected);
+        assertThat(FrplPayload.length(tag, ts, payload)).isEqualTo(sum);
+    }
+
+    private static byte[][] args(String... s) {
+        byte[][] out = new byte[s.length][];
+        for (int i = 0; i < s.length; i++) {
+            out[i] = s[i].getBytes(StandardCharsets.ISO_8859_1);
+        }
+        return out;
+    }
+}

@@ -54,6 +54,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private static final long TICK_INTERVAL_NS = 100_000_000L;
     private static final long PURGE_INTERVAL_NS = 10_000_000_000L;
     private static final Object CLOSED = new Object();
+    private static final Event DURABLE = new Event(null, null);
 
     private record Event(Connection connection, Object message) {
     }
@@ -77,13 +78,16 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final ReentrantLock services = new ReentrantLock();
     private final Condition servicesChanged = services.newCondition();
     private final Thread logic;
+    private final DurabilityWatcher durability = new DurabilityWatcher(() -> queue.add(DURABLE));
     private final long pauseMillis;
 
     private volatile boolean running = true;
     private Journal journal;
     private Keyspace keyspace;
     private boolean replayNeeded = true;
+    private boolean journalChanged;
     private boolean waited;
+    private long missingSinceNs;
     private String unavailable;
     private long lastTimestampNs;
     private long lastTickNs;
@@ -106,6 +110,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         try {
             journal = next;
             replayNeeded = true;
+            journalChanged = true;
             servicesChanged.signalAll();
         } finally {
             services.unlock();
@@ -160,6 +165,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     @Override
     public void close() {
         running = false;
+        durability.close();
         logic.interrupt();
         try {
             logic.join(10_000);
@@ -173,7 +179,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private void run() {
         while (running) {
             try {
-                Event first = pending.isEmpty() ? queue.poll(TICK_INTERVAL_NS, TimeUnit.NANOSECONDS) : queue.poll();
+                Event first = queue.poll(TICK_INTERVAL_NS, TimeUnit.NANOSECONDS);
                 services.lockInterruptibly();
                 try {
                     waited = false;
@@ -186,6 +192,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     maybeTick();
                     drain();
                     maybePurge();
+                    if (missingSinceNs != 0) {
+                        // waiting for a service to come back: let its binder in, without spinning
+                        servicesChanged.await(20, TimeUnit.MILLISECONDS);
+                    }
                 } finally {
                     services.unlock();
                 }
@@ -237,6 +247,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
+    /**
+     * Brings a newly bound keyspace (or the keyspace after a new journal) up to the journal's durable end. Requests
+     * still pending from before the services changed are merged in: a pending write whose entry is replayed is
+     * applied with its own reply, so its client gets the answer it was waiting for; after a journal changed, a
+     * pending write beyond the new journal's end was never made durable and is refused.
+     */
     private void replay() {
         replayNeeded = false;
         unavailable = null;
@@ -248,33 +264,72 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
             return;
         }
-        if (applied == last) {
-            return;
-        }
         long started = System.nanoTime();
         Reply discard = new DiscardingReply();
         long[] count = {0};
-        try {
-            journal.read(applied, new EntryVisitor() {
-                @Override
-                public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
-                    applyEntry(sequence, timestampNs, tag, payload, discard);
-                    count[0]++;
-                    return true;
-                }
+        if (applied < last) {
+            try {
+                journal.read(applied, new EntryVisitor() {
+                    @Override
+                    public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
+                        runPendingBefore(sequence);
+                        Pending head = pending.peek();
+                        if (head != null && head.sequence() == sequence) {
+                            pending.poll();
+                            execute(head);
+                        } else {
+                            applyEntry(sequence, timestampNs, tag, payload, discard);
+                        }
+                        count[0]++;
+                        return true;
+                    }
 
-                @Override
-                public void skipped(long sequence) {
-                    keyspace.advance(sequence);
-                }
-            });
-        } catch (IllegalArgumentException e) {
-            unavailable = "the store is behind the retained journal: " + e.getMessage();
-            LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
-            return;
+                    @Override
+                    public void skipped(long sequence) {
+                        keyspace.advance(sequence);
+                    }
+                });
+            } catch (IllegalArgumentException e) {
+                unavailable = "the store is behind the retained journal: " + e.getMessage();
+                LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
+                return;
+            }
+            LOG.log(Level.INFO, "replayed {0} journal entries after sequence {1} in {2} ms", count[0], applied,
+                    (System.nanoTime() - started) / 1_000_000);
         }
-        LOG.log(Level.INFO, "replayed {0} journal entries after sequence {1} in {2} ms", count[0], applied,
-                (System.nanoTime() - started) / 1_000_000);
+        if (journalChanged) {
+            journalChanged = false;
+            long end = journal.lastSequence();
+            for (Pending p : new ArrayList<>(pending)) {
+                if (p.sequence() > end) {
+                    lost.add(p);
+                }
+            }
+            if (!lost.isEmpty()) {
+                LOG.log(Level.WARNING, "{0} writes were not durable when the journal went away; they are refused",
+                        lost.size());
+            }
+        }
+    }
+
+    /** Pending writes that a journal change lost; each is refused when its turn comes. */
+    private final java.util.Set<Pending> lost = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    /** Runs the pending requests ahead of the write at {@code sequence} that need no durability. */
+    private void runPendingBefore(long sequence) {
+        while (!pending.isEmpty()) {
+            Pending p = pending.peek();
+            if (p.sequence() != 0 && p.sequence() >= sequence) {
+                return;
+            }
+            pending.poll();
+            if (p.sequence() != 0) {
+                // a write before the replayed one that the journal does not hold: it was never durable
+                refuse(p, "ERR the journal restarted before this write was durable; it was not applied");
+            } else {
+                execute(p);
+            }
+        }
     }
 
     private void applyEntry(long sequence, long timestampNs, byte tag, byte[] payload, Reply reply) {
@@ -295,6 +350,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     // ---- sequencing -------------------------------------------------------------------------------------------
 
     private void sequence(Event e) {
+        if (e == DURABLE) {
+            return; // only wakes the loop: drain() looks at the journal's durable sequence
+        }
         Connection c = e.connection();
         if (e.message() == CLOSED) {
             watches.unwatchAll(c);
@@ -489,7 +547,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     private static String journalStopped(JournalStoppedException e) {
-        return "MISCONF the journal has stopped and writes are refused: " + e.getMessage();
+        return journalStopped(e.getMessage());
+    }
+
+    private static String journalStopped(String reason) {
+        return "MISCONF the journal has stopped and writes are refused: " + reason;
     }
 
     private static boolean accepts(CommandDescriptor d, int argc) {
@@ -570,22 +632,36 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private void drain() throws InterruptedException {
         while (!pending.isEmpty()) {
             Pending p = pending.peek();
-            if (p.sequence() > 0) {
-                try {
-                    if (journal == null) {
-                        failHead("ERR the journal went away before this write was durable");
-                        continue;
-                    }
-                    if (journal.durableSequence() < p.sequence()) {
-                        if (!queue.isEmpty()) {
-                            return; // sequence what arrived meanwhile, so that it joins the next fsync
-                        }
-                        journal.awaitDurable(p.sequence());
-                    }
-                } catch (JournalStoppedException e) {
-                    failHead(journalStopped(e));
+            if (lost.remove(p)) {
+                pending.poll();
+                refuse(p, "ERR the journal restarted before this write was durable; it was not applied");
+                continue;
+            }
+            boolean needsKeyspace = p.kind() != Kind.IMMEDIATE && p.kind() != Kind.CONNECTION
+                    && p.kind() != Kind.ERROR;
+            if ((p.sequence() > 0 && journal == null) || (needsKeyspace && (keyspace == null || replayNeeded))) {
+                // a service is being replaced: wait for it (bounded), its rebinding replays and answers in order
+                long now = System.nanoTime();
+                if (missingSinceNs == 0) {
+                    missingSinceNs = now;
+                } else if (now - missingSinceNs > TimeUnit.MILLISECONDS.toNanos(pauseMillis)) {
+                    failHead("ERR " + (journal == null ? "the journal (tandem.journal)" : "the store (tandem.store)")
+                            + " is not active");
                     continue;
                 }
+                return;
+            }
+            missingSinceNs = 0;
+            if (p.sequence() > 0 && journal.durableSequence() < p.sequence()) {
+                String stopped = durability.stoppedReason(journal);
+                if (stopped != null) {
+                    failHead(journalStopped(stopped));
+                    continue;
+                }
+                // not durable yet: the durability watcher posts an event when it is, and meanwhile this thread
+                // sequences whatever arrives, so that it joins the next fsync
+                durability.watch(journal, p.sequence());
+                return;
             }
             pending.poll();
             execute(p);
@@ -593,7 +669,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     private void failHead(String error) {
-        Pending p = pending.poll();
+        refuse(pending.poll(), error);
+    }
+
+    private void refuse(Pending p, String error) {
         if (p.kind() == Kind.TICK) {
             tickPendingSequence = 0;
             return;

@@ -58,6 +58,7 @@ import tandem.server.command.Commands;
 import tandem.server.command.KeyspaceCommands;
 import tandem.server.command.ServerContext;
 import tandem.server.pipeline.Pipeline;
+import tandem.server.resp.RespNumbers;
 import tandem.server.resp.RespRequestDecoder;
 
 /**
@@ -394,6 +395,38 @@ public final class RespServer implements ServerContext {
     @Override
     public long processId() {
         return ProcessHandle.current().pid();
+    }
+
+    @Override
+    public String configSet(Map<String, String> changes) {
+        ServerSettings next = settings;
+        for (Map.Entry<String, String> e : changes.entrySet()) {
+            String name = e.getKey();
+            long value;
+            switch (name) {
+                case "maxclients", "proto-max-bulk-len" -> {
+                    value = RespNumbers.parseLong(e.getValue().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    if (value == RespNumbers.INVALID) {
+                        return "ERR CONFIG SET failed (possibly related to argument '" + name
+                                + "') - argument couldn't be parsed into an integer";
+                    }
+                }
+                default -> {
+                    return "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'";
+                }
+            }
+            long min = name.equals("maxclients") ? 1 : 1024;
+            long max = name.equals("maxclients") ? 1_000_000 : Integer.MAX_VALUE - 16;
+            if (value < min || value > max) {
+                return "ERR CONFIG SET failed (possibly related to argument '" + name + "') - argument must be "
+                        + "between " + min + " and " + max + " inclusive";
+            }
+            next = name.equals("maxclients") ? next.withMaxClients((int) value)
+                    : next.withMaxRequestSize((int) value);
+        }
+        settings = next;
+        LOG.log(Level.INFO, "CONFIG SET applied until the next restart: {0}", changes);
+        return null;
     }
 
     @Override

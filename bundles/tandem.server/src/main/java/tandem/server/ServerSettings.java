@@ -32,6 +32,14 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
         return new ServerSettings(port, bind, address, maxClients, maxRequest, transport, ioThreads, pauseMaxMs);
     }
 
+    ServerSettings withMaxClients(int value) {
+        return new ServerSettings(port, bind, bindAddress, value, maxRequestSize, transport, ioThreads, pauseMaxMs);
+    }
+
+    ServerSettings withMaxRequestSize(int value) {
+        return new ServerSettings(port, bind, bindAddress, maxClients, value, transport, ioThreads, pauseMaxMs);
+    }
+
     /** Parses an address literal without ever asking a resolver: a host name is refused, not looked up. */
     private static InetAddress literal(String bind) {
         try {

@@ -306,8 +306,18 @@ class RespConnectionHandlerTest {
     @Timeout(10)
     void configHelp() {
         String reply = run(bytes("CONFIG HELP\r\n"), true).replies;
-        assertThat(reply).startsWith("*5\r\n+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
+        assertThat(reply).startsWith("*7\r\n+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
                 + "+GET\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void configSetPassesPairsToTheServerAndChecksTheirCount() {
+        assertReplies("CONFIG SET maxclients 100\r\n", "+OK\r\n");
+        assertReplies("CONFIG SET maxclients 100 foo\r\n", "-ERR syntax error\r\n");
+        assertReplies("CONFIG SET maxclients\r\n", "-ERR wrong number of arguments for 'config|set' command\r\n");
+        assertReplies("CONFIG SET foo 1\r\n",
+                "-ERR Unknown option or number of arguments for CONFIG SET - 'foo'\r\n");
     }
 
     @Test
@@ -495,6 +505,14 @@ class RespConnectionHandlerTest {
 
     /** A server with fixed answers. */
     private static final class FakeServer implements ServerContext {
+
+        @Override
+        public String configSet(Map<String, String> changes) {
+            return changes.containsKey("maxclients") ? null
+                    : "ERR Unknown option or number of arguments for CONFIG SET - '" + changes.keySet().iterator().next()
+                            + "'";
+        }
+
 
         @Override
         public tandem.api.journal.JournalStatus journalStatus() {

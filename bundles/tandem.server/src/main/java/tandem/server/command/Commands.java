@@ -46,6 +46,8 @@ public final class Commands {
         Map<String, CommandSpec> config = new LinkedHashMap<>();
         config.put("get", sub("config", "get", -3, ADMIN, "server", "2.0.0",
                 "Returns the effective values of configuration parameters.", Commands::configGet));
+        config.put("set", sub("config", "set", -4, ADMIN, "server", "2.0.0",
+                "Sets configuration parameters in-flight.", Commands::configSet));
         config.put("help", sub("config", "help", 2, CONN_SLOW, "server", "5.0.0",
                 "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CONFIG", config)));
 
@@ -228,6 +230,23 @@ public final class Commands {
         c.reply().array(matched.size() * 2);
         for (String name : matched) {
             c.reply().bulk(name).bulk(params.get(name));
+        }
+    }
+
+    private static void configSet(CommandContext c, byte[][] a) {
+        if ((a.length - 2) % 2 != 0) {
+            c.reply().error("ERR syntax error");
+            return;
+        }
+        Map<String, String> changes = new LinkedHashMap<>();
+        for (int i = 2; i < a.length; i += 2) {
+            changes.put(ascii(a[i]).toLowerCase(Locale.ROOT), ascii(a[i + 1]));
+        }
+        String error = c.server().configSet(changes);
+        if (error == null) {
+            c.reply().ok();
+        } else {
+            c.reply().error(error);
         }
     }
 

@@ -32,4 +32,14 @@ public interface ServerContext extends ServerStatus {
      *         renders them
      */
     Map<String, String> configParameters();
+
+    /**
+     * Applies {@code CONFIG SET} to the running server, all parameters or none; like Redis without
+     * {@code CONFIG REWRITE}, the change lasts until the component restarts (the configuration in {@code etc/}
+     * stays as it is).
+     *
+     * @param changes parameter (lower case, Redis name) → value, in the order given
+     * @return null when applied, otherwise the error reply without its leading {@code -}
+     */
+    String configSet(Map<String, String> changes);
 }

@@ -1,0 +1,85 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * A byte flipped inside an archived journal segment: {@code journal:verify} and the offline inspector name the
+ * sequence where the journal breaks, and a restarted node does not open it — the journal stays down with that
+ * message in the log and writes are refused — while nothing on disk is changed by the attempt.
+ */
+@Timeout(120)
+class JournalCorruptionSystemTest {
+
+    @Test
+    void aCorruptedArchiveIsNamedAndRefused() throws Exception {
+        try (TandemNode node = TandemNode.start(TandemNode.newHome("corrupt"), TandemNode.freePort(), Map.of(),
+                "--config", "tandem.server:pause.max.ms=500")) {
+            try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+                for (int i = 0; i < 50; i++) {
+                    jedis.set("before:" + i, "v" + i);
+                }
+                assertThat(node.shell("journal:rotate").exit()).isZero();
+                for (int i = 0; i < 50; i++) {
+                    jedis.set("after:" + i, "v" + i);
+                }
+            }
+            TandemNode.Result sound = node.shell("journal:verify");
+            assertThat(sound.exit()).as(sound.err()).isZero();
+            assertThat(sound.out()).contains("journal OK");
+
+            Path archive = node.home().resolve("data/journal/journal.000001");
+            flipByte(archive, 4096 + 41 * 10 + 20); // inside the payload region of an early entry
+            TandemNode.Result broken = node.shell("journal:verify");
+            assertThat(broken.exit()).isEqualTo(1);
+            assertThat(broken.err()).contains("journal.000001").containsPattern("sequence \\d+");
+
+            Path journalDir = node.home().resolve("data/journal");
+            TandemNode.Result inspected = TandemNode.run(Duration.ofSeconds(30),
+                    TandemNode.dist().resolve("bin/tandem").toString(), "inspect-journal", journalDir.toString());
+            assertThat(inspected.exit()).isEqualTo(1);
+            assertThat(inspected.out()).contains("BROKEN").contains("journal.000001").containsPattern("sequence \\d+");
+
+            assertThat(node.stop()).isIn(0, 143);
+            byte[] corrupted = java.nio.file.Files.readAllBytes(archive);
+            node.restart();
+            TandemNode.await("the refusal is logged", Duration.ofSeconds(20),
+                    () -> node.log().matches("(?s).*journal\\.000001.*sequence \\d+.*"));
+            try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+                try {
+                    jedis.set("k", "v");
+                    throw new AssertionError("a write was accepted without a journal");
+                } catch (JedisDataException expected) {
+                    assertThat(expected.getMessage()).contains("journal (tandem.journal) is not active");
+                }
+            }
+            assertThat(node.redisCli("INFO", "persistence").out()).contains("journal_enabled:0");
+            assertThat(java.nio.file.Files.readAllBytes(archive)).as("opening it changed nothing")
+                    .isEqualTo(corrupted);
+        }
+    }
+
+    private static void flipByte(Path file, long position) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer b = ByteBuffer.allocate(1);
+            ch.read(b, position);
+            b.flip();
+            byte flipped = (byte) (b.get(0) ^ 0x5A);
+            ch.write(ByteBuffer.wrap(new byte[] {flipped}), position);
+            ch.force(true);
+        }
+    }
+}

@@ -12,6 +12,7 @@ import org.rocksdb.RocksIterator;
 import tandem.api.store.Reply;
 import tandem.store.ScanCursors.Position;
 import tandem.store.Tx.Rec;
+import tandem.protocol.command.Glob;
 
 /** The generic and server commands over keys, with Redis 7.0's argument checks, replies and error texts. */
 final class KeyCommands {

@@ -16,6 +16,7 @@ import java.util.Set;
 import tandem.api.server.ClientInfo;
 import tandem.server.resp.RespNumbers;
 import tandem.server.resp.RespWriter;
+import tandem.protocol.command.Glob;
 
 /** The connection and server commands of the foundation, with Redis 7's replies and errors. */
 public final class Commands {

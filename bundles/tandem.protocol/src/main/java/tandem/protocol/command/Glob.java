@@ -1,24 +1,31 @@
-package tandem.store;
+package tandem.protocol.command;
 
 /**
  * Redis' glob matching ({@code stringmatchlen}) over bytes: {@code *}, {@code ?}, {@code [abc]}, {@code [^a-z]}
- * and {@code \} escapes. The logic is {@code tandem.server.command.Glob}'s (not exported), on bytes instead of
- * chars: bytes compare as C's signed {@code char}, and case folding is ASCII only, as C's {@code tolower}.
+ * and {@code \} escapes, for {@code KEYS}, {@code SCAN MATCH} and {@code CONFIG GET}. Bytes compare as C's signed
+ * {@code char}, and case folding is ASCII only, as C's {@code tolower}. Written here because
+ * {@link java.nio.file.PathMatcher} globs treat {@code /}, braces and escapes differently.
  */
-final class Glob {
+public final class Glob {
 
     private Glob() {
     }
 
-    static boolean matches(byte[] pattern, byte[] string, boolean nocase) {
+    public static boolean matches(byte[] pattern, byte[] string, boolean nocase) {
         if (string.length == 0) {
             return pattern.length == 0; // stringmatchlen's loop never runs: not even "*" matches ""
         }
         return match(pattern, 0, string, 0, nocase);
     }
 
+    /** The same over the ISO-8859-1 bytes of two strings (parameter names, for {@code CONFIG GET}). */
+    public static boolean matches(String pattern, String string, boolean nocase) {
+        return matches(pattern.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
+                string.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), nocase);
+    }
+
     /** True for the pattern {@code *}, which KEYS and SCAN treat as "everything" without matching. */
-    static boolean isMatchAll(byte[] pattern) {
+    public static boolean isMatchAll(byte[] pattern) {
         return pattern.length == 1 && pattern[0] == '*';
     }
 

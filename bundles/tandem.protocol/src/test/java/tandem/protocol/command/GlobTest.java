@@ -1,4 +1,4 @@
-package tandem.server.command;
+package tandem.protocol.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -91,12 +91,17 @@ public final class TandemNode implements AutoCloseable {
         Files.createDirectories(home);
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("console.log").toFile()));
         process = pb.start();
-        await("node on port " + port + " answers PING", START_DEADLINE, () -> {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("node exited with " + process.exitValue() + "\n" + log());
-            }
-            return "+PONG\r\n".equals(tryExchange(port, "PING\r\n"));
-        });
+        try {
+            await("node on port " + port + " answers PING", START_DEADLINE, () -> {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("node exited with " + process.exitValue() + "\n" + log());
+                }
+                return "+PONG\r\n".equals(tryExchange(port, "PING\r\n"));
+            });
+        } catch (RuntimeException | AssertionError e) {
+            process.destroyForcibly(); // never leave a node behind: the caller has no handle to close yet
+            throw e;
+        }
     }
 
     /** Restarts a stopped or killed node on the same home and port. */

@@ -77,6 +77,23 @@ public final class Commands {
                 .add("hello", -1, List.of("noscript", "loading", "stale", "fast", "no_auth"),
                         List.of("fast", "connection"), "connection", "6.0.0", "Handshakes with the server.",
                         Commands::hello)
+                // run by the pipeline's sequencer; listed here for COMMAND, answered here only without a pipeline
+                .add("multi", 1, List.of("noscript", "loading", "stale", "fast", "allow_busy"),
+                        List.of("fast", "transaction"), "transactions", "1.2.0",
+                        "Starts a transaction.", Commands::sequencerOnly)
+                .add("exec", 1, List.of("noscript", "loading", "stale", "skip_slowlog"),
+                        List.of("slow", "transaction"), "transactions", "1.2.0",
+                        "Executes all commands in a transaction.", Commands::sequencerOnly)
+                .add("discard", 1, List.of("noscript", "loading", "stale", "fast", "allow_busy"),
+                        List.of("fast", "transaction"), "transactions", "2.0.0",
+                        "Discards a transaction.", Commands::sequencerOnly)
+                .add("watch", -2, List.of("noscript", "loading", "stale", "fast", "allow_busy"),
+                        List.of("fast", "transaction"), "transactions", "2.2.0",
+                        "Monitors changes to keys to determine the execution of a transaction.",
+                        Commands::sequencerOnly)
+                .add("unwatch", 1, List.of("noscript", "loading", "stale", "fast", "allow_busy"),
+                        List.of("fast", "transaction"), "transactions", "2.2.0",
+                        "Forgets about watched keys of a transaction.", Commands::sequencerOnly)
                 .add("time", 1, List.of("loading", "stale", "fast"), List.of("fast"), "server", "2.6.0",
                         "Returns the server time.", Commands::time)
                 .add("info", -1, List.of("loading", "stale"), List.of("slow", "dangerous"), "server", "1.0.0",
@@ -98,6 +115,10 @@ public final class Commands {
         } else {
             c.reply().error("ERR wrong number of arguments for 'ping' command");
         }
+    }
+
+    private static void sequencerOnly(CommandContext c, byte[][] a) {
+        c.reply().error("ERR transactions need the ordered pipeline, which this connection does not use");
     }
 
     private static void time(CommandContext c, byte[][] a) {

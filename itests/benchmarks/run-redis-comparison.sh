@@ -12,7 +12,7 @@
 #
 # Builds nothing: expects distribution/target/tandem (mvn -B install). Needs redis-server, redis-benchmark and
 # redis-cli (Redis 7) on the PATH. Every process it starts and its temporary directory are removed at exit.
-# Environment: N (default 200000), LAT_N (20000), WARM_N (50000), TANDEM_BENCH_DIR (parent of the temporary
+# Environment: N (default 200000), LAT_N (20000), WARM_N (400000: the JVM reaches its steady state; Redis needs none but gets the same), TANDEM_BENCH_DIR (parent of the temporary
 # directory, default /tmp), TANDEM_DIST (the distribution), TANDEM_JAVA_OPTS (default -Xmx1g),
 # DOC (default docs/benchmarks.md of this repository).
 set -euo pipefail
@@ -23,7 +23,7 @@ dist=${TANDEM_DIST:-$root/distribution/target/tandem}
 doc=${DOC:-$root/docs/benchmarks.md}
 N=${N:-200000}
 LAT_N=${LAT_N:-20000}
-WARM_N=${WARM_N:-50000}
+WARM_N=${WARM_N:-400000}
 tests=set,get,incr,hset
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"

@@ -17,7 +17,10 @@ import java.util.stream.Stream;
 
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.LRUCache;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
@@ -74,6 +77,8 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
     private final Path directory;
     private final DBOptions dbOptions;
     private final ColumnFamilyOptions cfOptions;
+    private final LRUCache blockCache;
+    private final BloomFilter bloom;
     private final List<ColumnFamilyHandle> handles;
     private final RocksDB db;
     private final ColumnFamilyHandle keys;
@@ -105,7 +110,16 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
                 .setCreateIfMissing(true)
                 .setCreateMissingColumnFamilies(true)
                 .setAtomicFlush(true);
-        this.cfOptions = new ColumnFamilyOptions();
+        // Every command reads its key before it writes it: a bloom filter lets a lookup skip the files that cannot
+        // hold the key, and a shared block cache keeps the hot blocks in memory.
+        this.blockCache = new LRUCache(64L * 1024 * 1024);
+        this.bloom = new BloomFilter(10, false);
+        this.cfOptions = new ColumnFamilyOptions().setTableFormatConfig(new BlockBasedTableConfig()
+                .setBlockCache(blockCache)
+                .setFilterPolicy(bloom)
+                .setWholeKeyFiltering(true)
+                .setCacheIndexAndFilterBlocks(true)
+                .setPinL0FilterAndIndexBlocksInCache(true));
         List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
         descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
         for (String name : FAMILIES) {
@@ -118,6 +132,8 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
         } catch (RocksDBException e) {
             cfOptions.close();
             dbOptions.close();
+            bloom.close();
+            blockCache.close();
             throw e;
         }
         this.db = opened;
@@ -440,6 +456,8 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
             flushOptions.close();
             cfOptions.close();
             dbOptions.close();
+            bloom.close();
+            blockCache.close();
         } finally {
             lock.unlock();
         }

@@ -148,12 +148,29 @@ class DurabilityTest {
                 .hasMessageContaining("closed");
     }
 
+    /**
+     * Copies the files of a running database. RocksDB deletes obsolete files in the background, so a file listed
+     * may be gone when its turn comes: then the copy starts over, as a crash would simply have happened a moment
+     * later.
+     */
     private static void copy(Path from, Path to) throws IOException {
-        Files.createDirectories(to);
-        try (Stream<Path> files = Files.list(from)) {
-            for (Path f : files.toList()) {
-                if (!f.getFileName().toString().equals("LOCK")) {
-                    Files.copy(f, to.resolve(f.getFileName()));
+        for (int attempt = 1; ; attempt++) {
+            Files.createDirectories(to);
+            try (Stream<Path> files = Files.list(from)) {
+                for (Path f : files.toList()) {
+                    if (!f.getFileName().toString().equals("LOCK")) {
+                        Files.copy(f, to.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+                return;
+            } catch (java.nio.file.NoSuchFileException e) {
+                if (attempt == 20) {
+                    throw e;
+                }
+                try (Stream<Path> copied = Files.list(to)) {
+                    for (Path c : copied.toList()) {
+                        Files.delete(c);
+                    }
                 }
             }
         }

@@ -121,12 +121,16 @@ public class DistributionIT {
     public void listenOnAFreePort() throws Exception {
         org.osgi.service.cm.Configuration config = configAdmin.getConfiguration("tandem.server", "?");
         Dictionary<String, Object> props = config.getProperties();
-        if (props == null || !Integer.valueOf(0).equals(props.get("port"))) {
-            config.update(props(0, 10000));
+        if (props != null && Integer.valueOf(0).equals(props.get("port"))) {
+            await("the server listens on a free port", () -> server() != null && server().port() > 0);
+            return;
         }
-        await("the server listens on a free port", () -> {
+        // until the change is applied the server still answers on the port it had: wait for it to move
+        int before = server() == null ? -1 : server().port();
+        config.update(props(0, 10000));
+        await("the server moves to a free port", () -> {
             ServerStatus s = server();
-            return s != null && s.port() > 0 && s.port() != 6379;
+            return s != null && s.port() > 0 && s.port() != before && s.port() != 6379;
         });
     }
 

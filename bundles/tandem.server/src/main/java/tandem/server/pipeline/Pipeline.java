@@ -39,8 +39,9 @@ import tandem.server.resp.RespRequest;
  * <p>A round of the logic thread: take every request queued so far and sequence it (a write is appended to the
  * journal at once, so the journal thread can start its {@code fdatasync} while this thread goes on); then walk the
  * pending requests in order, applying each write once the journal reports it durable and running each read when
- * the writes before it are applied; then send each touched connection its replies in one write. Appending the next
- * round while the previous one syncs is what groups commits.
+ * the writes before it are applied; then send each touched connection its replies in one write. The logic thread
+ * never waits for an {@code fdatasync} itself: a {@link DurabilityWatcher} does, and wakes it with an event, so that
+ * requests arriving meanwhile are sequenced into the next batch. That overlap is what groups commits.
  *
  * <p>The journal and the keyspace are dynamic: when either goes away (its bundle is stopped or updated), requests
  * wait until it is back, up to {@code pauseMillis}; a new keyspace is first brought up to date by replaying the
@@ -75,6 +76,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private final Set<Connection> touched = Collections.newSetFromMap(new IdentityHashMap<>());
     private final WatchRegistry watches = new WatchRegistry();
+    /** Pending writes that a journal change lost; each is refused when its turn comes. */
+    private final Set<Pending> lost = Collections.newSetFromMap(new IdentityHashMap<>());
     private final ReentrantLock services = new ReentrantLock();
     private final Condition servicesChanged = services.newCondition();
     private final Thread logic;
@@ -127,16 +130,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         } finally {
             services.unlock();
         }
-    }
-
-    /** @return the bound keyspace, or null (for INFO, from the logic thread) */
-    public Keyspace keyspace() {
-        return keyspace;
-    }
-
-    /** @return the bound journal, or null (for INFO, from the logic thread) */
-    public Journal journal() {
-        return journal;
     }
 
     /** @return the keyspace commands, or an empty list while no store is bound */
@@ -311,9 +304,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
         }
     }
-
-    /** Pending writes that a journal change lost; each is refused when its turn comes. */
-    private final java.util.Set<Pending> lost = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /** Runs the pending requests ahead of the write at {@code sequence} that need no durability. */
     private void runPendingBefore(long sequence) {

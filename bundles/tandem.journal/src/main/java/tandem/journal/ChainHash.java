@@ -8,9 +8,10 @@ import org.bouncycastle.crypto.digests.Blake3Digest;
  * The chain value of one segment: {@code BLAKE3(entry bytes from offset 4096 through the last entry, CRC included
  * || anchor)}; an empty segment's value is its anchor.
  *
- * <p>Design note: one digest absorbs the entry bytes as they become durable and a value is a copy that absorbs the
- * anchor and finalizes, so the value depends only on the bytes and the anchor, never on how they were batched: a
- * primary and a replica that hold the same bytes compute the same value.
+ * <p>Design note: one digest absorbs the entry bytes once they are durable and a value is a copy that absorbs the
+ * anchor and finalizes, so the value depends only on the bytes and the anchor, never on how they were batched nor
+ * on which thread or when they were absorbed: a primary and a replica that hold the same bytes compute the same
+ * value. Not thread-safe: the journal's chain thread is the only one to absorb into the live segment's digest.
  */
 final class ChainHash {
 

@@ -23,6 +23,7 @@ import java.util.TreeMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
@@ -41,11 +42,23 @@ import tandem.protocol.journal.SegmentHeader;
  * {@link JournalEntry entries} back to back.
  *
  * <p>Design note: one sequencer thread appends; it encodes entries into the pending batch buffer under a lock
- * (no allocation once the two batch buffers have grown). The journal thread swaps the pending buffer for its
- * drained one, writes it with one positional write and one {@code fdatasync}, absorbs it into the chain and only
- * then advances the durable sequence: whatever was appended while it synced goes into the next write (group
- * commit). A failed write or sync stops the journal for good (fail-stop): the durable sequence freezes, and every
- * waiter and every later append gets {@link JournalStoppedException}.
+ * (no allocation once the batch buffers have grown). The journal thread swaps the pending buffer for its drained
+ * one, writes it with one positional write and one {@code fdatasync} and advances the durable sequence right then:
+ * whatever was appended while it synced goes into the next write (group commit). A failed write or sync stops the
+ * journal for good (fail-stop): the durable sequence freezes, and every waiter and every later append gets
+ * {@link JournalStoppedException}.
+ *
+ * <p>Design note: the chain is not on the durability path. BLAKE3 runs at a fraction of a disk's sequential
+ * bandwidth, so the journal thread hands each durable batch, buffer and all, to a chain thread and takes a spare
+ * buffer in exchange; the chain thread absorbs the batches in the order they were written and publishes, after each,
+ * the chain value at that batch's last sequence ({@link ChainPoint}). A buffer is the chain thread's until it has
+ * been absorbed, so the sequencer never overwrites bytes still to be hashed; with {@value #CHAIN_BACKLOG} spares, a
+ * chain thread that falls further behind holds the next write back rather than letting memory grow. The value
+ * depends only on the bytes and the anchor (see {@link ChainHash}), so the chain and the files are what hashing on
+ * the journal thread gave. Whoever needs a chain value waits for the chain thread to reach the durable sequence of
+ * the moment ({@link #awaitHashed()}): rotation seals a segment with the exact value at its last entry, and
+ * {@code status()}, {@code verify()} and {@link #chainValue()} report a durable sequence together with the chain at
+ * that same sequence.
  *
  * <p>Design note: a fragment group never spans a rotation while its command is being appended, so a segment never
  * starts inside a group; and after a restart that finds a group cut short by a crash, the next App append is
@@ -55,6 +68,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
 
     /** The pending batch's byte bound: beyond it, append waits for the journal thread. */
     static final int MAX_PENDING_BYTES = 4 * 1024 * 1024;
+
+    /** Durable batches the chain thread may still have to absorb when the journal thread starts its next write. */
+    static final int CHAIN_BACKLOG = 2;
 
     private static final Logger LOG = System.getLogger("tandem.journal");
     private static final String TMP = Segment.LIVE + ".tmp";
@@ -103,9 +119,33 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private final Thread journalThread;
     private volatile boolean terminated;
 
-    // --- published
-    private final Object chainMonitor = new Object();
+    // --- the chain. The journal thread alone replaces the live segment's digest, and only while the chain thread
+    // has nothing to absorb; the chain thread reaches it through the batches handed to it.
     private ChainHash chain;
+    private final ReentrantLock chainLock = new ReentrantLock();
+    private final Condition toHashReady = chainLock.newCondition();
+    private final Condition hashedAdvanced = chainLock.newCondition();
+    private final ArrayDeque<Hashing> toHash = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> spareBuffers = new ArrayDeque<>();
+    private final LongConsumer beforeHash;
+    private final Thread chainThread;
+    private boolean chainStopping;
+    private boolean chainDone;
+    private Throwable chainFailure;
+    /**
+     * Written under chainLock (and, when the live segment changes, under the files write lock too). Its value is
+     * null until someone asks for it ({@link #valued()}): finalizing a BLAKE3 value for every batch would cost more
+     * than hashing a small batch.
+     */
+    private volatile ChainPoint hashed;
+    /** The digest that absorbed up to {@link #hashed}; read under chainLock while {@link #absorbing} is false. */
+    private ChainHash hashedChain;
+    /** True while the chain thread absorbs a batch outside chainLock. */
+    private boolean absorbing;
+    /** True when an absorb failed midway: the digest holds part of a batch and vouches for nothing. */
+    private boolean digestBroken;
+
+    // --- published
     private volatile long durableSequence;
     private volatile long durableOffset;
     private volatile String stoppedReason;
@@ -116,6 +156,19 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private final Condition durableAdvanced = waitLock.newCondition();
 
     private enum Kind { ROTATE, ARCHIVE_LINEAGE }
+
+    /**
+     * The chain value at {@code sequence}: the live segment's entry bytes end at {@code segmentEnd}, the replication
+     * offset after that sequence is {@code replicationOffset}. {@code lineage} counts lineage archives, so that a
+     * waiter can tell that the sequence it waits for belongs to a history that is gone. Never modify {@code value}.
+     */
+    record ChainPoint(int lineage, long sequence, long segmentEnd, long replicationOffset, byte[] value) {
+    }
+
+    /** A durable batch for the chain thread: {@code buffer} is the chain thread's until absorbed. */
+    private record Hashing(ChainHash chain, ByteBuffer buffer, int bytes, long lastSequence, long segmentEnd,
+            long replicationOffset) {
+    }
 
     private static final class Control {
         final Kind kind;
@@ -138,16 +191,30 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     }
 
     SegmentedJournal(JournalSettings settings, FileIo io, Clock clock) {
+        this(settings, io, clock, sequence -> {
+        });
+    }
+
+    /** @param beforeHash called on the chain thread before it absorbs the batch ending at the given sequence, so
+     *                    that a test can hold the chain back and watch durability run ahead of it */
+    SegmentedJournal(JournalSettings settings, FileIo io, Clock clock, LongConsumer beforeHash) {
         this.settings = settings;
         this.directory = settings.directory();
         this.livePath = directory.resolve(Segment.LIVE);
         this.io = io;
         this.clock = clock;
+        this.beforeHash = beforeHash;
         try {
             recover();
         } catch (IOException e) {
             throw new UncheckedIOException(directory + ": cannot open the journal: " + e.getMessage(), e);
         }
+        for (int i = 0; i < CHAIN_BACKLOG; i++) {
+            spareBuffers.add(ByteBuffer.wrap(new byte[64 * 1024]));
+        }
+        chainThread = new Thread(this::hashLoop, "tandem-journal-chain");
+        chainThread.setDaemon(true);
+        chainThread.start();
         journalThread = new Thread(this::run, "tandem-journal");
         journalThread.setDaemon(true);
         journalThread.start();
@@ -223,6 +290,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         appendOffset = liveSegment.endOffset;
         durableOffset = appendOffset;
         fillOffsetAfter = appendOffset;
+        hashed = new ChainPoint(0, liveSegment.lastSequence, liveSegment.bytes, liveSegment.endOffset, chain.value());
     }
 
     private long lastTimestamp() {
@@ -403,6 +471,14 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         } catch (IOException | RuntimeException e) {
             failStop(e);
         } finally {
+            // every durable batch has been handed over by now: the chain thread absorbs them, then ends
+            chainLock.lock();
+            try {
+                chainStopping = true;
+                toHashReady.signalAll();
+            } finally {
+                chainLock.unlock();
+            }
             terminated = true;
             lock.lock();
             try {
@@ -483,18 +559,166 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             tailOpenGroup = batchEntry.tag() == EntryTag.APP_CONTINUATION;
             lastTs = batchEntry.timestampNs();
         }
-        v.clear(); // this buffer becomes the sequencer's next: it must not keep the write's limit
-        synchronized (chainMonitor) {
-            chain.absorb(drain, 0, drainBytes);
-            liveSegment.bytes = start + drainBytes;
-            liveSegment.lastSequence = drainLastSequence;
-            liveSegment.endOffset = drainOffsetAfter;
-            liveSegment.tailOpenGroup = tailOpenGroup;
-            liveSegment.lastTimestampNs = lastTs;
-            durableOffset = drainOffsetAfter;
-            durableSequence = drainLastSequence;
-        }
+        v.clear(); // this buffer becomes a sequencer's batch again: it must not keep the write's limit
+        // the segment first: a reader that sees the durable sequence reads the segment up to it
+        liveSegment.bytes = start + drainBytes;
+        liveSegment.lastSequence = drainLastSequence;
+        liveSegment.endOffset = drainOffsetAfter;
+        liveSegment.tailOpenGroup = tailOpenGroup;
+        liveSegment.lastTimestampNs = lastTs;
+        durableOffset = drainOffsetAfter;
+        durableSequence = drainLastSequence;
         wakeWaiters();
+        handToChain(start + drainBytes);
+    }
+
+    /**
+     * Gives the drained buffer to the chain thread and takes a spare for the next batch, waiting while the chain
+     * thread holds every spare. Durability is published already: only the next write waits.
+     */
+    private void handToChain(long segmentEnd) {
+        chainLock.lock();
+        try {
+            checkChainRunning();
+            toHash.add(new Hashing(chain, drainView, drainBytes, drainLastSequence, segmentEnd, drainOffsetAfter));
+            toHashReady.signal();
+            while (spareBuffers.isEmpty()) {
+                checkChainRunning();
+                hashedAdvanced.awaitUninterruptibly();
+            }
+            drainView = spareBuffers.poll();
+            drain = drainView.array();
+        } finally {
+            chainLock.unlock();
+        }
+    }
+
+    /** A chain that can no longer advance stops the journal: it could neither rotate nor report a chain. */
+    private void checkChainRunning() {
+        if (chainDone) {
+            throw new IllegalStateException("the chain thread of " + directory + " stopped", chainFailure);
+        }
+    }
+
+    /** The chain thread: absorbs the durable batches in the order they were written. */
+    private void hashLoop() {
+        try {
+            while (true) {
+                Hashing h;
+                chainLock.lock();
+                try {
+                    while (toHash.isEmpty() && !chainStopping) {
+                        toHashReady.awaitUninterruptibly();
+                    }
+                    h = toHash.poll();
+                } finally {
+                    chainLock.unlock();
+                }
+                if (h == null) {
+                    return; // stopping, and every batch handed over is absorbed
+                }
+                beforeHash.accept(h.lastSequence); // a test seam; a failure here leaves the digest untouched
+                chainLock.lock();
+                try {
+                    absorbing = true;
+                } finally {
+                    chainLock.unlock();
+                }
+                boolean absorbed = false;
+                try {
+                    h.chain.absorb(h.buffer.array(), 0, h.bytes);
+                    absorbed = true;
+                } finally {
+                    // the new point and the end of absorbing in one step: a value is never read from a digest
+                    // that is ahead of the point it is paired with
+                    chainLock.lock();
+                    try {
+                        if (absorbed) {
+                            hashed = new ChainPoint(hashed.lineage(), h.lastSequence, h.segmentEnd,
+                                    h.replicationOffset, null);
+                            hashedChain = h.chain;
+                            spareBuffers.add(h.buffer);
+                        } else {
+                            digestBroken = true;
+                        }
+                        absorbing = false;
+                        hashedAdvanced.signalAll();
+                    } finally {
+                        chainLock.unlock();
+                    }
+                }
+            }
+        } catch (Throwable e) {
+            LOG.log(Level.ERROR, directory + ": the chain thread failed; the journal stops at its next write", e);
+            chainFailure = e;
+        } finally {
+            chainLock.lock();
+            try {
+                chainDone = true;
+                hashedAdvanced.signalAll();
+            } finally {
+                chainLock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Waits until the chain thread has absorbed everything durable at the call, or until it can absorb nothing more
+     * (it stopped, or the lineage was archived meanwhile).
+     *
+     * @return the chain at the last sequence absorbed: at or after the durable sequence of the call, unless the
+     *         chain thread stopped (failure) or the lineage changed
+     */
+    private ChainPoint awaitHashed() {
+        chainLock.lock();
+        try {
+            long target = durableSequence; // read under chainLock: a lineage archive resets it with the point
+            ChainPoint p = hashed;
+            int lineage = p.lineage();
+            while (p.sequence() < target && p.lineage() == lineage && !chainDone) {
+                hashedAdvanced.awaitUninterruptibly();
+                p = hashed;
+            }
+            return valued();
+        } finally {
+            chainLock.unlock();
+        }
+    }
+
+    /**
+     * The current point with its value, computed now if nobody asked for it since the chain thread last moved.
+     * Waits while the chain thread is absorbing, so that the digest read is exactly the one at the point.
+     */
+    private ChainPoint valued() {
+        chainLock.lock();
+        try {
+            while (absorbing) {
+                hashedAdvanced.awaitUninterruptibly();
+            }
+            ChainPoint p = hashed;
+            if (p.value() == null) {
+                if (digestBroken) {
+                    // the digest holds part of a batch: no value can be vouched for
+                    throw new IllegalStateException("the chain thread of " + directory + " failed", chainFailure);
+                }
+                p = new ChainPoint(p.lineage(), p.sequence(), p.segmentEnd(), p.replicationOffset(),
+                        hashedChain.value());
+                hashed = p;
+            }
+            return p;
+        } finally {
+            chainLock.unlock();
+        }
+    }
+
+    /** Journal thread: the chain at the durable sequence, exactly, once the chain thread has caught up. */
+    private ChainPoint awaitHashedExactly() {
+        ChainPoint p = awaitHashed();
+        if (p.sequence() != durableSequence) {
+            throw new IllegalStateException("the chain thread of " + directory + " stopped at sequence "
+                    + p.sequence() + " before the durable sequence " + durableSequence, chainFailure);
+        }
+        return p;
     }
 
     private void maybeRotateBySize() throws IOException {
@@ -520,10 +744,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         if (sealed.isEmpty()) {
             return;
         }
-        byte[] tail;
-        synchronized (chainMonitor) {
-            tail = chain.value();
-        }
+        // the journal thread hands batches over, so nothing of this segment can still be on its way to the chain
+        ChainPoint end = awaitHashedExactly();
+        byte[] tail = end.value().clone();
         Segment next;
         files.writeLock().lock();
         try {
@@ -538,20 +761,23 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             sealed.sealedAtMillis = clock.millis();
             next = createLive(sealed.lastSequence + 1, tail, sealed.endOffset);
             segments.add(next);
+            // under the files lock: verify() pairs the point with the segments it sees
+            chain = new ChainHash(tail);
+            liveSegment = next;
+            publishPoint(new ChainPoint(end.lineage(), sealed.lastSequence, SegmentHeader.SIZE, sealed.endOffset,
+                    tail));
         } finally {
             files.writeLock().unlock();
         }
         live = io.open(livePath, false);
-        synchronized (chainMonitor) {
-            chain = new ChainHash(tail);
-            liveSegment = next;
-        }
         LOG.log(Level.INFO, "{0}: sealed {1} (sequences {2}..{3}), live segment starts at {4}", directory,
                 sealed.name(), sealed.startSequence, sealed.lastSequence, next.startSequence);
     }
 
     /** Moves every segment into {@code lineage.<n>/} and starts a new genesis. Journal thread, holding lock. */
     private void archiveLineageNow() throws IOException {
+        // the old lineage's batches must all be absorbed before the chain restarts, or they would land in the new one
+        ChainPoint end = awaitHashedExactly();
         byte[] anchor = new byte[ChainHash.LENGTH];
         RANDOM.nextBytes(anchor);
         Segment genesis;
@@ -577,6 +803,18 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             }
             genesis = createLive(1, anchor, 0);
             segments.add(genesis);
+            chain = new ChainHash(anchor);
+            liveSegment = genesis;
+            chainLock.lock();
+            try {
+                // with the point, atomically for awaitHashed(): a waiter for the old lineage stops waiting
+                durableOffset = 0;
+                durableSequence = 0;
+                hashed = new ChainPoint(end.lineage() + 1, 0, SegmentHeader.SIZE, 0, anchor.clone());
+                hashedAdvanced.signalAll();
+            } finally {
+                chainLock.unlock();
+            }
             LOG.log(Level.WARNING, "{0}: lineage archived to {1}; new genesis (anchor {2})", directory,
                     target.getFileName(), ChainHash.hex(anchor));
         } finally {
@@ -590,11 +828,15 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         lastSequence = 0;
         appendOffset = 0;
         fillOffsetAfter = 0;
-        synchronized (chainMonitor) {
-            chain = new ChainHash(anchor);
-            liveSegment = genesis;
-            durableOffset = 0;
-            durableSequence = 0;
+    }
+
+    private void publishPoint(ChainPoint point) {
+        chainLock.lock();
+        try {
+            hashed = point;
+            hashedAdvanced.signalAll();
+        } finally {
+            chainLock.unlock();
         }
     }
 
@@ -756,11 +998,14 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             lock.unlock();
         }
         boolean interrupted = false;
-        while (journalThread.isAlive()) {
-            try {
-                journalThread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
+        // the journal thread ends first and then tells the chain thread to finish what it was handed
+        for (Thread t : new Thread[] {journalThread, chainThread}) {
+            while (t.isAlive()) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
             }
         }
         if (interrupted) {
@@ -962,12 +1207,13 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         byte[] expectedChain;
         long liveEnd;
         try {
+            awaitHashed(); // so that the value checked covers what was durable at the call
             files.readLock().lock();
             try {
-                synchronized (chainMonitor) {
-                    expectedChain = chain.value();
-                    liveEnd = liveSegment.bytes;
-                }
+                // the point moves on with the chain thread, but always in step with the live segment's end
+                ChainPoint p = valued();
+                expectedChain = p.value();
+                liveEnd = p.segmentEnd();
                 for (Segment seg : segments) {
                     FileChannel ch = FileChannel.open(seg.path, StandardOpenOption.READ);
                     channels.add(ch);
@@ -1008,25 +1254,29 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         for (Segment s : snapshot) {
             bytes += s.bytes;
         }
-        byte[] value;
-        long durable;
-        long offset;
-        synchronized (chainMonitor) {
-            value = chain.value();
-            durable = durableSequence;
-            offset = durableOffset;
-        }
+        // durable sequence, replication offset and chain from one point, at or after the durable sequence of the
+        // call: a status never pairs a chain value with a sequence it does not cover
+        ChainPoint p = awaitHashed();
         long last = lastSequence;
         long first = snapshot.get(0).startSequence;
-        return new JournalStatus(directory.toString(), last >= first ? first : 0, last, durable, lastTimestampNs,
-                offset, snapshot.size(), bytes, ChainHash.hex(value), stoppedReason);
+        return new JournalStatus(directory.toString(), last >= first ? first : 0, last, p.sequence(),
+                lastTimestampNs, p.replicationOffset(), snapshot.size(), bytes, ChainHash.hex(p.value()),
+                stoppedReason);
     }
 
-    /** @return the chain value at the durable sequence */
+    /** @return the chain value at the durable sequence of the call (or later), once the chain thread has it */
     byte[] chainValue() {
-        synchronized (chainMonitor) {
-            return chain.value();
-        }
+        return awaitHashed().value().clone();
+    }
+
+    /** @return the chain at the last sequence the chain thread has absorbed, without waiting: it may trail */
+    ChainPoint hashedChain() {
+        return valued();
+    }
+
+    /** @return the journal thread and the chain thread, for tests that check that none outlives the journal */
+    List<Thread> threads() {
+        return List.of(journalThread, chainThread);
     }
 
     /** @return the replication offset after the last durable complete command */

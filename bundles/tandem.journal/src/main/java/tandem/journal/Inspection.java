@@ -1,11 +1,8 @@
 package tandem.journal;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -40,51 +37,25 @@ public final class Inspection {
 
     /** Reads every segment of {@code directory}: archives in order, then the live one. */
     public static Inspection of(Path directory) throws IOException {
-        TreeMap<Integer, Path> archives = new TreeMap<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory)) {
-            for (Path p : ds) {
-                int n = Segment.archiveNumber(p.getFileName().toString());
-                if (n > 0 && Files.isRegularFile(p)) {
-                    archives.put(n, p);
-                }
-            }
-        }
+        TreeMap<Integer, Path> archives = SegmentScanner.archives(directory);
         Path live = directory.resolve(Segment.LIVE);
-        List<FileChannel> channels = new ArrayList<>();
-        try {
-            List<SegmentScanner.Source> sources = new ArrayList<>();
-            for (var a : archives.entrySet()) {
-                FileChannel ch = FileChannel.open(a.getValue(), StandardOpenOption.READ);
-                channels.add(ch);
-                sources.add(new SegmentScanner.Source(a.getValue(), a.getKey(), ch, false, Long.MAX_VALUE));
-            }
-            if (Files.exists(live)) {
-                FileChannel ch = FileChannel.open(live, StandardOpenOption.READ);
-                channels.add(ch);
-                sources.add(new SegmentScanner.Source(live, 0, ch, true, Long.MAX_VALUE));
-            }
-            if (sources.isEmpty()) {
-                return new Inspection(List.of(), directory + ": no journal segment", null);
-            }
-            SegmentScanner.Result r = new SegmentScanner().scan(sources, true);
-            List<SegmentLine> lines = new ArrayList<>();
-            for (Segment s : r.segments) {
-                lines.add(new SegmentLine(s.name(), s.startSequence, s.entries(), s.bytes,
-                        ChainHash.hex(s.anchor), ChainHash.hex(s.tailChain), s.headerOffset, s.endOffset));
-            }
-            String note = null;
-            if (r.broken == null && r.tornAt >= 0) {
-                note = "live segment: torn tail (" + r.tornReason + "); opening the journal truncates "
-                        + (r.liveFileSize - r.tornAt) + " bytes";
-            } else if (r.broken == null && !Files.exists(live)) {
-                note = "no live segment: opening the journal starts one after the last archive";
-            }
-            return new Inspection(lines, r.broken == null ? null : r.broken.openMessage(), note);
-        } finally {
-            for (FileChannel ch : channels) {
-                ch.close();
-            }
+        if (archives.isEmpty() && !Files.exists(live)) {
+            return new Inspection(List.of(), directory + ": no journal segment", null);
         }
+        SegmentScanner.Result r = SegmentScanner.scanFiles(archives, live);
+        List<SegmentLine> lines = new ArrayList<>();
+        for (Segment s : r.segments) {
+            lines.add(new SegmentLine(s.name(), s.startSequence, s.entries(), s.bytes,
+                    ChainHash.hex(s.anchor), ChainHash.hex(s.tailChain), s.headerOffset, s.endOffset));
+        }
+        String note = null;
+        if (r.broken == null && r.tornAt >= 0) {
+            note = "live segment: torn tail (" + r.tornReason + "); opening the journal truncates "
+                    + (r.liveFileSize - r.tornAt) + " bytes";
+        } else if (r.broken == null && !Files.exists(live)) {
+            note = "no live segment: opening the journal starts one after the last archive";
+        }
+        return new Inspection(lines, r.broken == null ? null : r.broken.openMessage(), note);
     }
 
     public List<SegmentLine> segments() {

@@ -4,10 +4,15 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 import tandem.api.journal.EntryTag;
@@ -61,6 +66,46 @@ final class SegmentScanner {
 
     private final CRC32C crc = new CRC32C();
     private final SegmentHeader header = new SegmentHeader();
+
+    /** @return the archives of a journal directory by number, in order */
+    static TreeMap<Integer, Path> archives(Path directory) throws IOException {
+        TreeMap<Integer, Path> archives = new TreeMap<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory)) {
+            for (Path p : ds) {
+                int n = Segment.archiveNumber(p.getFileName().toString());
+                if (n > 0 && Files.isRegularFile(p)) {
+                    archives.put(n, p);
+                }
+            }
+        }
+        return archives;
+    }
+
+    /**
+     * Opens the archives in order, then the live segment when it exists, scans them as recovery does (a torn tail of
+     * the live segment tolerated) and closes them again.
+     */
+    static Result scanFiles(SortedMap<Integer, Path> archives, Path live) throws IOException {
+        List<FileChannel> channels = new ArrayList<>();
+        try {
+            List<Source> sources = new ArrayList<>();
+            for (var a : archives.entrySet()) {
+                FileChannel ch = FileChannel.open(a.getValue(), StandardOpenOption.READ);
+                channels.add(ch);
+                sources.add(new Source(a.getValue(), a.getKey(), ch, false, Long.MAX_VALUE));
+            }
+            if (Files.exists(live)) {
+                FileChannel ch = FileChannel.open(live, StandardOpenOption.READ);
+                channels.add(ch);
+                sources.add(new Source(live, 0, ch, true, Long.MAX_VALUE));
+            }
+            return new SegmentScanner().scan(sources, true);
+        } finally {
+            for (FileChannel ch : channels) {
+                ch.close();
+            }
+        }
+    }
 
     Result scan(List<Source> sources, boolean tolerateTornTail) throws IOException {
         Result result = new Result();

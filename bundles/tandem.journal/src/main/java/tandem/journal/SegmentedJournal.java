@@ -225,7 +225,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private void recover() throws IOException {
         Files.createDirectories(directory);
         Files.deleteIfExists(directory.resolve(TMP));
-        TreeMap<Integer, Path> archives = archives(directory);
+        TreeMap<Integer, Path> archives = SegmentScanner.archives(directory);
         boolean hasLive = Files.exists(livePath);
         if (archives.isEmpty() && !hasLive) {
             byte[] anchor = new byte[ChainHash.LENGTH];
@@ -233,26 +233,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             createLive(1, anchor, 0);
             LOG.log(Level.INFO, "{0}: new journal (genesis anchor {1})", directory, ChainHash.hex(anchor));
         }
-        SegmentScanner.Result result;
-        List<FileChannel> channels = new ArrayList<>();
-        try {
-            List<SegmentScanner.Source> sources = new ArrayList<>();
-            for (var a : archives.entrySet()) {
-                FileChannel ch = FileChannel.open(a.getValue(), StandardOpenOption.READ);
-                channels.add(ch);
-                sources.add(new SegmentScanner.Source(a.getValue(), a.getKey(), ch, false, Long.MAX_VALUE));
-            }
-            if (Files.exists(livePath)) {
-                FileChannel ch = FileChannel.open(livePath, StandardOpenOption.READ);
-                channels.add(ch);
-                sources.add(new SegmentScanner.Source(livePath, 0, ch, true, Long.MAX_VALUE));
-            }
-            result = new SegmentScanner().scan(sources, true);
-        } finally {
-            for (FileChannel ch : channels) {
-                ch.close();
-            }
-        }
+        SegmentScanner.Result result = SegmentScanner.scanFiles(archives, livePath);
         if (result.broken != null) {
             throw new IllegalStateException(result.broken.openMessage());
         }
@@ -300,19 +281,6 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             }
         }
         return 0;
-    }
-
-    private static TreeMap<Integer, Path> archives(Path directory) throws IOException {
-        TreeMap<Integer, Path> archives = new TreeMap<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory)) {
-            for (Path p : ds) {
-                int n = Segment.archiveNumber(p.getFileName().toString());
-                if (n > 0 && Files.isRegularFile(p)) {
-                    archives.put(n, p);
-                }
-            }
-        }
-        return archives;
     }
 
     /** Writes a header to a temporary file, syncs it, renames it to the live path and syncs the directory. */

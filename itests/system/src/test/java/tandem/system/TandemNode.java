@@ -61,13 +61,14 @@ public final class TandemNode implements AutoCloseable {
         return Files.createTempDirectory(base, name + "-");
     }
 
-    /** Starts a node with a fresh home on a free port and waits until it answers PING. */
+    /** Starts a node with a fresh home on a free port and waits until it serves its keyspace. */
     public static TandemNode start(String name) throws IOException {
         return start(newHome(name), freePort(), Map.of());
     }
 
     /**
-     * Starts a node on {@code home} (created from the defaults when empty) and waits until it answers PING.
+     * Starts a node on {@code home} (created from the defaults when empty) and waits until it serves its keyspace
+     * (the journal replayed into the store).
      *
      * @param env       environment variables for {@code bin/tandem} ({@code JAVA_HOME}…)
      * @param extraArgs more arguments for {@code bin/tandem} ({@code --config PID:KEY=VALUE}…)
@@ -97,6 +98,13 @@ public final class TandemNode implements AutoCloseable {
                     throw new IllegalStateException("node exited with " + process.exitValue() + "\n" + log());
                 }
                 return "+PONG\r\n".equals(tryExchange(port, "PING\r\n"));
+            });
+            // PING is answered as soon as the listener is up; a keyspace command waits until the store is bound
+            // and the journal replayed into it, which is when the node holds its data again (or until the node
+            // has given up waiting for a store or journal that cannot start, which a test may intend)
+            await("node on port " + port + " has its store", START_DEADLINE, () -> {
+                String reply = tryExchange(port, "DBSIZE\r\n");
+                return reply != null && (reply.startsWith(":") || reply.contains("is not active"));
             });
         } catch (RuntimeException | AssertionError e) {
             process.destroyForcibly(); // never leave a node behind: the caller has no handle to close yet

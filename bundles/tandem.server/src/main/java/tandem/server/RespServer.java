@@ -57,8 +57,8 @@ import tandem.server.command.CommandTable;
 import tandem.server.command.Commands;
 import tandem.server.command.KeyspaceCommands;
 import tandem.server.command.ServerContext;
+import tandem.protocol.command.String2ll;
 import tandem.server.pipeline.Pipeline;
-import tandem.server.resp.RespNumbers;
 import tandem.server.resp.RespRequestDecoder;
 
 /**
@@ -405,8 +405,9 @@ public final class RespServer implements ServerContext {
             long value;
             switch (name) {
                 case "maxclients", "proto-max-bulk-len" -> {
-                    value = RespNumbers.parseLong(e.getValue().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                    if (value == RespNumbers.INVALID) {
+                    try {
+                        value = String2ll.parse(e.getValue().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    } catch (NumberFormatException notInteger) {
                         return "ERR CONFIG SET failed (possibly related to argument '" + name
                                 + "') - argument couldn't be parsed into an integer";
                     }

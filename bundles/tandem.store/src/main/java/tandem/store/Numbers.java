@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
+import tandem.protocol.command.String2ll;
 
 /**
  * Redis' number parsing and formatting, byte for byte.
@@ -37,40 +38,11 @@ final class Numbers {
 
     /** Redis' {@code string2ll}; throws {@link CommandError} {@code error} when {@code s} is not one. */
     static long parseLong(byte[] s, String error) {
-        int len = s.length;
-        if (len == 0 || len >= 21) {
+        try {
+            return String2ll.parse(s);
+        } catch (NumberFormatException e) {
             throw new CommandError(error);
         }
-        if (len == 1 && s[0] == '0') {
-            return 0;
-        }
-        int i = 0;
-        boolean negative = false;
-        if (s[0] == '-') {
-            negative = true;
-            i++;
-            if (i == len) {
-                throw new CommandError(error);
-            }
-        }
-        if (s[i] < '1' || s[i] > '9') {
-            throw new CommandError(error);
-        }
-        long v = 0; // accumulated as a negative number so that Long.MIN_VALUE fits
-        for (; i < len; i++) {
-            int d = s[i] - '0';
-            if (d < 0 || d > 9 || v < (Long.MIN_VALUE + d) / 10) {
-                throw new CommandError(error);
-            }
-            v = v * 10 - d;
-        }
-        if (!negative) {
-            if (v == Long.MIN_VALUE) {
-                throw new CommandError(error);
-            }
-            return -v;
-        }
-        return v;
     }
 
     static long parseLong(byte[] s) {

@@ -97,7 +97,8 @@ class BundleRestartSystemTest {
             try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
                 assertThat(Long.parseLong(jedis.get(w.key))).isEqualTo(w.acked.get());
             }
-            System.out.printf("writer %s: %d increments, slowest %d ms (the pause)%n", w.key, w.acked.get(),
+            System.getLogger("tandem.system").log(System.Logger.Level.INFO,
+                    "writer {0}: {1} increments, slowest {2} ms (the pause)", w.key, w.acked.get(),
                     w.slowestNanos.get() / 1_000_000);
         }
         assertThat(node.log()).doesNotContain("Exception in thread");

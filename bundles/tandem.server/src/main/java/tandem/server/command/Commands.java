@@ -3,9 +3,7 @@ package tandem.server.command;
 import static tandem.server.command.CommandTable.ascii;
 import static tandem.server.command.CommandTable.sub;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,9 +12,9 @@ import java.util.Map;
 import java.util.Set;
 
 import tandem.api.server.ClientInfo;
-import tandem.server.resp.RespNumbers;
 import tandem.server.resp.RespWriter;
 import tandem.protocol.command.Glob;
+import tandem.protocol.command.String2ll;
 
 /** The connection and server commands of the foundation, with Redis 7's replies and errors. */
 public final class Commands {
@@ -132,10 +130,14 @@ public final class Commands {
     }
 
     private static void select(CommandContext c, byte[][] a) {
-        long index = RespNumbers.parseLong(a[1]);
-        if (!isLong(a[1], index)) {
+        long index;
+        try {
+            index = String2ll.parse(a[1]);
+        } catch (NumberFormatException e) {
             c.reply().error("ERR value is not an integer or out of range");
-        } else if (index > Integer.MAX_VALUE || index < Integer.MIN_VALUE) {
+            return;
+        }
+        if (index > Integer.MAX_VALUE || index < Integer.MIN_VALUE) {
             c.reply().error("ERR value is out of range, value must between -2147483648 and 2147483647");
         } else if (index != 0) {
             c.reply().error("ERR DB index is out of range");
@@ -147,8 +149,10 @@ public final class Commands {
 
     private static void hello(CommandContext c, byte[][] a) {
         if (a.length >= 2) {
-            long version = RespNumbers.parseLong(a[1]);
-            if (!isLong(a[1], version)) {
+            long version;
+            try {
+                version = String2ll.parse(a[1]);
+            } catch (NumberFormatException e) {
                 c.reply().error("ERR Protocol version is not an integer or out of range");
                 return;
             }
@@ -186,13 +190,6 @@ public final class Commands {
         r.bulk("mode").bulk("standalone");
         r.bulk("role").bulk("master");
         r.bulk("modules").array(0);
-    }
-
-    private static final byte[] LONG_MIN = Long.toString(Long.MIN_VALUE).getBytes(StandardCharsets.US_ASCII);
-
-    /** Redis' string2ll also accepts LLONG_MIN, which {@link RespNumbers} reports as its INVALID sentinel. */
-    private static boolean isLong(byte[] arg, long parsed) {
-        return parsed != RespNumbers.INVALID || Arrays.equals(arg, LONG_MIN);
     }
 
     private static boolean validName(byte[] name) {

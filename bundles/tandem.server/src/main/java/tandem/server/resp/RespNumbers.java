@@ -2,7 +2,10 @@ package tandem.server.resp;
 
 import io.netty.buffer.ByteBuf;
 
-/** Integer parsing with the exact acceptance rules of Redis' {@code string2ll}. */
+/**
+ * The lengths of the RESP framing ({@code *count}, {@code $length}) parsed in place, with the acceptance rules of
+ * Redis' {@code string2ll}; arguments use {@link tandem.protocol.command.String2ll}, which needs no sentinel.
+ */
 public final class RespNumbers {
 
     /** Returned for anything {@code string2ll} rejects; no valid RESP length can equal it. */
@@ -50,10 +53,5 @@ public final class RespNumbers {
             return value == Long.MIN_VALUE ? INVALID : value;
         }
         return value == Long.MIN_VALUE ? INVALID : -value;
-    }
-
-    /** Parses a whole argument with the same rules; see {@link #parseLong(ByteBuf, int, int)}. */
-    public static long parseLong(byte[] bytes) {
-        return parseLong(io.netty.buffer.Unpooled.wrappedBuffer(bytes), 0, bytes.length);
     }
 }

@@ -1,6 +1,7 @@
 package tandem.server.resp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 
@@ -9,8 +10,9 @@ import org.junit.jupiter.api.Timeout;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import tandem.protocol.command.String2ll;
 
-/** {@link RespNumbers} against the acceptance rules of Redis' {@code string2ll}. */
+/** {@link RespNumbers} and {@link String2ll} against the acceptance rules of Redis' {@code string2ll}. */
 class RespNumbersTest {
 
     private static final long INVALID = RespNumbers.INVALID;
@@ -110,7 +112,13 @@ class RespNumbersTest {
 
     private static void assertParses(String text, long expected) {
         byte[] bytes = text.getBytes(StandardCharsets.ISO_8859_1);
-        assertThat(RespNumbers.parseLong(bytes)).as("parseLong(\"%s\")", text).isEqualTo(expected);
+        if (expected == INVALID && !text.equals(Long.toString(Long.MIN_VALUE))) {
+            assertThatThrownBy(() -> String2ll.parse(bytes)).as("String2ll.parse(\"%s\")", text)
+                    .isInstanceOf(NumberFormatException.class);
+        } else {
+            assertThat(String2ll.parse(bytes)).as("String2ll.parse(\"%s\")", text)
+                    .isEqualTo(expected == INVALID ? Long.MIN_VALUE : expected); // string2ll accepts LLONG_MIN
+        }
         ByteBuf padded = Unpooled.buffer().writeByte('*').writeBytes(bytes).writeBytes(new byte[] {'\r', '\n'});
         try {
             assertThat(RespNumbers.parseLong(padded, 1, 1 + bytes.length)).as("parseLong(buf, \"%s\")", text)

@@ -1,0 +1,49 @@
+package tandem.api.replication;
+
+import java.util.List;
+
+/**
+ * One protocol's view of replication.
+ *
+ * @param protocol   {@code journal} or {@code psync}
+ * @param role       {@code primary} or {@code replica}
+ * @param ackPolicy  the policy in force (on a replica: the one its primary announced, or null before it did)
+ * @param epoch      the fencing epoch this node has seen
+ * @param listening  where replicas connect ({@code ip:port}), or null
+ * @param upstream   on a replica, its link to the primary; null on a primary
+ * @param replicas   on a primary, the replicas it serves (connected or registered)
+ */
+public record ReplicationStatus(String protocol, String role, AckPolicy ackPolicy, long epoch, String listening,
+        Upstream upstream, List<Replica> replicas) {
+
+    /**
+     * A replica as its primary sees it.
+     *
+     * @param id             its identity (a key fingerprint)
+     * @param address        {@code ip:port} while connected, else empty
+     * @param state          {@code connecting}, {@code catching-up}, {@code streaming} or {@code disconnected}
+     * @param sent           the last sequence sent to it
+     * @param inMemory       the last sequence it accepted into its pipeline
+     * @param acked          the last sequence it made durable
+     * @param lagEntries     entries between the primary's last sequence and {@code acked}
+     * @param lastAckMillis  milliseconds since its last acknowledgement, -1 when none
+     */
+    public record Replica(String id, String address, String state, long sent, long inMemory, long acked,
+            long lagEntries, long lastAckMillis) {
+    }
+
+    /**
+     * A replica's link to its primary.
+     *
+     * @param address         the primary's {@code ip:port}
+     * @param state           {@code connecting}, {@code authenticating}, {@code streaming}, {@code refused} or
+     *                        {@code disconnected}
+     * @param received        the last sequence received into the pipeline
+     * @param acked           the last sequence made durable and acknowledged
+     * @param lastFrameMillis milliseconds since the primary last sent anything, -1 when never
+     * @param lastError       why the last session ended, or null
+     */
+    public record Upstream(String address, String state, long received, long acked, long lastFrameMillis,
+            String lastError) {
+    }
+}

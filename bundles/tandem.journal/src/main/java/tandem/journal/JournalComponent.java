@@ -1,5 +1,8 @@
 package tandem.journal;
 
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.function.Function;
@@ -16,6 +19,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
+import tandem.api.journal.JournalTap;
+import tandem.api.journal.SegmentInfo;
+import tandem.api.journal.SlotVisitor;
 
 /**
  * Registers the node's {@link Journal}: opens (recovers) the segmented journal when it activates and closes it,
@@ -169,5 +175,56 @@ public final class JournalComponent implements Journal {
     @Override
     public JournalStatus status() {
         return journal.status();
+    }
+
+    @Override
+    public void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
+            ByteBuffer payload) {
+        journal.appendReplicated(sequence, timestampNs, keyHash, requestSeq, tag, payload);
+    }
+
+    @Override
+    public void adopt(long startSequence, byte[] anchor, long replicationOffset) {
+        journal.adopt(startSequence, anchor, replicationOffset);
+    }
+
+    @Override
+    public void rotateAt(long boundarySequence, byte[] tailHash) {
+        journal.rotateAt(boundarySequence, tailHash);
+    }
+
+    @Override
+    public void rotateBySize(boolean enabled) {
+        journal.rotateBySize(enabled);
+    }
+
+    @Override
+    public CompletionStage<Boolean> checkChain(long sequence, byte[] expected) {
+        return journal.checkChain(sequence, expected);
+    }
+
+    @Override
+    public byte[] chainAt(long sequence) {
+        return journal.chainAt(sequence);
+    }
+
+    @Override
+    public List<SegmentInfo> segments() {
+        return journal.segments();
+    }
+
+    @Override
+    public void readSlots(long afterSequence, SlotVisitor visitor) {
+        journal.readSlots(afterSequence, visitor);
+    }
+
+    @Override
+    public void tap(JournalTap tap) {
+        journal.tap(tap);
+    }
+
+    @Override
+    public void untap(JournalTap tap) {
+        journal.untap(tap);
     }
 }

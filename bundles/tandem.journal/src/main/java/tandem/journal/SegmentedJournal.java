@@ -20,6 +20,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -32,6 +35,9 @@ import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
 import tandem.api.journal.JournalStoppedException;
+import tandem.api.journal.JournalTap;
+import tandem.api.journal.SegmentInfo;
+import tandem.api.journal.SlotVisitor;
 import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.journal.JournalEntry;
 import tandem.protocol.journal.SegmentHeader;
@@ -76,6 +82,8 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private static final String TMP = Segment.LIVE + ".tmp";
     private static final String LINEAGE = "lineage.";
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** Batches between two chain values offered to the taps (spec 000's ChainCheck). */
+    static final int CHAIN_CHECK_INTERVAL = 64;
 
     private final Path directory;
     private final Path livePath;
@@ -102,6 +110,8 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private boolean groupInProgress;
     private boolean danglingGroup;
     private boolean closing;
+    /** Replica: the fragments of a command still being received, joined, for its replication offset. */
+    private final ByteArrayOutputStream replicatedGroup = new ByteArrayOutputStream();
     private volatile long lastSequence;
     private volatile long lastTimestampNs;
 
@@ -118,6 +128,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private final JournalEntry batchEntry = new JournalEntry();
     private final Thread journalThread;
     private volatile boolean terminated;
+    private final CopyOnWriteArrayList<JournalTap> taps = new CopyOnWriteArrayList<>();
+    private int batchesSinceCheck;
+    private volatile boolean rotateBySize = true;
 
     // --- the chain. The journal thread alone replaces the live segment's digest, and only while the chain thread
     // has nothing to absorb; the chain thread reaches it through the batches handed to it.
@@ -127,6 +140,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private final Condition hashedAdvanced = chainLock.newCondition();
     private final ArrayDeque<Hashing> toHash = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> spareBuffers = new ArrayDeque<>();
+    /** Chain comparisons asked by {@link #checkChain}, in sequence order; guarded by chainLock. */
+    private final ArrayDeque<Mark> marks = new ArrayDeque<>();
+    private final JournalEntry markEntry = new JournalEntry();
     private final LongConsumer beforeHash;
     private final Thread chainThread;
     private boolean chainStopping;
@@ -155,7 +171,10 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private final ReentrantLock waitLock = new ReentrantLock();
     private final Condition durableAdvanced = waitLock.newCondition();
 
-    private enum Kind { ROTATE, ARCHIVE_LINEAGE }
+    private enum Kind { ROTATE, ARCHIVE_LINEAGE, ROTATE_AT, ADOPT }
+
+    private record Mark(long sequence, byte[] expected, CompletableFuture<Boolean> result) {
+    }
 
     /**
      * The chain value at {@code sequence}: the live segment's entry bytes end at {@code segmentEnd}, the replication
@@ -172,11 +191,21 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
 
     private static final class Control {
         final Kind kind;
+        final long sequence;
+        final byte[] hash;
+        final long offset;
         boolean done;
         RuntimeException failure;
 
         Control(Kind kind) {
+            this(kind, 0, null, 0);
+        }
+
+        Control(Kind kind, long sequence, byte[] hash, long offset) {
             this.kind = kind;
+            this.sequence = sequence;
+            this.hash = hash;
+            this.offset = offset;
         }
     }
 
@@ -357,8 +386,99 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         encode(ts, 0, EntryTag.TICK, tickPayload, 0, 8);
     }
 
+    @Override
+    public void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
+            ByteBuffer payload) {
+        if (tag != EntryTag.APP && tag != EntryTag.APP_CONTINUATION && tag != EntryTag.TICK
+                && tag != EntryTag.EPOCH_BUMP) {
+            throw new IllegalArgumentException(String.format("sequence %d: tag 0x%02X cannot be appended", sequence,
+                    tag));
+        }
+        if (payload.remaining() > JournalEntry.MAX_PAYLOAD) {
+            throw new IllegalArgumentException("sequence " + sequence + ": payload of " + payload.remaining()
+                    + " bytes; an entry holds at most " + JournalEntry.MAX_PAYLOAD);
+        }
+        // a copy: the offset needs the command's bytes, and the caller's buffer is a transport's
+        byte[] bytes = new byte[payload.remaining()];
+        payload.get(payload.position(), bytes);
+        lock.lock();
+        try {
+            checkRunning();
+            if (sequence != nextSequence) {
+                throw new IllegalArgumentException("sequence " + sequence + " does not follow the journal's last "
+                        + (nextSequence - 1));
+            }
+            if (timestampNs < lastTimestampNs) {
+                throw new IllegalArgumentException("sequence " + sequence + ": timestamp " + timestampNs
+                        + " is before the last one, " + lastTimestampNs);
+            }
+            // the offset advances exactly as on the primary: at complete commands, never for a discarded group
+            if (tag == EntryTag.APP_CONTINUATION) {
+                replicatedGroup.write(bytes, 0, bytes.length);
+            } else if (tag == EntryTag.APP) {
+                byte[] command = bytes;
+                if (replicatedGroup.size() > 0) {
+                    replicatedGroup.write(bytes, 0, bytes.length);
+                    command = replicatedGroup.toByteArray();
+                    replicatedGroup.reset();
+                }
+                appendOffset += FrplPayload.length(tag, timestampNs, command);
+            } else {
+                replicatedGroup.reset();
+                appendOffset += FrplPayload.length(tag, timestampNs, bytes);
+            }
+            danglingGroup = tag == EntryTag.APP_CONTINUATION;
+            encode(timestampNs, keyHash, requestSeq, tag, bytes, 0, bytes.length);
+            lastTimestampNs = timestampNs;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void adopt(long startSequence, byte[] anchor, long replicationOffset) {
+        if (startSequence < 1 || anchor.length != ChainHash.LENGTH || replicationOffset < 0) {
+            throw new IllegalArgumentException("invalid segment identity: start " + startSequence + ", anchor of "
+                    + anchor.length + " bytes, offset " + replicationOffset);
+        }
+        control(new Control(Kind.ADOPT, startSequence, anchor.clone(), replicationOffset));
+    }
+
+    @Override
+    public void rotateAt(long boundarySequence, byte[] tailHash) {
+        if (tailHash.length != ChainHash.LENGTH) {
+            throw new IllegalArgumentException("tail hash of " + tailHash.length + " bytes");
+        }
+        control(new Control(Kind.ROTATE_AT, boundarySequence, tailHash.clone(), 0));
+    }
+
+    @Override
+    public void rotateBySize(boolean enabled) {
+        rotateBySize = enabled;
+    }
+
+    @Override
+    public void tap(JournalTap tap) {
+        taps.addIfAbsent(tap);
+    }
+
+    @Override
+    public void untap(JournalTap tap) {
+        taps.remove(tap);
+        // the journal thread calls taps holding their monitor: once we hold it, no call that began before the
+        // removal is still running
+        synchronized (taps) {
+            taps.notifyAll();
+        }
+    }
+
     /** Encodes one entry into the pending batch, waiting while the batch is full. Holds {@link #lock}. */
     private void encode(long timestampNs, long keyHash, byte tag, byte[] payload, int offset, int length) {
+        encode(timestampNs, keyHash, 0L, tag, payload, offset, length);
+    }
+
+    private void encode(long timestampNs, long keyHash, long requestSeq, byte tag, byte[] payload, int offset,
+            int length) {
         int size = JournalEntry.sizeOf(length);
         while (fillCount > 0
                 && (fillCount >= settings.maxBatchEntries() || fillBytes + size > MAX_PENDING_BYTES)) {
@@ -374,8 +494,8 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             fillView = ByteBuffer.wrap(bigger);
         }
         long sequence = nextSequence;
-        JournalEntry.encode(fillView, fillBytes, sequence, timestampNs, keyHash, tag, payload, offset, length,
-                appendCrc);
+        JournalEntry.encode(fillView, fillBytes, sequence, timestampNs, keyHash, requestSeq, tag, payload, offset,
+                length, appendCrc);
         nextSequence = sequence + 1;
         fillBytes += size;
         fillCount++;
@@ -433,7 +553,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                 } finally {
                     lock.unlock();
                 }
+                publishBatch();
                 writeBatch();
+                maybeOfferChain();
                 maybeRotateBySize();
             }
         } catch (IOException | RuntimeException e) {
@@ -475,12 +597,15 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         try {
             if (fillCount > 0) {
                 takeBatch();
+                publishBatch();
                 writeBatch();
+                maybeOfferChain();
             }
-            if (control.kind == Kind.ROTATE) {
-                rotateNow();
-            } else {
-                archiveLineageNow();
+            switch (control.kind) {
+                case ROTATE -> rotateNow();
+                case ROTATE_AT -> rotateAtNow(control.sequence, control.hash);
+                case ADOPT -> adoptNow(control.sequence, control.hash, control.offset);
+                default -> archiveLineageNow();
             }
         } catch (RuntimeException e) {
             control.failure = e;
@@ -490,6 +615,54 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         } finally {
             control.done = true;
             controlDone.signalAll();
+        }
+    }
+
+    /** Offers the batch about to be written to the taps: replicas receive it while this node syncs it. */
+    private void publishBatch() {
+        if (taps.isEmpty()) {
+            return;
+        }
+        int count = 0;
+        long first = 0;
+        for (int p = 0; p < drainBytes; p += batchEntry.size()) {
+            batchEntry.wrap(drainView, p);
+            if (count++ == 0) {
+                first = batchEntry.sequence();
+            }
+        }
+        synchronized (taps) {
+            for (JournalTap t : taps) {
+                try {
+                    t.batch(drainView.duplicate().position(0).limit(drainBytes), count, first, drainLastSequence);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, directory + ": a journal tap failed; it is removed", e);
+                    taps.remove(t);
+                }
+            }
+        }
+    }
+
+    /** Every {@link #CHAIN_CHECK_INTERVAL} batches, the chain value at the batch's end goes to the taps. */
+    private void maybeOfferChain() {
+        if (taps.isEmpty() || ++batchesSinceCheck < CHAIN_CHECK_INTERVAL) {
+            return;
+        }
+        batchesSinceCheck = 0;
+        ChainPoint p = awaitHashedExactly();
+        byte[] value = p.value();
+        synchronized (taps) {
+            for (JournalTap t : taps) {
+                t.chainCheck(p.sequence(), value.clone());
+            }
+        }
+    }
+
+    private void offerRotation(long boundary, byte[] tail) {
+        synchronized (taps) {
+            for (JournalTap t : taps) {
+                t.rotated(boundary, tail.clone());
+            }
         }
     }
 
@@ -594,7 +767,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                 }
                 boolean absorbed = false;
                 try {
-                    h.chain.absorb(h.buffer.array(), 0, h.bytes);
+                    absorbWithMarks(h);
                     absorbed = true;
                 } finally {
                     // the new point and the end of absorbing in one step: a value is never read from a digest
@@ -623,10 +796,219 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             chainLock.lock();
             try {
                 chainDone = true;
+                failMarks("the journal in " + directory + " has stopped");
                 hashedAdvanced.signalAll();
             } finally {
                 chainLock.unlock();
             }
+        }
+    }
+
+    /** Absorbs a batch, stopping at each sequence a {@link #checkChain} asked about to compare the value there. */
+    private void absorbWithMarks(Hashing h) {
+        int done = 0;
+        while (true) {
+            Mark m;
+            chainLock.lock();
+            try {
+                m = marks.peek();
+                if (m != null && m.sequence() > h.lastSequence) {
+                    m = null;
+                } else if (m != null) {
+                    marks.poll();
+                }
+            } finally {
+                chainLock.unlock();
+            }
+            if (m == null) {
+                break;
+            }
+            int end = -1;
+            for (int p = done; p < h.bytes; p += markEntry.size()) {
+                markEntry.wrap(h.buffer, p);
+                if (markEntry.sequence() == m.sequence()) {
+                    end = p + markEntry.size();
+                    break;
+                }
+            }
+            if (end < 0) {
+                m.result().completeExceptionally(new IllegalStateException("sequence " + m.sequence()
+                        + " passed by the chain without being compared"));
+                continue;
+            }
+            h.chain.absorb(h.buffer.array(), done, end - done);
+            done = end;
+            m.result().complete(java.util.Arrays.equals(h.chain.value(), m.expected()));
+        }
+        h.chain.absorb(h.buffer.array(), done, h.bytes - done);
+    }
+
+    /** Holds chainLock. */
+    private void failMarks(String why) {
+        for (Mark m : marks) {
+            m.result().completeExceptionally(new JournalStoppedException(why, chainFailure));
+        }
+        marks.clear();
+    }
+
+    @Override
+    public CompletionStage<Boolean> checkChain(long sequence, byte[] expected) {
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        chainLock.lock();
+        try {
+            if (chainDone) {
+                result.completeExceptionally(new JournalStoppedException("the journal in " + directory
+                        + " has stopped", chainFailure));
+            } else if (sequence > hashed.sequence() && sequence <= lastSequence) {
+                marks.add(new Mark(sequence, expected.clone(), result));
+                return result;
+            }
+        } finally {
+            chainLock.unlock();
+        }
+        if (!result.isDone()) {
+            byte[] at = chainAt(sequence);
+            if (at == null) {
+                result.completeExceptionally(new IllegalStateException("sequence " + sequence
+                        + " cannot be checked: not durable or not retained"));
+            } else {
+                result.complete(java.util.Arrays.equals(at, expected));
+            }
+        }
+        return result;
+    }
+
+    @Override
+    public byte[] chainAt(long sequence) {
+        if (sequence > durableSequence) {
+            return null;
+        }
+        List<Segment> snapshot = segmentsSnapshot();
+        for (int i = snapshot.size() - 1; i >= 0; i--) {
+            Segment seg = snapshot.get(i);
+            if (seg.startSequence == sequence + 1) {
+                return seg.anchor.clone();
+            }
+            if (seg.startSequence <= sequence) {
+                if (sequence > seg.lastSequence) {
+                    return null;
+                }
+                if (sequence == seg.lastSequence && seg.archiveNumber > 0) {
+                    return seg.tailChain.clone();
+                }
+                ChainPoint p = valued();
+                if (p.sequence() == sequence && seg.archiveNumber == 0) {
+                    return p.value().clone();
+                }
+                try {
+                    return scanChain(seg, sequence);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("reading " + seg.name() + ": " + e.getMessage(), e);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The chain at {@code sequence} by re-hashing the segment's entries up to it. */
+    private byte[] scanChain(Segment seg, long sequence) throws IOException {
+        ChainHash c = new ChainHash(seg.anchor);
+        try (FileChannel ch = FileChannel.open(seg.path, StandardOpenOption.READ)) {
+            EntryCursor cursor = new EntryCursor(ch, SegmentHeader.SIZE, seg.bytes);
+            while (cursor.next() >= 0) {
+                JournalEntry e = cursor.entry();
+                c.absorb(cursor.array(), cursor.entryPosition(), e.size());
+                if (e.sequence() == sequence) {
+                    return c.value();
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public List<SegmentInfo> segments() {
+        List<SegmentInfo> out = new ArrayList<>();
+        for (Segment seg : segmentsSnapshot()) {
+            out.add(new SegmentInfo(seg.name(), seg.startSequence, seg.lastSequence, seg.anchor.clone(),
+                    seg.headerOffset, seg.archiveNumber > 0));
+        }
+        return out;
+    }
+
+    @Override
+    public void readSlots(long afterSequence, SlotVisitor visitor) {
+        long durable = durableSequence;
+        List<Segment> snapshot = segmentsSnapshot();
+        long first = snapshot.get(0).startSequence;
+        if (afterSequence + 1 < first) {
+            throw new IllegalArgumentException("sequence " + (afterSequence + 1) + " is no longer retained: the "
+                    + "journal in " + directory + " starts at " + first);
+        }
+        int i = snapshot.size() - 1;
+        while (i > 0 && snapshot.get(i).startSequence > afterSequence + 1) {
+            i--;
+        }
+        long position = afterSequence;
+        try {
+            for (; i < snapshot.size(); i++) {
+                Segment seg = snapshot.get(i);
+                if (seg.startSequence > 1 && position == seg.startSequence - 1
+                        && !visitor.segment(seg.startSequence, seg.anchor.clone())) {
+                    return;
+                }
+                if (position >= durable) {
+                    continue;
+                }
+                FileChannel ch;
+                long limit;
+                files.readLock().lock();
+                try {
+                    limit = seg.bytes;
+                    try {
+                        ch = FileChannel.open(seg.path, StandardOpenOption.READ);
+                    } catch (NoSuchFileException e) {
+                        throw new IllegalArgumentException("sequence " + (position + 1) + " is no longer retained "
+                                + "in " + directory, e);
+                    }
+                } finally {
+                    files.readLock().unlock();
+                }
+                try (ch) {
+                    long start = SegmentHeader.SIZE;
+                    long[] point = seg.index.floor(position + 1);
+                    if (point != null) {
+                        start = point[1];
+                    }
+                    EntryCursor cursor = new EntryCursor(ch, start, limit);
+                    while (true) {
+                        int r = cursor.next();
+                        if (r == JournalEntry.END && cursor.validEnd() == limit) {
+                            break;
+                        }
+                        if (r < 0) {
+                            throw new IllegalStateException(seg.name() + ": " + JournalEntry.reason(r)
+                                    + " at offset " + cursor.entryOffset() + " inside the durable journal");
+                        }
+                        JournalEntry e = cursor.entry();
+                        long seq = e.sequence();
+                        if (seq > durable) {
+                            return;
+                        }
+                        if (seq <= position) {
+                            continue;
+                        }
+                        ByteBuffer slot = ByteBuffer.wrap(cursor.array(), cursor.entryPosition()
+                                + JournalEntry.SLOT_OFFSET, e.size() - 6).slice().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                        if (!visitor.slot(seq, slot)) {
+                            return;
+                        }
+                        position = seq;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the journal in " + directory + ": " + e.getMessage(), e);
         }
     }
 
@@ -690,7 +1072,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     }
 
     private void maybeRotateBySize() throws IOException {
-        if (liveSegment.bytes < settings.segmentSize()) {
+        if (!rotateBySize || liveSegment.bytes < settings.segmentSize()) {
             return;
         }
         if (tailOpenGroup) {
@@ -740,6 +1122,71 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         live = io.open(livePath, false);
         LOG.log(Level.INFO, "{0}: sealed {1} (sequences {2}..{3}), live segment starts at {4}", directory,
                 sealed.name(), sealed.startSequence, sealed.lastSequence, next.startSequence);
+        offerRotation(sealed.lastSequence, tail);
+    }
+
+    /** Replica: the rotation the primary announced, after checking the tail chain. Journal thread, holding lock. */
+    private void rotateAtNow(long boundary, byte[] expected) throws IOException {
+        if (liveSegment.startSequence == boundary + 1) {
+            return; // announced again on a reconnection
+        }
+        if (lastSequence != boundary) {
+            throw new IllegalStateException("rotation announced after sequence " + boundary
+                    + " but the journal's last sequence is " + lastSequence);
+        }
+        if (liveSegment.isEmpty()) {
+            throw new IllegalStateException("rotation announced after sequence " + boundary
+                    + " but the live segment starting at " + liveSegment.startSequence + " is empty");
+        }
+        byte[] tail = awaitHashedExactly().value();
+        if (!java.util.Arrays.equals(expected, new byte[ChainHash.LENGTH]) && !java.util.Arrays.equals(expected, tail)) {
+            throw new IllegalStateException("chain mismatch at rotation after sequence " + boundary + ": primary "
+                    + ChainHash.hex(expected) + ", this journal " + ChainHash.hex(tail));
+        }
+        rotateNow();
+    }
+
+    /** Fresh replica: a new live segment with the primary's identity. Journal thread, holding lock. */
+    private void adoptNow(long startSequence, byte[] anchor, long offset) throws IOException {
+        if (segments.size() != 1 || !liveSegment.isEmpty() || lastSequence != liveSegment.startSequence - 1) {
+            throw new IllegalStateException("the journal in " + directory + " holds entries; it cannot adopt a "
+                    + "primary's segment");
+        }
+        awaitHashedExactly();
+        Segment adopted;
+        files.writeLock().lock();
+        try {
+            live.close();
+            Files.delete(livePath);
+            adopted = createLive(startSequence, anchor, offset);
+            segments.clear();
+            segments.add(adopted);
+            chain = new ChainHash(anchor);
+            liveSegment = adopted;
+            chainLock.lock();
+            try {
+                failMarks("the journal in " + directory + " adopted a primary's segment");
+                durableOffset = offset;
+                durableSequence = startSequence - 1;
+                hashed = new ChainPoint(hashed.lineage() + 1, startSequence - 1, SegmentHeader.SIZE, offset,
+                        anchor.clone());
+                hashedAdvanced.signalAll();
+            } finally {
+                chainLock.unlock();
+            }
+        } finally {
+            files.writeLock().unlock();
+        }
+        live = io.open(livePath, false);
+        tailOpenGroup = false;
+        danglingGroup = false;
+        replicatedGroup.reset();
+        nextSequence = startSequence;
+        lastSequence = startSequence - 1;
+        appendOffset = offset;
+        fillOffsetAfter = offset;
+        LOG.log(Level.INFO, "{0}: adopted the primary''s segment identity: start {1}, anchor {2}, offset {3}",
+                directory, startSequence, ChainHash.hex(anchor), offset);
     }
 
     /** Moves every segment into {@code lineage.<n>/} and starts a new genesis. Journal thread, holding lock. */
@@ -776,6 +1223,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             chainLock.lock();
             try {
                 // with the point, atomically for awaitHashed(): a waiter for the old lineage stops waiting
+                failMarks("the lineage of " + directory + " was archived");
                 durableOffset = 0;
                 durableSequence = 0;
                 hashed = new ChainPoint(end.lineage() + 1, 0, SegmentHeader.SIZE, 0, anchor.clone());
@@ -924,7 +1372,10 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     }
 
     private void control(Kind kind) {
-        Control c = new Control(kind);
+        control(new Control(kind));
+    }
+
+    private void control(Control c) {
         lock.lock();
         try {
             checkRunning();
@@ -1252,7 +1703,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         return durableOffset;
     }
 
-    List<Segment> segments() {
+    List<Segment> segmentList() {
         return segmentsSnapshot();
     }
 

@@ -120,7 +120,7 @@ class ChainPropertiesTest {
                 assertThat(status.durableSequence()).isEqualTo(j.lastSequence());
                 assertThat(j.verify()).isNull();
                 j.close(); // the files and the segment list hold still from here on
-                List<Segment> segs = j.segments();
+                List<Segment> segs = j.segmentList();
                 Expected expected = rebuild(appended, timestamps, segs);
                 for (int i = 0; i < segs.size(); i++) {
                     assertThat(Files.readAllBytes(segs.get(i).path)).as(segs.get(i).name())

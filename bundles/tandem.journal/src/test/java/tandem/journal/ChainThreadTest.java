@@ -63,7 +63,7 @@ class ChainThreadTest {
     @Test
     void durabilityIsPublishedWhileTheChainIsHeldBackAndStatusWaitsForTheChain() throws Exception {
         try (SegmentedJournal j = open(gatedHasher)) {
-            byte[] anchor = j.segments().get(0).anchor;
+            byte[] anchor = j.segmentList().get(0).anchor;
             // three batches: the first held in the chain thread, the second queued, the third written while the
             // chain thread holds every spare buffer
             long last = appendThreeBatches(j);
@@ -103,11 +103,11 @@ class ChainThreadTest {
             awaitParked(1);
             assertThat(rotation).isNotDone();
             assertThat(j.hashedChain().sequence()).isZero();
-            assertThat(j.segments()).hasSize(1);
+            assertThat(j.segmentList()).hasSize(1);
             hashPermits.release(1_000_000);
             rotation.get(10, TimeUnit.SECONDS);
 
-            List<Segment> segs = j.segments();
+            List<Segment> segs = j.segmentList();
             assertThat(segs).hasSize(2);
             byte[] tail = segmentChain(dir.resolve(Segment.archiveName(1)));
             assertThat(segs.get(0).tailChain).isEqualTo(tail);
@@ -156,7 +156,7 @@ class ChainThreadTest {
             assertThat(j.verify()).isNull();
             assertThat(Fixtures.readAll(j, 0).entries).hasSize(entries);
             j.close(); // a rotation by size may follow the last batch: compare files once they hold still
-            List<Segment> segs = j.segments();
+            List<Segment> segs = j.segmentList();
             assertThat(segs.size()).isGreaterThan(10);
             assertSegmentsChainLikeTheFiles(segs);
             // the chain at the last sequence: the live segment's, or its anchor when a rotation sealed it

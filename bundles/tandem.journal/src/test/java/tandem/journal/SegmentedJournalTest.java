@@ -48,8 +48,8 @@ class SegmentedJournalTest {
             assertThat(s.segments()).isEqualTo(1);
             assertThat(s.replicationOffset()).isZero();
             assertThat(s.stoppedReason()).isNull();
-            assertThat(j.segments().get(0).startSequence).isEqualTo(1);
-            assertThat(s.chainHex()).isEqualTo(ChainHash.hex(j.segments().get(0).anchor)).isNotEqualTo("00".repeat(32));
+            assertThat(j.segmentList().get(0).startSequence).isEqualTo(1);
+            assertThat(s.chainHex()).isEqualTo(ChainHash.hex(j.segmentList().get(0).anchor)).isNotEqualTo("00".repeat(32));
             assertThat(Files.exists(dir.resolve("journal"))).isTrue();
         }
     }
@@ -61,13 +61,13 @@ class SegmentedJournalTest {
             appendN(j, 10, "a");
             j.rotate();
             j.rotate(); // the live segment is empty: nothing happens
-            assertThat(j.segments()).hasSize(2);
+            assertThat(j.segmentList()).hasSize(2);
             // by size: about 2 KB per entry, the 64 KiB threshold is crossed after ~30 entries
             for (int i = 0; i < 80; i++) {
                 // one batch each, so that the size check after each batch sees every threshold crossing
                 j.awaitDurable(j.append(5_000 + i, 0, Fixtures.APP, command("SET", "k" + i, "x".repeat(2000))));
             }
-            List<Segment> segs = j.segments();
+            List<Segment> segs = j.segmentList();
             assertThat(segs.size()).isGreaterThanOrEqualTo(4);
             for (int i = 1; i < segs.size(); i++) {
                 assertThat(segs.get(i).anchor).isEqualTo(segs.get(i - 1).tailChain);
@@ -111,7 +111,7 @@ class SegmentedJournalTest {
             assertThat(readAll(j, 5).entries).hasSize(10);
             assertThat(j.status().firstSequence()).isEqualTo(6);
             assertThat(j.purge(1_000)).isEqualTo(1); // never the live segment
-            assertThat(j.segments()).hasSize(1);
+            assertThat(j.segmentList()).hasSize(1);
             assertThat(readAll(j, 10).entries).hasSize(5);
             assertThat(j.verify()).isNull();
         }
@@ -192,7 +192,7 @@ class SegmentedJournalTest {
             assertThat(j.lastSequence()).isEqualTo(7);
             assertThat(j.chainValue()).isEqualTo(chain);
             assertThat(j.replicationOffset()).isEqualTo(offset);
-            assertThat(j.segments().get(1).startSequence).isEqualTo(8);
+            assertThat(j.segmentList().get(1).startSequence).isEqualTo(8);
             assertThat(Files.exists(dir.resolve("journal.tmp"))).isFalse();
             appendN(j, 2, "b");
             assertThat(readAll(j, 0).entries).hasSize(9);

@@ -1,5 +1,9 @@
 package tandem.api.journal;
 
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -65,4 +69,80 @@ public interface Journal {
 
     /** @return the current state */
     JournalStatus status();
+
+    // ---- replication ----------------------------------------------------------------------------------------------
+
+    /**
+     * Replica: appends an entry its primary sequenced, with the primary's sequence and timestamp, so that the
+     * replica's segment bytes (and chain values) equal the primary's. Fragments ({@link EntryTag#APP_CONTINUATION})
+     * are appended as they come. Must be called by one thread at a time.
+     *
+     * @param payload the entry's payload, its remaining bytes (not consumed)
+     * @throws IllegalArgumentException when {@code sequence} is not {@code lastSequence() + 1}, or the timestamp
+     *                                  goes backwards, or the tag or length is invalid
+     * @throws JournalStoppedException  when the journal has stopped
+     */
+    void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
+            ByteBuffer payload);
+
+    /**
+     * Fresh replica: gives a journal that holds no entry at all the identity of its primary's segment, so that its
+     * first segment's header is byte-identical to the primary's.
+     *
+     * @throws IllegalStateException when the journal holds entries
+     */
+    void adopt(long startSequence, byte[] anchor, long replicationOffset);
+
+    /**
+     * Replica: rotates exactly after {@code boundarySequence}, as the primary did, once the chain there equals
+     * {@code tailHash} (an all-zero {@code tailHash} skips the comparison). A no-op when the live segment already
+     * starts at {@code boundarySequence + 1}.
+     *
+     * @throws IllegalStateException when the last appended sequence is not {@code boundarySequence}, or the chain
+     *                               differs (the replica's history diverged from the primary's)
+     */
+    void rotateAt(long boundarySequence, byte[] tailHash);
+
+    /**
+     * While true, the live segment rotates only through {@link #rotateAt} and {@link #rotate}, never by size: a
+     * replica's segments must end where its primary's do.
+     */
+    void rotateBySize(boolean enabled);
+
+    /**
+     * Compares the chain value at {@code sequence} (appended, not necessarily durable yet) with {@code expected},
+     * when the chain reaches it.
+     *
+     * @return completes with true when equal, false when not; exceptionally when the journal stops or the sequence
+     *         can no longer be checked (already absorbed and not at a segment boundary or the chain's tip)
+     */
+    CompletionStage<Boolean> checkChain(long sequence, byte[] expected);
+
+    /**
+     * @return the chain value at a durable, retained {@code sequence} (a segment's anchor for the sequence just
+     *         before it starts), or null when {@code sequence} is beyond the durable end or before the retained
+     *         history
+     */
+    byte[] chainAt(long sequence);
+
+    /** @return the retained segments, oldest first (the live one last) */
+    List<SegmentInfo> segments();
+
+    /**
+     * Reads the durable entries after {@code afterSequence} as they are on disk, for a replica's catch-up: each
+     * entry without its magic and CRC (an InputBatch slot), fragments not joined; and the start of every segment
+     * the read enters, so that the reader can announce the rotation.
+     *
+     * @throws IllegalArgumentException when {@code afterSequence + 1} is no longer retained
+     */
+    void readSlots(long afterSequence, SlotVisitor visitor);
+
+    /**
+     * Registers a tap that sees every batch on the journal thread before it is written, every rotation, and every
+     * {@code chainCheckInterval}-th batch's chain value. A tap must not block.
+     */
+    void tap(JournalTap tap);
+
+    /** Removes a tap; once this returns, the tap is no longer called. */
+    void untap(JournalTap tap);
 }

@@ -1,0 +1,25 @@
+package tandem.api.journal;
+
+import java.nio.ByteBuffer;
+
+/** Receives raw journal entries; see {@link Journal#readSlots}. */
+public interface SlotVisitor {
+
+    /**
+     * Called before the first entry of each segment the read enters, when that segment starts after sequence 1 and
+     * the read's position is just before its start: the primary announces the rotation there.
+     *
+     * @param startSequence the segment's first sequence
+     * @param anchor        its header's anchor: the chain value at {@code startSequence - 1}
+     * @return false to stop reading
+     */
+    boolean segment(long startSequence, byte[] anchor);
+
+    /**
+     * @param sequence the entry's sequence
+     * @param slot     the entry without its magic and CRC, positioned at its u16 length; valid only during the
+     *                 call
+     * @return false to stop reading
+     */
+    boolean slot(long sequence, ByteBuffer slot);
+}

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -48,6 +49,10 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.CharsetUtil;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
+import tandem.api.replication.AckPolicy;
+import tandem.api.replication.ReplicationHub;
+import tandem.api.replication.ReplicationStatus;
+import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.server.ClientInfo;
 import tandem.api.store.Keyspace;
 import tandem.api.store.StoreStatus;
@@ -68,9 +73,10 @@ import tandem.server.resp.RespRequestDecoder;
  * closed, and connected clients stay connected. An invalid change is refused with a logged reason and the running
  * configuration stays.
  */
-@Component(service = ServerStatus.class, immediate = true, configurationPid = ServerSettings.PID)
+@Component(service = {ServerStatus.class, ReplicationHub.class}, immediate = true,
+        configurationPid = ServerSettings.PID)
 @Designate(ocd = RespServer.Config.class)
-public final class RespServer implements ServerContext {
+public final class RespServer implements ServerContext, ReplicationHub {
 
     private static final Logger LOG = System.getLogger("tandem.server");
 
@@ -126,6 +132,7 @@ public final class RespServer implements ServerContext {
     private volatile Journal boundJournal;
     private volatile Keyspace boundKeyspace;
     private volatile Channel listener;
+    private final List<ReplicationStatusSource> replicationSources = new CopyOnWriteArrayList<>();
 
     private record Connection(Channel channel, ClientSession session) {
     }
@@ -135,6 +142,12 @@ public final class RespServer implements ServerContext {
         ServerSettings s = ServerSettings.of(config);
         this.version = context.getBundle().getVersion().toString();
         this.pipeline = new Pipeline(s.pauseMaxMs());
+        String primary = configuredPrimary(context);
+        if (primary != null) {
+            // before the listener opens: a replica never journals a client's write, not even at its start
+            pipeline.follow(primary);
+            LOG.log(Level.INFO, "following {0} (tandem.replication primary): client writes are refused", primary);
+        }
         this.table = Commands.table().with(() -> KeyspaceCommands.specs(pipeline.keyspaceCommands()));
         boolean epoll = switch (s.transport()) {
             case "epoll" -> {
@@ -443,5 +456,99 @@ public final class RespServer implements ServerContext {
         params.put("save", "");
         params.put("appendonly", "no");
         return params;
+    }
+
+    // ---- replication ------------------------------------------------------------------------------------------
+
+    /**
+     * The journal protocol's {@code primary} from ConfigurationAdmin, read directly (ConfigurationAdmin persists it
+     * under {@code data/config}) so that the role is known before any client connects, whatever the order in which
+     * bundles start.
+     */
+    private static String configuredPrimary(BundleContext context) {
+        try {
+            org.osgi.framework.ServiceReference<org.osgi.service.cm.ConfigurationAdmin> ref =
+                    context.getServiceReference(org.osgi.service.cm.ConfigurationAdmin.class);
+            if (ref == null) {
+                return null;
+            }
+            org.osgi.service.cm.ConfigurationAdmin cm = context.getService(ref);
+            try {
+                org.osgi.service.cm.Configuration[] found = cm == null ? null
+                        : cm.listConfigurations("(service.pid=tandem.replication)");
+                if (found == null) {
+                    return null;
+                }
+                Object primary = found[0].getProperties() == null ? null : found[0].getProperties().get("primary");
+                return primary == null || primary.toString().isBlank() ? null : primary.toString().trim();
+            } finally {
+                context.ungetService(ref);
+            }
+        } catch (Exception | NoClassDefFoundError e) {
+            LOG.log(Level.WARNING, "cannot read the replication role from ConfigurationAdmin: {0}", e.toString());
+            return null;
+        }
+    }
+
+    @Override
+    public ReplicaSlot attach(String id, String protocol, String address) {
+        return pipeline.gate().attach(id, protocol, address);
+    }
+
+    @Override
+    public void ackPolicy(AckPolicy policy) {
+        pipeline.gate().policy(policy);
+    }
+
+    @Override
+    public AckPolicy ackPolicy() {
+        return pipeline.gate().policy();
+    }
+
+    @Override
+    public void follow(String upstream) {
+        if (!java.util.Objects.equals(upstream, pipeline.upstream())) {
+            LOG.log(Level.INFO, upstream == null ? "this node is a primary: client writes are accepted"
+                    : "following " + upstream + ": client writes are refused");
+        }
+        pipeline.follow(upstream);
+    }
+
+    @Override
+    public String upstream() {
+        return pipeline.upstream();
+    }
+
+    @Override
+    public void appended(long sequence) {
+        pipeline.appended(sequence);
+    }
+
+    @Override
+    public long appliedSequence() {
+        return pipeline.appliedSequence();
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindReplicationStatus(ReplicationStatusSource source) {
+        replicationSources.add(source);
+    }
+
+    void unbindReplicationStatus(ReplicationStatusSource source) {
+        replicationSources.remove(source);
+    }
+
+    @Override
+    public List<ReplicationStatus> replicationStatuses() {
+        List<ReplicationStatus> out = new ArrayList<>();
+        for (ReplicationStatusSource source : replicationSources) {
+            try {
+                out.add(source.replicationStatus());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "a replication status source failed: {0}", e.toString());
+            }
+        }
+        return out;
     }
 }

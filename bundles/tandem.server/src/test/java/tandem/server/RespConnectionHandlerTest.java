@@ -508,6 +508,21 @@ class RespConnectionHandlerTest {
     private static final class FakeServer implements ServerContext {
 
         @Override
+        public String upstream() {
+            return null;
+        }
+
+        @Override
+        public tandem.api.replication.AckPolicy ackPolicy() {
+            return tandem.api.replication.AckPolicy.DISK;
+        }
+
+        @Override
+        public List<tandem.api.replication.ReplicationStatus> replicationStatuses() {
+            return List.of();
+        }
+
+        @Override
         public String configSet(Map<String, String> changes) {
             return changes.containsKey("maxclients") ? null
                     : "ERR Unknown option or number of arguments for CONFIG SET - '" + changes.keySet().iterator().next()

@@ -1,5 +1,6 @@
 package tandem.server.command;
 
+import java.util.List;
 import java.util.Map;
 
 import tandem.api.journal.JournalStatus;
@@ -42,4 +43,13 @@ public interface ServerContext extends ServerStatus {
      * @return null when applied, otherwise the error reply without its leading {@code -}
      */
     String configSet(Map<String, String> changes);
+
+    /** @return the primary this node follows, or null on a primary */
+    String upstream();
+
+    /** @return the ack policy the response gate enforces */
+    tandem.api.replication.AckPolicy ackPolicy();
+
+    /** @return what each replication protocol reports */
+    List<tandem.api.replication.ReplicationStatus> replicationStatuses();
 }

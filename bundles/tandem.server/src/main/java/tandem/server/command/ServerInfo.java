@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 import tandem.api.journal.JournalStatus;
+import tandem.api.replication.ReplicationStatus;
 import tandem.api.server.ClientInfo;
 import tandem.api.store.StoreStatus;
 
@@ -14,7 +15,7 @@ public final class ServerInfo {
     public static final String REDIS_VERSION = "7.0.0";
 
     private static final List<String> DEFAULT_SECTIONS = List.of("server", "clients", "memory", "persistence",
-            "stats", "keyspace");
+            "stats", "replication", "keyspace");
 
     private ServerInfo() {
     }
@@ -38,6 +39,7 @@ public final class ServerInfo {
                 case "server" -> server(sb, server);
                 case "clients" -> clients(sb, server);
                 case "stats" -> stats(sb, server);
+                case "replication" -> replication(sb, server);
                 case "memory" -> memory(sb);
                 case "persistence" -> persistence(sb, server.journalStatus(), server.storeStatus());
                 case "keyspace" -> keyspace(sb, server.storeStatus());
@@ -45,6 +47,79 @@ public final class ServerInfo {
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * Redis' replication fields, plus Tandem's own ({@code tandem_*}, and per replica the journal protocol's
+     * sequences). {@code offset} of a replica is the last sequence it made durable.
+     */
+    private static void replication(StringBuilder sb, ServerContext s) {
+        sb.append("# Replication\r\n");
+        String upstream = s.upstream();
+        List<ReplicationStatus> statuses = s.replicationStatuses();
+        JournalStatus journal = s.journalStatus();
+        long offset = journal == null ? 0 : journal.replicationOffset();
+        if (upstream == null) {
+            line(sb, "role", "master");
+            int i = 0;
+            StringBuilder slaves = new StringBuilder();
+            for (ReplicationStatus status : statuses) {
+                for (ReplicationStatus.Replica r : status.replicas()) {
+                    if (r.address().isEmpty()) {
+                        continue;
+                    }
+                    int colon = r.address().lastIndexOf(':');
+                    long lag = r.lastAckMillis() < 0 ? -1 : r.lastAckMillis() / 1000;
+                    slaves.append("slave").append(i++).append(":ip=").append(r.address(), 0, colon)
+                            .append(",port=").append(r.address().substring(colon + 1)).append(",state=")
+                            .append(r.state()).append(",offset=").append(r.acked()).append(",lag=").append(lag)
+                            .append(",protocol=").append(status.protocol()).append(",id=").append(r.id())
+                            .append(",sent=").append(r.sent()).append(",in_memory=").append(r.inMemory())
+                            .append(",acked=").append(r.acked()).append("\r\n");
+                }
+            }
+            line(sb, "connected_slaves", Integer.toString(i));
+            sb.append(slaves);
+            line(sb, "master_failover_state", "no-failover");
+        } else {
+            int colon = upstream.lastIndexOf(':');
+            line(sb, "role", "slave");
+            line(sb, "master_host", colon < 0 ? upstream : upstream.substring(0, colon));
+            line(sb, "master_port", colon < 0 ? "" : upstream.substring(colon + 1));
+            ReplicationStatus.Upstream link = null;
+            for (ReplicationStatus status : statuses) {
+                if (status.upstream() != null) {
+                    link = status.upstream();
+                }
+            }
+            boolean up = link != null && "streaming".equals(link.state());
+            line(sb, "master_link_status", up ? "up" : "down");
+            line(sb, "master_last_io_seconds_ago", link == null || link.lastFrameMillis() < 0 ? "-1"
+                    : Long.toString(link.lastFrameMillis() / 1000));
+            line(sb, "master_sync_in_progress", "0");
+            line(sb, "slave_repl_offset", Long.toString(offset));
+            line(sb, "slave_read_only", "1");
+            line(sb, "connected_slaves", "0");
+            if (link != null) {
+                line(sb, "tandem_link_state", link.state());
+                line(sb, "tandem_received_sequence", Long.toString(link.received()));
+                line(sb, "tandem_acked_sequence", Long.toString(link.acked()));
+                if (link.lastError() != null) {
+                    line(sb, "tandem_link_error", link.lastError().replace("\r", " ").replace("\n", " "));
+                }
+            }
+        }
+        line(sb, "master_repl_offset", Long.toString(offset));
+        line(sb, "tandem_ack_policy", s.ackPolicy().label());
+        for (ReplicationStatus status : statuses) {
+            line(sb, "tandem_" + status.protocol() + "_epoch", Long.toString(status.epoch()));
+            if (status.listening() != null) {
+                line(sb, "tandem_" + status.protocol() + "_listening", status.listening());
+            }
+        }
+        if (journal != null) {
+            line(sb, "tandem_journal_sequence", Long.toString(journal.durableSequence()));
+        }
     }
 
     private static void server(StringBuilder sb, ServerContext s) {

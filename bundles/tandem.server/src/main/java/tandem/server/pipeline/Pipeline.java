@@ -55,6 +55,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private static final long TICK_INTERVAL_NS = 100_000_000L;
     private static final long PURGE_INTERVAL_NS = 10_000_000_000L;
     private static final Object CLOSED = new Object();
+    static final String READONLY = "READONLY You can't write against a read only replica.";
     private static final Event DURABLE = new Event(null, null);
 
     private record Event(Connection connection, Object message) {
@@ -82,6 +83,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final Condition servicesChanged = services.newCondition();
     private final Thread logic;
     private final DurabilityWatcher durability = new DurabilityWatcher(() -> queue.add(DURABLE));
+    private final ResponseGate gate = new ResponseGate(() -> queue.add(DURABLE));
+    /** The primary this node follows, or null on a primary. */
+    private volatile String upstream;
+    private boolean followedSomething;
     private final long pauseMillis;
 
     private volatile boolean running = true;
@@ -138,6 +143,38 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         return k == null ? List.of() : new ArrayList<>(k.commands());
     }
 
+    // ---- replication ------------------------------------------------------------------------------------------
+
+    /** @return the gate that holds replies until the ack policy holds */
+    public ResponseGate gate() {
+        return gate;
+    }
+
+    /**
+     * Follows a primary ({@code upstream != null}): client writes are refused, no Tick is emitted, and what
+     * replication appends to the journal is applied once durable. With null, this node is a primary again.
+     */
+    public void follow(String primary) {
+        upstream = primary;
+        queue.add(DURABLE);
+    }
+
+    /** @return the primary followed, or null */
+    public String upstream() {
+        return upstream;
+    }
+
+    /** Replication appended entries up to {@code sequence}: the logic thread applies them once durable. */
+    public void appended(long sequence) {
+        queue.add(DURABLE);
+    }
+
+    /** @return the last sequence the bound keyspace applied, 0 while none is bound */
+    public long appliedSequence() {
+        Keyspace k = keyspace;
+        return k == null ? 0 : k.appliedSequence();
+    }
+
     // ---- RequestSink ------------------------------------------------------------------------------------------
 
     @Override
@@ -183,6 +220,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                         n++;
                     }
                     maybeTick();
+                    if (upstream != null) {
+                        applyFollowed();
+                    }
                     drain();
                     maybePurge();
                     if (missingSinceNs != 0) {
@@ -267,6 +307,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
                         runPendingBefore(sequence);
                         Pending head = pending.peek();
+                        if (head != null && head.sequence() == sequence
+                                && gate.released(journal.durableSequence()) < sequence) {
+                            return false; // its answer waits for the ack policy: drain() applies it then
+                        }
                         if (head != null && head.sequence() == sequence) {
                             pending.poll();
                             execute(head);
@@ -287,8 +331,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
                 return;
             }
-            LOG.log(Level.INFO, "replayed {0} journal entries after sequence {1} in {2} ms", count[0], applied,
-                    (System.nanoTime() - started) / 1_000_000);
+            if (upstream == null || !followedSomething) {
+                LOG.log(Level.INFO, "replayed {0} journal entries after sequence {1} in {2} ms", count[0], applied,
+                        (System.nanoTime() - started) / 1_000_000);
+            }
         }
         if (journalChanged) {
             journalChanged = false;
@@ -302,6 +348,25 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 LOG.log(Level.WARNING, "{0} writes were not durable when the journal went away; they are refused",
                         lost.size());
             }
+        }
+    }
+
+    /**
+     * On a replica: applies what replication made durable, and asks to be woken when the rest is. Pending reads
+     * run after it, so a read sees every entry durable when its turn came.
+     */
+    private void applyFollowed() {
+        if (journal == null || keyspace == null || unavailable != null && !replayNeeded) {
+            return;
+        }
+        long durable = journal.durableSequence();
+        if (keyspace.appliedSequence() < durable) {
+            replay();
+            followedSomething = true;
+        }
+        long last = journal.lastSequence();
+        if (last > journal.durableSequence()) {
+            durability.watch(journal, last);
         }
     }
 
@@ -403,6 +468,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             pending.add(new Pending(c, Kind.READ, 0, 0, args, null, null));
             return;
         }
+        if (upstream != null) {
+            immediate(c, READONLY);
+            return;
+        }
         long ts = nextTimestamp();
         try {
             long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(args));
@@ -440,6 +509,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (!accepts(d, args.length)) {
             c.transactionFailed = true;
             immediate(c, "ERR wrong number of arguments for '" + name + "' command");
+            return;
+        }
+        if (d.write() && upstream != null) {
+            c.transactionFailed = true;
+            immediate(c, READONLY);
             return;
         }
         c.transaction.add(args);
@@ -480,6 +554,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         if (!writes) {
             pending.add(new Pending(c, Kind.READ_TRANSACTION, 0, 0, null, commands, null));
+            return;
+        }
+        if (upstream != null) {
+            immediate(c, "EXECABORT Transaction discarded because of previous errors.");
             return;
         }
         long ts = nextTimestamp();
@@ -583,7 +661,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     private void maybeTick() {
-        if (unavailable != null || journal == null || keyspace == null || tickPendingSequence != 0) {
+        if (unavailable != null || journal == null || keyspace == null || tickPendingSequence != 0
+                || upstream != null) {
             return;
         }
         long mono = System.nanoTime();
@@ -652,6 +731,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 // sequences whatever arrives, so that it joins the next fsync
                 durability.watch(journal, p.sequence());
                 return;
+            }
+            if (p.sequence() > 0 && !gate.await(p.sequence(), journal.durableSequence())) {
+                return; // an acknowledgement that releases it wakes this thread
             }
             pending.poll();
             execute(p);

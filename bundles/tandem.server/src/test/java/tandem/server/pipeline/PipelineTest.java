@@ -100,6 +100,72 @@ class PipelineTest {
     }
 
     @Test
+    void underTwoDisksAWriteWaitsForAReplicaThatMadeItDurableAndNoPolicyIsWeakened() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.gate().policy(tandem.api.replication.AckPolicy.TWO_DISKS);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.send("GET", "k");
+        await("the write is durable locally", () -> journal.durableSequence() == 1);
+        var slot = pipeline.gate().attach("r1", "journal", "127.0.0.1:1");
+        slot.seed(0);
+        slot.ack(1, 0); // in memory only: not enough for two-disks
+        // a write queued after the ack is sequenced in a round that saw the ack: the logic thread looked, and waited
+        Client other = new Client(2);
+        other.send("SET", "o", "1");
+        await("a later write is journaled", () -> journal.lastSequence() == 2);
+        assertThat(c.received.toString()).as("no reply while only in memory on the replica").isEmpty();
+        assertThat(keyspace.appliedSequence()).isZero();
+        slot.ack(1, 1);
+        c.awaitReplies("+OK\r\n$1\r\nv\r\n");
+        assertThat(other.received.toString()).isEmpty();
+        slot.ack(2, 2);
+        other.awaitReplies("+OK\r\n");
+        assertThat(pipeline.gate().attach("r2", "journal", "x")).isNotNull();
+        assertThat(pipeline.gate().attach("r3", "journal", "x")).as("a third replica").isNull();
+    }
+
+    @Test
+    void diskAndRamIsReleasedByAReplicaHoldingTheWriteInMemory() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.gate().policy(tandem.api.replication.AckPolicy.DISK_RAM);
+        var slot = pipeline.gate().attach("r1", "journal", "127.0.0.1:1");
+        slot.seed(0);
+        Client c = new Client(1);
+        c.send("INCR", "n");
+        await("the write is durable locally", () -> journal.durableSequence() == 1);
+        assertThat(c.received.toString()).isEmpty();
+        slot.ack(1, 0);
+        c.awaitReplies(":1\r\n");
+        slot.detach();
+        c.send("INCR", "n");
+        await("the second write is durable locally", () -> journal.durableSequence() == 2);
+        pipeline.gate().policy(tandem.api.replication.AckPolicy.DISK); // the operator lowers the policy
+        c.awaitReplies(":1\r\n:2\r\n");
+    }
+
+    @Test
+    void aFollowerRefusesClientWritesButServesReads() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.awaitReplies("+OK\r\n");
+        pipeline.follow("127.0.0.1:7000");
+        c.send("SET", "k", "w");
+        c.send("GET", "k");
+        c.send("MULTI");
+        c.send("SET", "k", "x");
+        c.send("EXEC");
+        c.awaitReplies("+OK\r\n-READONLY You can't write against a read only replica.\r\n$1\r\nv\r\n+OK\r\n"
+                + "-READONLY You can't write against a read only replica.\r\n"
+                + "-EXECABORT Transaction discarded because of previous errors.\r\n");
+        assertThat(journal.entries).hasSize(1);
+    }
+
+    @Test
     void aPipelinedReadSeesTheWriteBeforeItAndRepliesStayInOrder() {
         pipeline.journal(journal);
         pipeline.keyspace(keyspace);
@@ -339,6 +405,55 @@ class PipelineTest {
         @Override
         public JournalStatus status() {
             return new JournalStatus("mem", 1, lastSequence(), durable, lastTimestampNs(), 0, 1, 0, "", stopped);
+        }
+
+        // replication: not used by these tests
+        @Override
+        public void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
+                java.nio.ByteBuffer payload) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void adopt(long startSequence, byte[] anchor, long replicationOffset) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void rotateAt(long boundarySequence, byte[] tailHash) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void rotateBySize(boolean enabled) {
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Boolean> checkChain(long sequence, byte[] expected) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public byte[] chainAt(long sequence) {
+            return null;
+        }
+
+        @Override
+        public List<tandem.api.journal.SegmentInfo> segments() {
+            return List.of();
+        }
+
+        @Override
+        public void readSlots(long afterSequence, tandem.api.journal.SlotVisitor visitor) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void tap(tandem.api.journal.JournalTap tap) {
+        }
+
+        @Override
+        public void untap(tandem.api.journal.JournalTap tap) {
         }
     }
 

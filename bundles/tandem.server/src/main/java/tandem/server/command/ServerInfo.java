@@ -110,7 +110,13 @@ public final class ServerInfo {
             }
         }
         line(sb, "master_repl_offset", Long.toString(offset));
-        line(sb, "tandem_ack_policy", s.ackPolicy().label());
+        tandem.api.replication.AckPolicy policy = s.ackPolicy();
+        for (ReplicationStatus status : statuses) {
+            if (upstream != null && status.upstream() != null && status.ackPolicy() != null) {
+                policy = status.ackPolicy(); // a replica reports the policy its primary announced
+            }
+        }
+        line(sb, "tandem_ack_policy", policy.label());
         for (ReplicationStatus status : statuses) {
             line(sb, "tandem_" + status.protocol() + "_epoch", Long.toString(status.epoch()));
             if (status.listening() != null) {

@@ -1,0 +1,496 @@
+package tandem.replication;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import tandem.api.auth.ReplicaAuthorizer;
+import tandem.api.journal.Journal;
+import tandem.api.journal.SegmentInfo;
+import tandem.api.journal.SlotVisitor;
+import tandem.api.replication.ReplicationHub;
+import tandem.api.replication.ReplicationStatus;
+import tandem.api.transport.FrameLink;
+import tandem.api.transport.FrameSession;
+import tandem.protocol.replication.Ack;
+import tandem.protocol.replication.AuthFailed;
+import tandem.protocol.replication.AuthOk;
+import tandem.protocol.replication.Challenge;
+import tandem.protocol.replication.ChallengeResponse;
+import tandem.protocol.replication.FrameException;
+import tandem.protocol.replication.Frames;
+import tandem.protocol.replication.Handshake;
+import tandem.protocol.replication.HashMismatch;
+import tandem.protocol.replication.Heartbeat;
+import tandem.protocol.replication.NeedSnapshot;
+import tandem.protocol.replication.Rotate;
+import tandem.protocol.replication.StreamStart;
+
+/**
+ * The primary's side of one replica connection. On the transport's thread: Challenge, the signed response, the
+ * Handshake, then the replica's Acks. On a sender thread of its own: the handshake's validation against the journal,
+ * StreamStart, catch-up from the journal files, then the live frames of the replica's {@link Outbox}, and a
+ * Heartbeat whenever the link was idle.
+ */
+final class PrimarySession implements FrameSession {
+
+    private static final Logger LOG = System.getLogger("tandem.replication");
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** Catch-up frames are sent once this many bytes are framed. */
+    private static final int CATCH_UP_FLUSH = 64 * 1024;
+    /** How long a handshake ahead of the durable journal may wait for it (the replica may get batches first). */
+    private static final int SETTLE_ATTEMPTS = 8;
+    private static final long SETTLE_PAUSE_MS = 50;
+
+    enum State { AUTHENTICATING, HANDSHAKING, CATCHING_UP, STREAMING, CLOSED }
+
+    private final PrimaryContext node;
+    private final byte[] nonce = new byte[Frames.HASH_LENGTH];
+    private final ReentrantLock writableLock = new ReentrantLock();
+    private final Condition writableAgain = writableLock.newCondition();
+    private volatile State state = State.AUTHENTICATING;
+    private volatile FrameLink link;
+    private volatile String id = "";
+    private volatile long sentHighWater;
+    private volatile long inMemory;
+    private volatile long acked;
+    private volatile long lastAckNanos;
+    private volatile ReplicationHub.ReplicaSlot slot;
+    private volatile Thread sender;
+    private ScheduledFuture<?> handshakeTimeout;
+    private Outbox outbox;
+    private long handshakeLast;
+    private byte[] handshakeChain;
+
+    /** What a session needs from the component. */
+    interface PrimaryContext {
+        Journal journal();
+
+        ReplicationHub hub();
+
+        ReplicaAuthorizer authorizer();
+
+        ReplicationSettings settings();
+
+        long epoch();
+
+        Fanout fanout();
+
+        /** @return true when the key is new to the registry (persisted before this returns) */
+        boolean register(String id);
+
+        /** Closes any other session of the same replica: a reconnection replaces its stale predecessor. */
+        void replaceOthers(PrimarySession session);
+
+        void ended(PrimarySession session);
+
+        ScheduledFuture<?> schedule(Runnable task, long delayMs);
+    }
+
+    PrimarySession(PrimaryContext node) {
+        this.node = node;
+    }
+
+    String id() {
+        return id;
+    }
+
+    State state() {
+        return state;
+    }
+
+    @Override
+    public void opened(FrameLink l) {
+        this.link = l;
+        RANDOM.nextBytes(nonce);
+        l.send(ByteBuffer.wrap(Challenge.frame(nonce)));
+        handshakeTimeout = node.schedule(() -> {
+            if (state == State.AUTHENTICATING || state == State.HANDSHAKING) {
+                l.close("no " + (state == State.AUTHENTICATING ? "challenge response" : "handshake") + " within "
+                        + node.settings().handshakeTimeoutMs() + " ms");
+            }
+        }, node.settings().handshakeTimeoutMs());
+    }
+
+    @Override
+    public void frame(ByteBuffer payload) {
+        byte tag = Frames.tag(payload);
+        switch (state) {
+            case AUTHENTICATING -> authenticate(payload, tag);
+            case HANDSHAKING -> handshake(payload, tag);
+            case CATCHING_UP, STREAMING -> {
+                if (tag == Frames.TAG_ACK) {
+                    ack(payload);
+                } else if (payload.remaining() > Frames.MAX_CONTROL_FRAME) {
+                    throw new FrameException("a " + payload.remaining() + "-byte " + Frames.name(tag)
+                            + " frame from a replica");
+                }
+                // other replica frames after the handshake are ignored, as the spec's primary does
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void authenticate(ByteBuffer p, byte tag) {
+        if (tag != Frames.TAG_CHALLENGE_RESPONSE) {
+            throw new FrameException("expected ChallengeResponse before anything else, got " + Frames.name(tag));
+        }
+        ChallengeResponse.check(p);
+        byte[] key = ChallengeResponse.publicKey(p);
+        ReplicaAuthorizer.Verdict verdict = node.authorizer().verify(key, nonce, ChallengeResponse.signature(p));
+        String keyText = Base64.getEncoder().encodeToString(key);
+        if (verdict != ReplicaAuthorizer.Verdict.ALLOWED) {
+            link.send(ByteBuffer.wrap(AuthFailed.frame()));
+            LOG.log(Level.WARNING, "replica {0} with key {1} refused: {2}", link.remoteAddress(), keyText, verdict);
+            link.close("authentication failed: " + verdict);
+            return;
+        }
+        id = keyText;
+        state = State.HANDSHAKING;
+        link.send(ByteBuffer.wrap(AuthOk.frame()));
+    }
+
+    private void handshake(ByteBuffer p, byte tag) {
+        if (tag != Frames.TAG_HANDSHAKE) {
+            throw new FrameException("expected Handshake after AuthOk, got " + Frames.name(tag));
+        }
+        Handshake.check(p);
+        int version = Handshake.protocolVersion(p);
+        if (version != Frames.PROTOCOL_VERSION) {
+            LOG.log(Level.WARNING, "replica {0} speaks protocol version {1}, this primary {2}: refused",
+                    link.remoteAddress(), version, Frames.PROTOCOL_VERSION);
+            link.close("protocol version " + version + ", the primary speaks " + Frames.PROTOCOL_VERSION);
+            return;
+        }
+        long replicaEpoch = Handshake.epoch(p);
+        if (replicaEpoch > node.epoch()) {
+            LOG.log(Level.ERROR, "replica {0} has seen epoch {1}, this primary is at {2}: another node was promoted "
+                    + "after this one; refusing it", link.remoteAddress(), replicaEpoch, node.epoch());
+            link.close("the replica's epoch " + replicaEpoch + " is above this primary's " + node.epoch());
+            return;
+        }
+        node.replaceOthers(this);
+        ReplicationHub.ReplicaSlot s = node.hub().attach(id, "journal", link.remoteAddress());
+        if (s == null) {
+            LOG.log(Level.WARNING, "replica {0} ({1}) refused: this primary already serves {2} replicas",
+                    link.remoteAddress(), id, ReplicationHub.MAX_REPLICAS);
+            link.close("the primary already serves " + ReplicationHub.MAX_REPLICAS + " replicas");
+            return;
+        }
+        slot = s;
+        handshakeLast = Handshake.lastSequence(p);
+        handshakeChain = Handshake.chainHash(p);
+        handshakeTimeout.cancel(false);
+        state = State.CATCHING_UP;
+        Thread t = new Thread(this::send, "tandem-repl-sender-" + link.remoteAddress());
+        t.setDaemon(true);
+        sender = t;
+        t.start();
+    }
+
+    private void ack(ByteBuffer p) {
+        Ack.check(p);
+        long a = Ack.ackedSequence(p);
+        long m = Ack.inMemorySequence(p);
+        long sent = sentHighWater;
+        if (m > sent || a > m) {
+            LOG.log(Level.ERROR, "replica {0} evicted: its ack claims in-memory {1} and durable {2} but it was sent "
+                    + "up to {3}", id, m, a, sent);
+            link.close("ack beyond what was sent (in-memory " + m + ", durable " + a + ", sent " + sent + ")");
+            return;
+        }
+        inMemory = Math.max(inMemory, m);
+        acked = Math.max(acked, a);
+        lastAckNanos = System.nanoTime();
+        ReplicationHub.ReplicaSlot s = slot;
+        if (s != null) {
+            s.ack(m, a);
+        }
+    }
+
+    @Override
+    public void writable() {
+        writableLock.lock();
+        try {
+            writableAgain.signalAll();
+        } finally {
+            writableLock.unlock();
+        }
+    }
+
+    @Override
+    public void closed(String reason) {
+        State was = state;
+        state = State.CLOSED;
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        Outbox o = outbox;
+        if (o != null) {
+            node.fanout().remove(o);
+            o.close();
+        }
+        ReplicationHub.ReplicaSlot s = slot;
+        if (s != null) {
+            s.detach();
+        }
+        Thread t = sender;
+        if (t != null) {
+            t.interrupt();
+        }
+        writable();
+        if (was == State.STREAMING || was == State.CATCHING_UP) {
+            LOG.log(Level.INFO, "replica {0} ({1}) disconnected at sequence {2}: {3}", id, remote(), sentHighWater,
+                    reason);
+        } else {
+            LOG.log(Level.INFO, "replica connection {0} closed before streaming: {1}", remote(), reason);
+        }
+        node.ended(this);
+    }
+
+    void close(String reason) {
+        FrameLink l = link;
+        if (l != null) {
+            l.close(reason);
+        }
+    }
+
+    private String remote() {
+        FrameLink l = link;
+        return l == null ? "?" : l.remoteAddress();
+    }
+
+    ReplicationStatus.Replica status(long lastSequence) {
+        long since = lastAckNanos == 0 ? -1 : (System.nanoTime() - lastAckNanos) / 1_000_000;
+        String s = switch (state) {
+            case AUTHENTICATING, HANDSHAKING -> "connecting";
+            case CATCHING_UP -> "catching-up";
+            case STREAMING -> "streaming";
+            case CLOSED -> "disconnected";
+        };
+        return new ReplicationStatus.Replica(id, remote(), s, sentHighWater, inMemory, acked,
+                Math.max(0, lastSequence - acked), since);
+    }
+
+    // ---- the sender thread ------------------------------------------------------------------------------------
+
+    private void send() {
+        try {
+            stream();
+        } catch (InterruptedException e) {
+            // closed
+        } catch (RuntimeException e) {
+            if (state != State.CLOSED) {
+                LOG.log(Level.WARNING, "replication sender for " + id + " failed", e);
+                close("sender failed: " + e.getMessage());
+            }
+        }
+    }
+
+    private void stream() throws InterruptedException {
+        Journal journal = node.journal();
+        long last = handshakeLast;
+        String divergence = validate(journal, last, handshakeChain);
+        if (divergence != null) {
+            LOG.log(Level.WARNING, "replica {0} ({1}) diverged: {2}; HashMismatch sent (the snapshot repair is not "
+                    + "built yet)", id, remote(), divergence);
+            sendFrames(ByteBuffer.wrap(HashMismatch.frame()));
+            close("diverged: " + divergence);
+            return;
+        }
+        List<SegmentInfo> segments = journal.segments();
+        SegmentInfo origin = segments.get(0);
+        if (last + 1 < origin.startSequence()) {
+            LOG.log(Level.WARNING, "replica {0} ({1}) is at sequence {2} but the journal starts at {3}: it needs a "
+                    + "snapshot (not built yet)", id, remote(), last, origin.startSequence());
+            sendFrames(ByteBuffer.wrap(NeedSnapshot.frame()));
+            close("needs a snapshot: at " + last + ", the journal starts at " + origin.startSequence());
+            return;
+        }
+        if (node.register(id)) {
+            LOG.log(Level.INFO, "replica {0} registered", id);
+        }
+        slot.seed(last);
+        inMemory = last;
+        acked = last;
+        sentHighWater = last;
+        outbox = new Outbox(node.settings().ringMaxBytes());
+        node.fanout().add(outbox); // before the catch-up, so that nothing journaled from now on is missed
+        boolean genesisKnown = origin.startSequence() == 1 && origin.sealed();
+        sendFrames(ByteBuffer.wrap(StreamStart.frame(last, origin.startSequence(), origin.anchor(), node.epoch(),
+                node.hub().ackPolicy().wire(), genesisKnown, genesisKnown ? origin.entries() : 0,
+                origin.replicationOffset())));
+        long position = catchUp(journal, last, Long.MAX_VALUE);
+        LOG.log(Level.INFO, "replica {0} ({1}) caught up from sequence {2} to {3}; streaming", id, remote(), last,
+                position);
+        state = State.STREAMING;
+        live(journal, position);
+    }
+
+    /** @return null when the replica's history is a prefix of this journal's, else why not */
+    private static String validate(Journal journal, long last, byte[] chain) throws InterruptedException {
+        if (last == 0) {
+            return null;
+        }
+        for (int attempt = 0; ; attempt++) {
+            if (last <= journal.durableSequence()) {
+                break;
+            }
+            if (attempt == SETTLE_ATTEMPTS || last > journal.lastSequence()) {
+                return "the replica is at sequence " + last + ", beyond this journal's end " + journal.lastSequence();
+            }
+            // the replica may have received and synced a batch before this node's own fsync finished
+            Thread.sleep(SETTLE_PAUSE_MS);
+        }
+        byte[] ours = journal.chainAt(last);
+        if (ours == null) {
+            return null; // before the retained history: the catch-up decides (NeedSnapshot)
+        }
+        if (!Arrays.equals(chain, new byte[chain.length]) && !Arrays.equals(ours, chain)) {
+            return "chain mismatch at sequence " + last;
+        }
+        return null;
+    }
+
+    /** Sends the durable entries after {@code from}, up to {@code upTo}; @return the last sequence sent */
+    private long catchUp(Journal journal, long from, long upTo) throws InterruptedException {
+        SlotFramer framer = new SlotFramer(node.settings().maxFrameBytes());
+        long[] position = {from};
+        InterruptedException[] interrupted = {null};
+        journal.readSlots(from, new SlotVisitor() {
+            @Override
+            public boolean segment(long startSequence, byte[] anchor) {
+                try {
+                    flush(framer);
+                    sendFrames(ByteBuffer.wrap(Rotate.frame(startSequence - 1, anchor)));
+                    return state != State.CLOSED;
+                } catch (InterruptedException e) {
+                    interrupted[0] = e;
+                    return false;
+                }
+            }
+
+            @Override
+            public boolean slot(long sequence, ByteBuffer slot) {
+                if (sequence > upTo) {
+                    return false;
+                }
+                framer.add(sequence, slot);
+                position[0] = sequence;
+                if (framer.size() >= CATCH_UP_FLUSH) {
+                    try {
+                        flush(framer);
+                    } catch (InterruptedException e) {
+                        interrupted[0] = e;
+                        return false;
+                    }
+                }
+                return state != State.CLOSED;
+            }
+        });
+        if (interrupted[0] != null) {
+            throw interrupted[0];
+        }
+        flush(framer);
+        return position[0];
+    }
+
+    private void flush(SlotFramer framer) throws InterruptedException {
+        if (framer.isEmpty()) {
+            return;
+        }
+        sentHighWater = Math.max(sentHighWater, framer.last());
+        sendFrames(framer.finish());
+        framer.reset();
+    }
+
+    /** Forwards the outbox's frames as they are, filling from the journal files any gap before them. */
+    private void live(Journal journal, long position) throws InterruptedException {
+        long heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(node.settings().heartbeatMs());
+        long lastSend = System.nanoTime();
+        ByteBuffer heartbeat = ByteBuffer.allocate(Frames.LENGTH_PREFIX + Heartbeat.LENGTH);
+        while (state != State.CLOSED) {
+            Outbox.Chunk c = outbox.poll(heartbeatNanos);
+            if (outbox.overflowed()) {
+                LOG.log(Level.WARNING, "replica {0} ({1}) evicted: it fell more than ring.max.bytes={2} behind; it "
+                        + "will catch up from the journal", id, remote(), node.settings().ringMaxBytes());
+                close("fell behind the replication ring");
+                return;
+            }
+            if (c == null) {
+                if (System.nanoTime() - lastSend >= heartbeatNanos) {
+                    heartbeat.clear();
+                    Heartbeat.write(heartbeat, position, node.hub().ackPolicy().wire());
+                    sendFrames(heartbeat.flip());
+                    lastSend = System.nanoTime();
+                }
+                continue;
+            }
+            try {
+                switch (c.kind) {
+                    case BATCH -> {
+                        if (c.last <= position) {
+                            break; // already sent by the catch-up
+                        }
+                        if (c.first > position + 1) {
+                            position = bridge(journal, position, c.first - 1);
+                        }
+                        sentHighWater = Math.max(sentHighWater, c.last);
+                        sendFrames(c.frames());
+                        position = c.last;
+                    }
+                    case ROTATE -> {
+                        if (c.first > position) {
+                            position = bridge(journal, position, c.first);
+                        }
+                        if (c.first == position) {
+                            sendFrames(c.frames());
+                        }
+                    }
+                    case CHAIN_CHECK -> {
+                        if (c.first == position) {
+                            sendFrames(c.frames());
+                        }
+                    }
+                    default -> throw new IllegalStateException(c.kind.toString());
+                }
+            } finally {
+                outbox.release(c);
+            }
+            lastSend = System.nanoTime();
+        }
+    }
+
+    /** Sends from the files what lies between the position and the outbox's next frame, once it is durable. */
+    private long bridge(Journal journal, long position, long upTo) throws InterruptedException {
+        // rare: a batch queued before this replica's outbox existed may still be syncing
+        journal.awaitDurable(upTo);
+        return catchUp(journal, position, upTo);
+    }
+
+    /** Hands frames to the transport, waiting while its outbound buffer is full. */
+    private void sendFrames(ByteBuffer frames) throws InterruptedException {
+        FrameLink l = link;
+        writableLock.lock();
+        try {
+            while (!l.writable() && state != State.CLOSED) {
+                writableAgain.await(100, TimeUnit.MILLISECONDS);
+            }
+        } finally {
+            writableLock.unlock();
+        }
+        if (state == State.CLOSED) {
+            throw new InterruptedException("closed");
+        }
+        l.send(frames);
+    }
+}

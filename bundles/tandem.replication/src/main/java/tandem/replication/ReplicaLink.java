@@ -1,0 +1,424 @@
+package tandem.replication;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import tandem.api.auth.NodeIdentity;
+import tandem.api.journal.Journal;
+import tandem.api.journal.JournalStoppedException;
+import tandem.api.journal.SegmentInfo;
+import tandem.api.replication.AckPolicy;
+import tandem.api.replication.ReplicationHub;
+import tandem.api.replication.ReplicationStatus;
+import tandem.api.transport.FrameLink;
+import tandem.api.transport.FrameSession;
+import tandem.api.transport.FrameTransport;
+import tandem.protocol.replication.Ack;
+import tandem.protocol.replication.ChainCheck;
+import tandem.protocol.replication.Challenge;
+import tandem.protocol.replication.ChallengeResponse;
+import tandem.protocol.replication.FrameException;
+import tandem.protocol.replication.Frames;
+import tandem.protocol.replication.Handshake;
+import tandem.protocol.replication.Heartbeat;
+import tandem.protocol.replication.InputBatch;
+import tandem.protocol.replication.Rotate;
+import tandem.protocol.replication.StreamStart;
+
+/**
+ * A replica's link to its primary: connects (and reconnects with backoff), proves its key, hands over its position,
+ * then writes what the primary streams into its own journal with the primary's sequences and timestamps, so that
+ * its segments are byte-identical, and acknowledges on two tracks: in memory as soon as a frame is appended, durable
+ * once its journal has synced it. Receiving never waits for an {@code fdatasync}: an acker thread does, so the
+ * journal's durable sequence is the pending-ack queue (the replica's sequences are the primary's, so there is no
+ * translation to keep).
+ */
+final class ReplicaLink implements AutoCloseable {
+
+    private static final Logger LOG = System.getLogger("tandem.replication");
+    private static final int CONNECT_TIMEOUT_MS = 5_000;
+    private static final long FIRST_BACKOFF_MS = 100;
+
+    /** What the link needs from the component. */
+    interface ReplicaContext {
+        Journal journal();
+
+        ReplicationHub hub();
+
+        NodeIdentity identity();
+
+        FrameTransport transport();
+
+        ReplicationSettings settings();
+
+        long epoch();
+
+        void epoch(long seen);
+
+        ScheduledFuture<?> schedule(Runnable task, long delayMs);
+    }
+
+    private final ReplicaContext node;
+    private final String host;
+    private final int port;
+    private final ReentrantLock ackLock = new ReentrantLock();
+    private final Condition received = ackLock.newCondition();
+    private final Thread acker;
+    private volatile boolean running = true;
+    private volatile Attempt current;
+    private volatile String state = "connecting";
+    private volatile String lastError;
+    private volatile long lastFrameNanos;
+    private volatile long accum;
+    private volatile long ackedSent;
+    private volatile AckPolicy primaryPolicy;
+    private long backoffMs = FIRST_BACKOFF_MS;
+    private ScheduledFuture<?> reconnect;
+
+    ReplicaLink(ReplicaContext node) {
+        this.node = node;
+        this.host = node.settings().primaryHost();
+        this.port = node.settings().primaryPort();
+        this.acker = new Thread(this::ackLoop, "tandem-repl-acker");
+        acker.setDaemon(true);
+        acker.start();
+    }
+
+    void start() {
+        connect();
+    }
+
+    private synchronized void connect() {
+        if (!running) {
+            return;
+        }
+        Attempt a = new Attempt();
+        current = a;
+        state = "connecting";
+        node.transport().connect(host, port, node.settings().maxFrameBytes(), CONNECT_TIMEOUT_MS, a);
+    }
+
+    private synchronized void scheduleReconnect(boolean progressed) {
+        if (!running) {
+            return;
+        }
+        if (progressed) {
+            backoffMs = FIRST_BACKOFF_MS;
+        }
+        long delay = backoffMs;
+        backoffMs = Math.min(backoffMs * 2, node.settings().reconnectMaxMs());
+        reconnect = node.schedule(this::connect, delay);
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            running = false;
+            if (reconnect != null) {
+                reconnect.cancel(false);
+            }
+        }
+        Attempt a = current;
+        if (a != null && a.link != null) {
+            a.link.close("replication stopped");
+        }
+        acker.interrupt();
+        try {
+            acker.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    ReplicationStatus.Upstream status() {
+        long since = lastFrameNanos == 0 ? -1 : (System.nanoTime() - lastFrameNanos) / 1_000_000;
+        return new ReplicationStatus.Upstream(node.settings().primary(), state, accum, ackedSent, since, lastError);
+    }
+
+    AckPolicy primaryPolicy() {
+        return primaryPolicy;
+    }
+
+    // ---- acks -------------------------------------------------------------------------------------------------
+
+    /** Sends the durable track as the journal makes received entries durable. */
+    private void ackLoop() {
+        Journal journal = node.journal();
+        while (running) {
+            try {
+                long target;
+                ackLock.lock();
+                try {
+                    while (running && accum <= ackedSent) {
+                        received.await();
+                    }
+                    target = accum;
+                } finally {
+                    ackLock.unlock();
+                }
+                journal.awaitDurable(target);
+                sendAck();
+            } catch (InterruptedException e) {
+                if (!running) {
+                    return;
+                }
+            } catch (JournalStoppedException e) {
+                lastError = "the journal stopped: " + e.getMessage();
+                LOG.log(Level.ERROR, "replica: {0}; acknowledgements stop", lastError);
+                Attempt a = current;
+                if (a != null && a.link != null) {
+                    a.link.close(lastError);
+                }
+                return;
+            }
+        }
+    }
+
+    /** Either thread: one Ack with both tracks, durable read first so that it never exceeds in-memory. */
+    private void sendAck() {
+        Attempt a = current;
+        if (a == null || a.link == null || !a.streaming) {
+            return;
+        }
+        long durable = Math.min(node.journal().durableSequence(), accum);
+        long inMem = accum;
+        ackedSent = Math.max(ackedSent, durable);
+        a.link.send(ByteBuffer.wrap(Ack.frame(durable, inMem)));
+    }
+
+    // ---- one connection ---------------------------------------------------------------------------------------
+
+    private final class Attempt implements FrameSession {
+        volatile FrameLink link;
+        volatile boolean streaming;
+        private boolean authenticated;
+        private boolean progressed;
+        private ScheduledFuture<?> timeout;
+        private final InputBatch.Cursor cursor = new InputBatch.Cursor();
+
+        @Override
+        public void opened(FrameLink l) {
+            link = l;
+            state = "authenticating";
+            timeout = node.schedule(() -> {
+                if (!streaming) {
+                    l.close("no stream start within " + node.settings().handshakeTimeoutMs() + " ms");
+                }
+            }, node.settings().handshakeTimeoutMs());
+        }
+
+        @Override
+        public void frame(ByteBuffer p) {
+            lastFrameNanos = System.nanoTime();
+            byte tag = Frames.tag(p);
+            if (!authenticated) {
+                authentication(p, tag);
+            } else if (!streaming) {
+                streamStart(p, tag);
+            } else {
+                streamed(p, tag);
+            }
+        }
+
+        private void authentication(ByteBuffer p, byte tag) {
+            switch (tag) {
+                case Frames.TAG_CHALLENGE -> {
+                    Challenge.check(p);
+                    NodeIdentity id = node.identity();
+                    link.send(ByteBuffer.wrap(ChallengeResponse.frame(id.sign(Challenge.nonce(p)), id.publicKey())));
+                }
+                case Frames.TAG_AUTH_OK -> {
+                    authenticated = true;
+                    state = "handshaking";
+                    Journal journal = node.journal();
+                    // the handshake names what is durable, and everything received is made durable first, so
+                    // that the primary resumes exactly after it and every later ack is within what it sent
+                    try {
+                        journal.awaitDurable(journal.lastSequence());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        link.close("interrupted");
+                        return;
+                    }
+                    long last = journal.durableSequence();
+                    byte[] chain = last == 0 ? new byte[Frames.HASH_LENGTH] : journal.chainAt(last);
+                    accum = last;
+                    ackedSent = last;
+                    link.send(ByteBuffer.wrap(Handshake.frame(last, chain, node.epoch())));
+                }
+                case Frames.TAG_AUTH_FAILED -> {
+                    state = "refused";
+                    lastError = "the primary refused this node's key; authorize it there with: auth:allow "
+                            + node.identity().authorizedKeysLine();
+                    LOG.log(Level.ERROR, "replica: {0}", lastError);
+                    link.close("authentication refused");
+                }
+                default -> throw new FrameException("expected Challenge, AuthOk or AuthFailed, got "
+                        + Frames.name(tag));
+            }
+        }
+
+        private void streamStart(ByteBuffer p, byte tag) {
+            switch (tag) {
+                case Frames.TAG_STREAM_START -> {
+                    StreamStart.check(p);
+                    long epoch = StreamStart.epoch(p);
+                    if (epoch < node.epoch()) {
+                        state = "refused";
+                        lastError = "the primary is at epoch " + epoch + ", this node has seen " + node.epoch()
+                                + ": a stale primary";
+                        LOG.log(Level.ERROR, "replica: {0}", lastError);
+                        link.close("stale primary");
+                        return;
+                    }
+                    node.epoch(epoch);
+                    primaryPolicy = AckPolicy.fromWire(StreamStart.ackPolicy(p));
+                    Journal journal = node.journal();
+                    List<SegmentInfo> segments = journal.segments();
+                    SegmentInfo mine = segments.get(0);
+                    byte[] anchor = StreamStart.anchorHash(p);
+                    long segStart = StreamStart.segmentStartSequence(p);
+                    long offset = StreamStart.segmentStartOffset(p);
+                    boolean fresh = journal.lastSequence() == 0 && segments.size() == 1 && mine.entries() == 0;
+                    if (fresh && (mine.startSequence() != segStart || !Arrays.equals(mine.anchor(), anchor)
+                            || mine.replicationOffset() != offset)) {
+                        journal.adopt(segStart, anchor, offset);
+                    } else if (!fresh && StreamStart.genesisKnown(p) && mine.startSequence() == 1 && mine.sealed()
+                            && mine.entries() != StreamStart.genesisEntries(p)) {
+                        state = "diverged";
+                        lastError = "the primary's genesis segment holds " + StreamStart.genesisEntries(p)
+                                + " entries, this node's " + mine.entries() + ": different histories";
+                        LOG.log(Level.ERROR, "replica: {0}", lastError);
+                        link.close("genesis mismatch");
+                        return;
+                    }
+                    journal.rotateBySize(false);
+                    timeout.cancel(false);
+                    streaming = true;
+                    progressed = true;
+                    state = "streaming";
+                    lastError = null;
+                    LOG.log(Level.INFO, "replica: streaming from {0} after sequence {1} (epoch {2}, ack policy {3})",
+                            node.settings().primary(), accum, epoch, primaryPolicy == null ? "?"
+                                    : primaryPolicy.label());
+                }
+                case Frames.TAG_NEED_SNAPSHOT, Frames.TAG_HASH_MISMATCH -> {
+                    state = tag == Frames.TAG_NEED_SNAPSHOT ? "needs-snapshot" : "diverged";
+                    lastError = tag == Frames.TAG_NEED_SNAPSHOT
+                            ? "the primary no longer holds this node's position; a snapshot is needed"
+                            : "this node's journal diverged from the primary's";
+                    LOG.log(Level.ERROR, "replica: {0} (snapshot transfer is not built yet)", lastError);
+                    link.close(lastError);
+                }
+                default -> throw new FrameException("expected StreamStart, got " + Frames.name(tag));
+            }
+        }
+
+        private void streamed(ByteBuffer p, byte tag) {
+            Journal journal = node.journal();
+            switch (tag) {
+                case Frames.TAG_INPUT_BATCH -> {
+                    cursor.wrap(p);
+                    long a = accum;
+                    long before = a;
+                    ByteBuffer payload = p.duplicate();
+                    while (cursor.next()) {
+                        long seq = cursor.sequence();
+                        if (seq <= a) {
+                            continue; // sent again after a reconnection
+                        }
+                        if (seq != a + 1) {
+                            link.close("sequence gap: expected " + (a + 1) + ", got " + seq);
+                            break;
+                        }
+                        payload.limit(cursor.payloadOffset() + cursor.payloadLength())
+                                .position(cursor.payloadOffset());
+                        journal.appendReplicated(seq, cursor.timestampNs(), cursor.keyHash(), cursor.requestSeq(),
+                                cursor.tag(), payload);
+                        a = seq;
+                    }
+                    if (a > before) {
+                        accum = a;
+                        node.hub().appended(a);
+                        sendAck();
+                        ackLock.lock();
+                        try {
+                            received.signal();
+                        } finally {
+                            ackLock.unlock();
+                        }
+                    }
+                }
+                case Frames.TAG_ROTATE -> {
+                    Rotate.check(p);
+                    long boundary = Rotate.boundarySeq(p);
+                    if (boundary > accum) {
+                        link.close("rotation announced after " + boundary + " but this node is at " + accum);
+                    } else if (boundary == accum) {
+                        try {
+                            journal.rotateAt(boundary, Rotate.tailHash(p));
+                        } catch (IllegalStateException e) {
+                            diverged(e.getMessage());
+                        }
+                    }
+                }
+                case Frames.TAG_CHAIN_CHECK -> {
+                    ChainCheck.check(p);
+                    long seq = ChainCheck.sequence(p);
+                    if (seq == accum) {
+                        FrameLink l = link;
+                        journal.checkChain(seq, ChainCheck.chainHash(p)).whenComplete((same, failure) -> {
+                            if (failure == null && !same) {
+                                diverged("chain mismatch at sequence " + seq);
+                                l.close("chain mismatch at sequence " + seq);
+                            }
+                        });
+                    }
+                }
+                case Frames.TAG_HEARTBEAT -> {
+                    Heartbeat.check(p);
+                    AckPolicy policy = AckPolicy.fromWire(Heartbeat.ackPolicy(p));
+                    if (policy != null) {
+                        primaryPolicy = policy;
+                    }
+                }
+                default -> LOG.log(Level.DEBUG, "replica: ignoring a {0} frame while streaming", Frames.name(tag));
+            }
+        }
+
+        private void diverged(String why) {
+            state = "diverged";
+            lastError = "this node's journal diverged from the primary's: " + why;
+            LOG.log(Level.ERROR, "replica: {0} (the repair by snapshot is not built yet)", lastError);
+            link.close(lastError);
+        }
+
+        @Override
+        public void closed(String reason) {
+            if (timeout != null) {
+                timeout.cancel(false);
+            }
+            boolean wasStreaming = streaming;
+            streaming = false;
+            if (!"refused".equals(state) && !"diverged".equals(state) && !"needs-snapshot".equals(state)) {
+                state = "disconnected";
+                lastError = reason;
+            }
+            if (wasStreaming) {
+                LOG.log(Level.WARNING, "replica: link to {0} lost at sequence {1}: {2}", node.settings().primary(),
+                        accum, reason);
+            } else {
+                LOG.log(Level.INFO, "replica: no session with {0}: {1}", node.settings().primary(), reason);
+            }
+            if (current == this) {
+                scheduleReconnect(progressed);
+            }
+        }
+    }
+}

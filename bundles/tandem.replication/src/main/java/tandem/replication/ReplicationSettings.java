@@ -1,0 +1,114 @@
+package tandem.replication;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Locale;
+
+import tandem.api.replication.AckPolicy;
+
+/** The validated configuration of PID {@value #PID}; every error names its property. */
+record ReplicationSettings(String bind, int port, String primaryHost, int primaryPort, String ackPolicy,
+        int maxFrameBytes, int heartbeatMs, int handshakeTimeoutMs, int reconnectMaxMs, long ringMaxBytes,
+        Path stateDirectory) {
+
+    static final String PID = "tandem.replication";
+
+    static ReplicationSettings of(ReplicationComponent.Config c, String home) {
+        String bind = c.bind().trim();
+        literal("bind", bind);
+        int port = range("port", c.port(), 0, 65535);
+        String primary = c.primary() == null ? "" : c.primary().trim();
+        String primaryHost = null;
+        int primaryPort = 0;
+        if (!primary.isEmpty()) {
+            int colon = primary.lastIndexOf(':');
+            if (colon <= 0 || colon == primary.length() - 1) {
+                throw invalid("primary", primary, "must be IP:PORT");
+            }
+            primaryHost = primary.substring(0, colon);
+            if (primaryHost.startsWith("[") && primaryHost.endsWith("]")) {
+                primaryHost = primaryHost.substring(1, primaryHost.length() - 1);
+            }
+            literal("primary", primaryHost);
+            try {
+                primaryPort = range("primary", Integer.parseInt(primary.substring(colon + 1)), 1, 65535);
+            } catch (NumberFormatException e) {
+                throw invalid("primary", primary, "must be IP:PORT");
+            }
+        }
+        String policy = c.ack_policy().trim().toLowerCase(Locale.ROOT);
+        if (!policy.equals("auto")) {
+            try {
+                AckPolicy.parse(policy);
+            } catch (IllegalArgumentException e) {
+                throw invalid("ack.policy", c.ack_policy(), "must be auto, disk, disk+ram, two-disks or ram");
+            }
+        }
+        int maxFrame = range("max.frame.bytes", c.max_frame_bytes(), 128 * 1024, 64 * 1024 * 1024);
+        int heartbeat = range("heartbeat.ms", c.heartbeat_ms(), 10, 60_000);
+        int handshake = range("handshake.timeout.ms", c.handshake_timeout_ms(), 100, 600_000);
+        int reconnect = range("reconnect.max.ms", c.reconnect_max_ms(), 100, 600_000);
+        long ring = c.ring_max_bytes();
+        if (ring < 4L * maxFrame || ring > (1L << 34)) {
+            throw invalid("ring.max.bytes", Long.toString(ring), "must be between 4 × max.frame.bytes and 16 GiB");
+        }
+        Path dir = directory(c.state_directory(), home);
+        return new ReplicationSettings(bind, port, primaryHost, primaryPort, policy, maxFrame, heartbeat, handshake,
+                reconnect, ring, dir);
+    }
+
+    /** @return {@code ip:port} of the primary, or null on a primary */
+    String primary() {
+        if (primaryHost == null) {
+            return null;
+        }
+        return (primaryHost.indexOf(':') >= 0 ? "[" + primaryHost + "]" : primaryHost) + ":" + primaryPort;
+    }
+
+    /** @return the policy to enforce, given whether any replica is registered */
+    AckPolicy effectivePolicy(boolean registryEmpty) {
+        if (ackPolicy.equals("auto")) {
+            return registryEmpty ? AckPolicy.DISK : AckPolicy.DISK_RAM;
+        }
+        return AckPolicy.parse(ackPolicy);
+    }
+
+    private static Path directory(String configured, String home) {
+        String d = configured == null ? "" : configured.trim();
+        if (d.isEmpty()) {
+            if (home == null) {
+                return Paths.get("data", "replication").toAbsolutePath();
+            }
+            return Paths.get(home, "data", "replication");
+        }
+        Path p = Paths.get(d);
+        if (p.isAbsolute()) {
+            return p;
+        }
+        return (home == null ? Paths.get("") : Paths.get(home)).resolve(p).toAbsolutePath();
+    }
+
+    /** Accepts only IP literals: a name would need a lookup, and a node must never depend on DNS. */
+    private static void literal(String property, String host) {
+        if (host.isEmpty() || !(host.chars().allMatch(ch -> Character.digit(ch, 16) >= 0 || ch == '.' || ch == ':'))) {
+            throw invalid(property, host, "must be an IP address literal (no host names)");
+        }
+        try {
+            InetAddress.getByName(host); // a literal is parsed, never looked up
+        } catch (Exception e) {
+            throw invalid(property, host, "must be an IP address literal (no host names)");
+        }
+    }
+
+    private static int range(String property, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw invalid(property, Integer.toString(value), "must be between " + min + " and " + max);
+        }
+        return value;
+    }
+
+    static IllegalArgumentException invalid(String property, String value, String why) {
+        return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
+    }
+}

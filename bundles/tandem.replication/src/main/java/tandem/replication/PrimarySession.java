@@ -123,15 +123,17 @@ final class PrimarySession implements FrameSession {
     @Override
     public void frame(ByteBuffer payload) {
         byte tag = Frames.tag(payload);
+        if (payload.remaining() > Frames.MAX_CONTROL_FRAME && state != State.CLOSED) {
+            // a replica sends control frames only: auth, handshake and acks are all within this limit
+            throw new FrameException("a " + payload.remaining() + "-byte " + Frames.name(tag)
+                    + " frame from a replica (the limit is " + Frames.MAX_CONTROL_FRAME + ")");
+        }
         switch (state) {
             case AUTHENTICATING -> authenticate(payload, tag);
             case HANDSHAKING -> handshake(payload, tag);
             case CATCHING_UP, STREAMING -> {
                 if (tag == Frames.TAG_ACK) {
                     ack(payload);
-                } else if (payload.remaining() > Frames.MAX_CONTROL_FRAME) {
-                    throw new FrameException("a " + payload.remaining() + "-byte " + Frames.name(tag)
-                            + " frame from a replica");
                 }
                 // other replica frames after the handshake are ignored, as the spec's primary does
             }
@@ -229,8 +231,19 @@ final class PrimarySession implements FrameSession {
 
     @Override
     public void closed(String reason) {
-        State was = state;
-        state = State.CLOSED;
+        teardown(reason);
+    }
+
+    /** Releases everything the session holds, once, whichever of the link or the component ends it first. */
+    private void teardown(String reason) {
+        State was;
+        synchronized (this) {
+            was = state;
+            if (was == State.CLOSED) {
+                return;
+            }
+            state = State.CLOSED;
+        }
         if (handshakeTimeout != null) {
             handshakeTimeout.cancel(false);
         }
@@ -262,6 +275,15 @@ final class PrimarySession implements FrameSession {
         if (l != null) {
             l.close(reason);
         }
+    }
+
+    /**
+     * The component is stopping: closes the link and releases the replica's slot now, without waiting for the
+     * transport to report the close (a transport that is stopping too may never report it).
+     */
+    void shutdown(String reason) {
+        close(reason);
+        teardown(reason);
     }
 
     private String remote() {

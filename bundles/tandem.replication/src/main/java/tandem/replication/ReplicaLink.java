@@ -79,6 +79,8 @@ final class ReplicaLink implements AutoCloseable {
     private volatile long ackedSent;
     private volatile AckPolicy primaryPolicy;
     private long backoffMs = FIRST_BACKOFF_MS;
+    private volatile String lastReported;
+    private volatile String lastQuiet;
     private ScheduledFuture<?> reconnect;
 
     ReplicaLink(ReplicaContext node) {
@@ -139,6 +141,14 @@ final class ReplicaLink implements AutoCloseable {
     ReplicationStatus.Upstream status() {
         long since = lastFrameNanos == 0 ? -1 : (System.nanoTime() - lastFrameNanos) / 1_000_000;
         return new ReplicationStatus.Upstream(node.settings().primary(), state, accum, ackedSent, since, lastError);
+    }
+
+    /** Logs an error once while it repeats at every attempt. */
+    private void report(String error) {
+        if (!error.equals(lastReported)) {
+            LOG.log(Level.ERROR, "replica: {0}", error);
+            lastReported = error;
+        }
     }
 
     AckPolicy primaryPolicy() {
@@ -256,7 +266,7 @@ final class ReplicaLink implements AutoCloseable {
                     state = "refused";
                     lastError = "the primary refused this node's key; authorize it there with: auth:allow "
                             + node.identity().authorizedKeysLine();
-                    LOG.log(Level.ERROR, "replica: {0}", lastError);
+                    report(lastError);
                     link.close("authentication refused");
                 }
                 default -> throw new FrameException("expected Challenge, AuthOk or AuthFailed, got "
@@ -273,7 +283,7 @@ final class ReplicaLink implements AutoCloseable {
                         state = "refused";
                         lastError = "the primary is at epoch " + epoch + ", this node has seen " + node.epoch()
                                 + ": a stale primary";
-                        LOG.log(Level.ERROR, "replica: {0}", lastError);
+                        report(lastError);
                         link.close("stale primary");
                         return;
                     }
@@ -294,7 +304,7 @@ final class ReplicaLink implements AutoCloseable {
                         state = "diverged";
                         lastError = "the primary's genesis segment holds " + StreamStart.genesisEntries(p)
                                 + " entries, this node's " + mine.entries() + ": different histories";
-                        LOG.log(Level.ERROR, "replica: {0}", lastError);
+                        report(lastError);
                         link.close("genesis mismatch");
                         return;
                     }
@@ -304,6 +314,8 @@ final class ReplicaLink implements AutoCloseable {
                     progressed = true;
                     state = "streaming";
                     lastError = null;
+                    lastReported = null;
+                    lastQuiet = null;
                     LOG.log(Level.INFO, "replica: streaming from {0} after sequence {1} (epoch {2}, ack policy {3})",
                             node.settings().primary(), accum, epoch, primaryPolicy == null ? "?"
                                     : primaryPolicy.label());
@@ -414,7 +426,11 @@ final class ReplicaLink implements AutoCloseable {
                 LOG.log(Level.WARNING, "replica: link to {0} lost at sequence {1}: {2}", node.settings().primary(),
                         accum, reason);
             } else {
-                LOG.log(Level.INFO, "replica: no session with {0}: {1}", node.settings().primary(), reason);
+                if (!reason.equals(lastQuiet)) {
+                    // a link that keeps failing the same way is reported once, not at every attempt
+                    LOG.log(Level.INFO, "replica: no session with {0}: {1}", node.settings().primary(), reason);
+                    lastQuiet = reason;
+                }
             }
             if (current == this) {
                 scheduleReconnect(progressed);

@@ -189,7 +189,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             l.close();
         }
         for (PrimarySession session : sessions) {
-            session.close("replication stopped");
+            session.shutdown("replication stopped");
         }
         sessions.clear();
         Fanout f = fanout;

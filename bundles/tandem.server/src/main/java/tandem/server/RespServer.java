@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -132,7 +131,8 @@ public final class RespServer implements ServerContext, ReplicationHub {
     private volatile Journal boundJournal;
     private volatile Keyspace boundKeyspace;
     private volatile Channel listener;
-    private final List<ReplicationStatusSource> replicationSources = new CopyOnWriteArrayList<>();
+    private final org.osgi.util.tracker.ServiceTracker<ReplicationStatusSource, ReplicationStatusSource>
+            replicationSources;
 
     private record Connection(Channel channel, ClientSession session) {
     }
@@ -142,6 +142,9 @@ public final class RespServer implements ServerContext, ReplicationHub {
         ServerSettings s = ServerSettings.of(config);
         this.version = context.getBundle().getVersion().toString();
         this.pipeline = new Pipeline(s.pauseMaxMs());
+        this.replicationSources = new org.osgi.util.tracker.ServiceTracker<>(context, ReplicationStatusSource.class,
+                null);
+        replicationSources.open();
         String primary = configuredPrimary(context);
         if (primary != null) {
             // before the listener opens: a replica never journals a client's write, not even at its start
@@ -277,6 +280,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
 
     @Deactivate
     void deactivate() {
+        replicationSources.close();
         Channel l = listener;
         if (l != null) {
             l.close().syncUninterruptibly();
@@ -529,20 +533,12 @@ public final class RespServer implements ServerContext, ReplicationHub {
         return pipeline.appliedSequence();
     }
 
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindReplicationStatus(ReplicationStatusSource source) {
-        replicationSources.add(source);
-    }
-
-    void unbindReplicationStatus(ReplicationStatusSource source) {
-        replicationSources.remove(source);
-    }
-
     @Override
     public List<ReplicationStatus> replicationStatuses() {
         List<ReplicationStatus> out = new ArrayList<>();
-        for (ReplicationStatusSource source : replicationSources) {
+        // a tracker, not a DS reference: the replication components reference this component's hub, and a
+        // reference back would make a cycle that SCR resolves only sometimes at startup
+        for (ReplicationStatusSource source : replicationSources.getServices(new ReplicationStatusSource[0])) {
             try {
                 out.add(source.replicationStatus());
             } catch (RuntimeException e) {

@@ -32,6 +32,12 @@ public final class Connection implements CommandContext {
     /** Set when QUIT or a protocol error has been seen: nothing after it is executed or journaled. */
     boolean ending;
 
+    /**
+     * The sequence of the last write whose reply is in the buffer: the buffer is sent only once the ack policy holds
+     * for it, so that this client's later replies stay behind it while other clients are served.
+     */
+    long gatedSequence;
+
     /** Commands queued since MULTI, or null outside a transaction. */
     List<byte[][]> transaction;
     /** True when a queued command was refused: EXEC answers EXECABORT. */

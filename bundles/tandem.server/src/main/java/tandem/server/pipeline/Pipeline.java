@@ -76,6 +76,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private final Set<Connection> touched = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Connections whose replies wait for the ack policy. */
+    private final Set<Connection> held = Collections.newSetFromMap(new IdentityHashMap<>());
     private final WatchRegistry watches = new WatchRegistry();
     /** Pending writes that a journal change lost; each is refused when its turn comes. */
     private final Set<Pending> lost = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -225,6 +227,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     }
                     drain();
                     maybePurge();
+                    gateReplies();
                     if (missingSinceNs != 0) {
                         // waiting for a service to come back: let its binder in, without spinning
                         servicesChanged.await(20, TimeUnit.MILLISECONDS);
@@ -233,7 +236,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     services.unlock();
                 }
                 for (Connection c : touched) {
-                    c.flush();
+                    if (!held.contains(c)) {
+                        c.flush();
+                    }
                 }
                 touched.clear();
             } catch (InterruptedException e) {
@@ -307,10 +312,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
                         runPendingBefore(sequence);
                         Pending head = pending.peek();
-                        if (head != null && head.sequence() == sequence
-                                && gate.released(journal.durableSequence()) < sequence) {
-                            return false; // its answer waits for the ack policy: drain() applies it then
-                        }
                         if (head != null && head.sequence() == sequence) {
                             pending.poll();
                             execute(head);
@@ -370,6 +371,37 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
+    /**
+     * Holds back the replies of every connection whose last write the ack policy does not cover yet, and releases
+     * those it now covers. Writes are applied once durable here, like in Redis before {@code WAIT} returns; only the
+     * answers wait, so one waiting write never stalls the other clients.
+     */
+    private void gateReplies() {
+        for (Connection c : touched) {
+            if (c.gatedSequence > 0) {
+                held.add(c);
+            }
+        }
+        if (held.isEmpty()) {
+            return;
+        }
+        long durable = journal == null ? 0 : journal.durableSequence();
+        long lowest = Long.MAX_VALUE;
+        for (java.util.Iterator<Connection> it = held.iterator(); it.hasNext(); ) {
+            Connection c = it.next();
+            if (c.gatedSequence <= gate.released(durable)) {
+                c.gatedSequence = 0;
+                it.remove();
+                touched.add(c);
+            } else {
+                lowest = Math.min(lowest, c.gatedSequence);
+            }
+        }
+        if (lowest != Long.MAX_VALUE && gate.await(lowest, durable)) {
+            queue.add(DURABLE); // released meanwhile: look again at once
+        }
+    }
+
     /** Runs the pending requests ahead of the write at {@code sequence} that need no durability. */
     private void runPendingBefore(long sequence) {
         while (!pending.isEmpty()) {
@@ -410,6 +442,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         Connection c = e.connection();
         if (e.message() == CLOSED) {
+            held.remove(c);
             watches.unwatchAll(c);
             c.transaction = null;
             return;
@@ -732,9 +765,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 durability.watch(journal, p.sequence());
                 return;
             }
-            if (p.sequence() > 0 && !gate.await(p.sequence(), journal.durableSequence())) {
-                return; // an acknowledgement that releases it wakes this thread
-            }
             pending.poll();
             execute(p);
         }
@@ -775,8 +805,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             case ERROR -> Protocol.fail(c, p.error());
             case CONNECTION -> c.table().dispatch(c, p.args());
             case READ -> keyspace.read(nextTimestamp(), p.args(), c.reply());
-            case WRITE -> keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.reply());
-            case TRANSACTION -> keyspace.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.reply());
+            case WRITE -> {
+                keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.reply());
+                c.gatedSequence = p.sequence();
+            }
+            case TRANSACTION -> {
+                keyspace.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.reply());
+                c.gatedSequence = p.sequence();
+            }
             case READ_TRANSACTION -> {
                 long now = nextTimestamp();
                 c.reply().array(p.commands().size());

@@ -6,11 +6,11 @@ import tandem.api.replication.ReplicationHub;
 /**
  * The replicas' acknowledgements and the ack policy: how far writes may be answered.
  *
- * <p>A write is applied and answered only once the primary's own journal holds it durably (apply follows local
- * durability, so that a restarted store replays exactly what clients were told) and its policy holds: {@code disk}
- * needs nothing more; {@code disk+ram} and {@code ram} need a replica that holds it in memory; {@code two-disks} a
- * replica that made it durable. With too few replicas the gate waits; it never weakens the policy, and it never
- * fails a write that was journaled.
+ * <p>A write is applied once the primary's own journal holds it durably (so that a restarted store replays exactly
+ * what was applied), and its answer is sent once its policy holds: {@code disk} needs nothing more; {@code disk+ram}
+ * and {@code ram} need a replica that holds it in memory; {@code two-disks} a replica that made it durable. With too
+ * few replicas the answer waits; the gate never weakens the policy, and it never fails a write that was journaled.
+ * Other clients are served meanwhile and, as in Redis before {@code WAIT} returns, may read the write.
  *
  * <p>Slots are written by replication threads and read by the logic thread; an acknowledgement that releases what
  * the logic thread waits for wakes it.

@@ -1,0 +1,471 @@
+package tandem.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+
+import org.bouncycastle.math.ec.rfc8032.Ed25519;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import tandem.api.auth.NodeIdentity;
+import tandem.api.auth.ReplicaAuthorizer;
+import tandem.api.journal.Journal;
+import tandem.api.journal.SegmentInfo;
+import tandem.api.replication.AckPolicy;
+import tandem.api.replication.ReplicationHub;
+import tandem.api.transport.FrameListener;
+import tandem.api.transport.FrameSession;
+import tandem.api.transport.FrameTransport;
+import tandem.auth.AuthComponent;
+import tandem.journal.JournalComponent;
+import tandem.protocol.replication.Ack;
+import tandem.protocol.replication.AuthFailed;
+import tandem.protocol.replication.AuthOk;
+import tandem.protocol.replication.Challenge;
+import tandem.protocol.replication.ChallengeResponse;
+import tandem.protocol.replication.Frames;
+import tandem.protocol.replication.Handshake;
+import tandem.protocol.replication.Heartbeat;
+import tandem.protocol.replication.InputBatch;
+import tandem.protocol.replication.Rotate;
+import tandem.protocol.replication.StreamStart;
+
+/**
+ * A replica's link over the real TCP pipeline, with its real journal and key: the test plays the primary, with
+ * frames built from a second, real journal. Every input is fed whole and byte by byte.
+ */
+@Timeout(60)
+class ReplicaLinkTest {
+
+    private static final int MAX_FRAME = 128 * 1024;
+    private static final byte[] ZEROS = new byte[32];
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    @TempDir
+    Path root;
+
+    private JournalComponent primary;
+    private JournalComponent replica;
+    private AuthComponent primaryAuth;
+    private AuthComponent replicaAuth;
+    private final TestHub hub = new TestHub();
+    private final ManualScheduler scheduler = new ManualScheduler();
+    private final List<Peer> peers = new CopyOnWriteArrayList<>();
+    private final Node node = new Node();
+    private ReplicaLink link;
+
+    @BeforeEach
+    void start() {
+        primary = Nodes.journal(Nodes.home(root, "primary"));
+        replica = Nodes.journal(Nodes.home(root, "replica"));
+        primaryAuth = Nodes.auth(Nodes.home(root, "primary"));
+        replicaAuth = Nodes.auth(Nodes.home(root, "replica"));
+        primaryAuth.allow(Base64.getEncoder().encodeToString(replicaAuth.publicKey()), "replica");
+    }
+
+    @AfterEach
+    void stop() {
+        if (link != null) {
+            link.close();
+        }
+        for (Peer p : peers) {
+            p.close();
+        }
+        Nodes.close(primary);
+        Nodes.close(replica);
+    }
+
+    /** The component's side: the replica's journal and key, and a transport that connects to an embedded channel. */
+    private final class Node implements ReplicaLink.ReplicaContext {
+        final ReplicationSettings settings = new ReplicationSettings("127.0.0.1", 0, "127.0.0.1", 7379, "auto",
+                MAX_FRAME, 60_000, 10_000, 1_000, 4L * MAX_FRAME, null);
+        volatile long epoch;
+        final List<String> connects = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Journal journal() {
+            return replica;
+        }
+
+        @Override
+        public ReplicationHub hub() {
+            return hub;
+        }
+
+        @Override
+        public NodeIdentity identity() {
+            return replicaAuth;
+        }
+
+        @Override
+        public FrameTransport transport() {
+            return new FrameTransport() {
+                @Override
+                public String name() {
+                    return "embedded";
+                }
+
+                @Override
+                public FrameListener listen(String bindAddress, int port, int maxFrame,
+                        java.util.function.Supplier<FrameSession> sessions) {
+                    throw new UnsupportedOperationException();
+                }
+
+                @Override
+                public void connect(String host, int port, int maxFrame, int connectMillis, FrameSession session) {
+                    connects.add(host + ":" + port + " max " + maxFrame);
+                    peers.add(new Peer(session, maxFrame));
+                }
+            };
+        }
+
+        @Override
+        public ReplicationSettings settings() {
+            return settings;
+        }
+
+        @Override
+        public long epoch() {
+            return epoch;
+        }
+
+        @Override
+        public void epoch(long seen) {
+            epoch = Math.max(epoch, seen);
+        }
+
+        @Override
+        public ScheduledFuture<?> schedule(Runnable task, long delayMs) {
+            return scheduler.schedule(task, delayMs);
+        }
+    }
+
+    private Peer connect() {
+        link = new ReplicaLink(node);
+        link.start();
+        assertThat(node.connects).containsExactly("127.0.0.1:7379 max " + MAX_FRAME);
+        return peers.get(0);
+    }
+
+    /** Challenge → the replica's signed response (verified) → AuthOk → its Handshake. @return the Handshake */
+    private byte[] authenticate(Peer p, boolean byteByByte) {
+        byte[] nonce = new byte[32];
+        RANDOM.nextBytes(nonce);
+        p.feed(Challenge.frame(nonce), byteByByte);
+        byte[] response = p.expect(Frames.TAG_CHALLENGE_RESPONSE);
+        assertThat(response).hasSize(ChallengeResponse.LENGTH);
+        ByteBuffer r = ByteBuffer.wrap(response).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] key = ChallengeResponse.publicKey(r);
+        byte[] signature = ChallengeResponse.signature(r);
+        assertThat(key).isEqualTo(replicaAuth.publicKey());
+        assertThat(Ed25519.verify(signature, 0, key, 0, nonce, 0, nonce.length)).isTrue();
+        assertThat(primaryAuth.verify(key, nonce, signature)).isEqualTo(ReplicaAuthorizer.Verdict.ALLOWED);
+        assertThat(link.status().state()).isEqualTo("authenticating");
+        p.feed(AuthOk.frame(), byteByByte);
+        return p.expect(Frames.TAG_HANDSHAKE);
+    }
+
+    private byte[] streamStart(long start, long epoch, AckPolicy policy) {
+        SegmentInfo first = primary.segments().get(0);
+        return StreamStart.frame(start, first.startSequence(), first.anchor(), epoch, policy.wire(), false, 0,
+                first.replicationOffset());
+    }
+
+    /** InputBatch frames of the primary's slots after {@code after}, {@code perFrame} slots each. */
+    private byte[] batches(long after, int perFrame) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        SlotFramer framer = new SlotFramer(MAX_FRAME);
+        int[] n = {0};
+        for (Nodes.Slot s : Nodes.slots(primary, after)) {
+            framer.add(s.sequence(), ByteBuffer.wrap(s.bytes()));
+            if (++n[0] % perFrame == 0) {
+                out.writeBytes(bytes(framer.finish()));
+                framer.reset();
+            }
+        }
+        if (!framer.isEmpty()) {
+            out.writeBytes(bytes(framer.finish()));
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] a = new byte[b.remaining()];
+        b.duplicate().get(a);
+        return a;
+    }
+
+    /** A fresh replica, authenticated and streaming. */
+    private Peer streaming(boolean byteByByte) {
+        Peer p = connect();
+        authenticate(p, byteByByte);
+        p.feed(streamStart(0, 0, AckPolicy.DISK_RAM), byteByByte);
+        Peer.await(() -> "streaming".equals(link.status().state()), "streaming");
+        return p;
+    }
+
+    private static long[] ack(byte[] f) {
+        ByteBuffer b = ByteBuffer.wrap(f).order(ByteOrder.LITTLE_ENDIAN);
+        return new long[] {Ack.ackedSequence(b), Ack.inMemorySequence(b)};
+    }
+
+    /** Reads Acks until one acknowledges {@code sequence} durably; each keeps acked ≤ in-memory. */
+    private static void awaitDurableAck(Peer p, long sequence) {
+        while (true) {
+            long[] a = ack(p.next(Frames.TAG_ACK));
+            assertThat(a[0]).isLessThanOrEqualTo(a[1]);
+            assertThat(a[1]).isLessThanOrEqualTo(sequence);
+            if (a[0] == sequence) {
+                return;
+            }
+        }
+    }
+
+    // ---- authentication and handshake -------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aFreshReplicaSignsTheChallengeAndHandsOverAnEmptyPosition(boolean byteByByte) {
+        node.epoch = 3;
+        Peer p = connect();
+        byte[] hs = authenticate(p, byteByByte);
+        assertThat(hs).hasSize(Handshake.LENGTH);
+        ByteBuffer h = ByteBuffer.wrap(hs).order(ByteOrder.LITTLE_ENDIAN);
+        assertThat(Handshake.lastSequence(h)).isZero();
+        assertThat(Handshake.chainHash(h)).isEqualTo(ZEROS);
+        assertThat(Handshake.epoch(h)).isEqualTo(3);
+        assertThat(Handshake.protocolVersion(h)).isEqualTo(5);
+        assertThat(link.status().state()).isEqualTo("handshaking");
+        assertThat(p.names()).containsExactly("ChallengeResponse", "Handshake");
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aReplicaWithAJournalHandsOverItsDurablePositionAndChain(boolean byteByByte) throws Exception {
+        long last = Nodes.append(replica, 12, "r");
+        Peer p = connect();
+        ByteBuffer h = ByteBuffer.wrap(authenticate(p, byteByByte)).order(ByteOrder.LITTLE_ENDIAN);
+        assertThat(Handshake.lastSequence(h)).isEqualTo(last);
+        assertThat(Handshake.chainHash(h)).isEqualTo(replica.chainAt(last));
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void authFailedLeavesTheLinkRefusedWithTheLineToAuthorize(boolean byteByByte) {
+        Peer p = connect();
+        p.feed(Challenge.frame(new byte[32]), byteByByte);
+        p.expect(Frames.TAG_CHALLENGE_RESPONSE);
+        p.feed(AuthFailed.frame(), byteByByte);
+        p.awaitClosed();
+        assertThat(link.status().state()).isEqualTo("refused");
+        assertThat(link.status().lastError()).contains("auth:allow " + replicaAuth.authorizedKeysLine());
+        assertThat(p.names()).containsExactly("ChallengeResponse");
+        assertThat(scheduler.pending()).hasSize(1); // the reconnection, with backoff
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aStreamStartFromALowerEpochIsRefused(boolean byteByByte) {
+        node.epoch = 5;
+        Peer p = connect();
+        authenticate(p, byteByByte);
+        p.feed(streamStart(0, 3, AckPolicy.DISK), byteByByte);
+        p.awaitClosed();
+        assertThat(p.closedReason()).isEqualTo("stale primary");
+        assertThat(link.status().state()).isEqualTo("refused");
+        assertThat(link.status().lastError()).contains("epoch 3").contains("5");
+        assertThat(node.epoch).isEqualTo(5);
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void garbageBeforeStreamingClosesTheLink(boolean byteByByte) {
+        Peer p = connect();
+        byte[] random = new byte[512];
+        new java.util.Random(7).nextBytes(random);
+        p.feed(random, byteByByte);
+        p.awaitClosed();
+        assertThat(p.closedReason()).isNotBlank();
+        assertThat(p.frames()).isEmpty();
+        assertThat(link.status().state()).isEqualTo("disconnected");
+        assertThat(link.status().lastError()).isEqualTo(p.closedReason());
+    }
+
+    // ---- streaming --------------------------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void streamedEntriesAreJournaledByteIdenticalAndAcknowledgedOnBothTracks(boolean byteByByte) throws Exception {
+        long last = Nodes.append(primary, 200, "p");
+        node.epoch = 0;
+        Peer p = connect();
+        authenticate(p, byteByByte);
+        p.feed(streamStart(0, 2, AckPolicy.DISK_RAM), byteByByte);
+        Peer.await(() -> "streaming".equals(link.status().state()), "streaming");
+        assertThat(node.epoch).isEqualTo(2);
+        assertThat(link.primaryPolicy()).isEqualTo(AckPolicy.DISK_RAM);
+        // the fresh journal took the primary's first segment identity
+        SegmentInfo mine = replica.segments().get(0);
+        SegmentInfo theirs = primary.segments().get(0);
+        assertThat(mine.startSequence()).isEqualTo(theirs.startSequence());
+        assertThat(mine.anchor()).isEqualTo(theirs.anchor());
+        assertThat(mine.replicationOffset()).isEqualTo(theirs.replicationOffset());
+
+        p.feed(batches(0, 37), byteByByte);
+        Peer.await(() -> replica.lastSequence() == last, "the replica's journal to reach " + last);
+        awaitDurableAck(p, last);
+        assertThat(hub.appended).isEqualTo(last);
+        assertThat(hub.events).contains("appended " + last);
+        assertThat(Nodes.slots(replica, 0)).containsExactlyElementsOf(Nodes.slots(primary, 0));
+        assertThat(replica.chainAt(last)).isEqualTo(primary.chainAt(last));
+        byte[] replicaFile = Files.readAllBytes(root.resolve("replica/data/journal").resolve(mine.name()));
+        byte[] primaryFile = Files.readAllBytes(root.resolve("primary/data/journal").resolve(theirs.name()));
+        assertThat(replicaFile).isEqualTo(primaryFile);
+        assertThat(link.status().received()).isEqualTo(last);
+        Peer.await(() -> link.status().acked() == last, "acked in status");
+        assertThat(p.isOpen()).isTrue();
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void entriesSentAgainAreSkippedAndTheStreamGoesOn(boolean byteByByte) throws Exception {
+        long first = Nodes.append(primary, 10, "a");
+        Peer p = streaming(byteByByte);
+        byte[] batch = batches(0, 4);
+        p.feed(batch, byteByByte);
+        Peer.await(() -> replica.lastSequence() == first, "the first entries");
+        long events = hub.events.stream().filter(e -> e.startsWith("appended")).count();
+        p.feed(batch, byteByByte); // a reconnection may send them again
+        long last = Nodes.append(primary, 5, "b");
+        p.feed(batches(first - 3, 100), byteByByte); // overlapping
+        Peer.await(() -> replica.lastSequence() == last, "the next entries");
+        replica.awaitDurable(last);
+        assertThat(Nodes.slots(replica, 0)).containsExactlyElementsOf(Nodes.slots(primary, 0));
+        assertThat(hub.events.stream().filter(e -> e.startsWith("appended")).count()).isEqualTo(events + 1);
+        awaitDurableAck(p, last);
+        assertThat(p.isOpen()).isTrue();
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aSequenceGapClosesTheLink(boolean byteByByte) throws Exception {
+        Nodes.append(primary, 10, "a");
+        Peer p = streaming(byteByByte);
+        p.feed(batches(0, 100), byteByByte);
+        Peer.await(() -> replica.lastSequence() == 10, "the first entries");
+        Nodes.append(primary, 5, "b");
+        p.feed(batches(11, 100), byteByByte); // 12.. : 11 is missing
+        p.awaitClosed();
+        assertThat(p.closedReason()).isEqualTo("sequence gap: expected 11, got 12");
+        assertThat(replica.lastSequence()).isEqualTo(10);
+        assertThat(link.status().state()).isEqualTo("disconnected");
+        assertThat(link.status().lastError()).contains("sequence gap");
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aRotateWithTheRightTailRotatesAndAWrongOneReportsDivergence(boolean byteByByte) throws Exception {
+        long last = Nodes.append(primary, 8, "a");
+        primary.rotate();
+        byte[] tail = primary.segments().get(1).anchor();
+        Peer p = streaming(byteByByte);
+        p.feed(batches(0, 100), byteByByte);
+        Peer.await(() -> replica.lastSequence() == last, "the entries");
+        p.feed(Rotate.frame(last, tail), byteByByte);
+        Peer.await(() -> replica.segments().size() == 2, "the rotation");
+        assertThat(replica.segments().get(1).startSequence()).isEqualTo(last + 1);
+        assertThat(replica.segments().get(1).anchor()).isEqualTo(tail);
+        assertThat(p.isOpen()).isTrue();
+
+        long next = Nodes.append(primary, 3, "b");
+        p.feed(batches(last, 100), byteByByte);
+        Peer.await(() -> replica.lastSequence() == next, "the next entries");
+        byte[] wrong = primary.chainAt(next).clone();
+        wrong[0] ^= 1;
+        p.feed(Rotate.frame(next, wrong), byteByByte);
+        p.awaitClosed();
+        assertThat(link.status().state()).isEqualTo("diverged");
+        assertThat(link.status().lastError()).startsWith("this node's journal diverged from the primary's");
+        assertThat(replica.segments()).hasSize(2);
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aRotateAheadOfTheStreamClosesTheLink(boolean byteByByte) throws Exception {
+        Peer p = streaming(byteByByte);
+        p.feed(Rotate.frame(5, ZEROS), byteByByte);
+        p.awaitClosed();
+        assertThat(p.closedReason()).isEqualTo("rotation announced after 5 but this node is at 0");
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aHeartbeatUpdatesThePolicyThePrimaryAnnounced(boolean byteByByte) {
+        Peer p = streaming(byteByByte);
+        assertThat(link.primaryPolicy()).isEqualTo(AckPolicy.DISK_RAM);
+        p.feed(Heartbeat.frame(0, AckPolicy.TWO_DISKS.wire()), byteByByte);
+        Peer.await(() -> link.primaryPolicy() == AckPolicy.TWO_DISKS, "the new policy");
+        p.feed(Heartbeat.frame(0, (byte) 0x7f), byteByByte); // unknown: kept
+        p.feed(Heartbeat.frame(0, AckPolicy.RAM.wire()), byteByByte);
+        Peer.await(() -> link.primaryPolicy() == AckPolicy.RAM, "the next policy");
+        assertThat(p.isOpen()).isTrue();
+        assertThat(p.frames()).extracting(f -> f[0]).doesNotContain(Frames.TAG_ACK); // nothing new to ack
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aMalformedBatchClosesTheLink(boolean byteByByte) throws Exception {
+        Nodes.append(primary, 3, "a");
+        Peer p = streaming(byteByByte);
+        byte[] batch = batches(0, 100);
+        // declare one slot more than the frame carries
+        ByteBuffer b = ByteBuffer.wrap(batch).order(ByteOrder.LITTLE_ENDIAN);
+        b.putShort(4 + InputBatch.COUNT_OFFSET, (short) (b.getShort(4 + InputBatch.COUNT_OFFSET) + 1));
+        p.feed(batch, byteByByte);
+        p.awaitClosed();
+        assertThat(p.closedReason()).contains("InputBatch slot 3");
+    }
+
+    @Test
+    void closingStopsTheLinkAndItsReconnections() {
+        Peer p = streaming(false);
+        link.close();
+        p.awaitClosed();
+        assertThat(p.closedReason()).isEqualTo("replication stopped");
+        scheduler.runPending();
+        assertThat(node.connects).hasSize(1);
+        link = null;
+    }
+
+    @Test
+    void aLostLinkReconnects() {
+        Peer p = streaming(false);
+        p.link().close("peer went away");
+        p.awaitClosed();
+        assertThat(link.status().state()).isEqualTo("disconnected");
+        scheduler.runPending();
+        assertThat(node.connects).hasSize(2);
+        assertThat(peers).hasSize(2);
+        assertThat(link.status().state()).isEqualTo("authenticating");
+        List<String> names = new ArrayList<>(peers.get(1).names());
+        assertThat(names).isEmpty();
+        assertThat(Arrays.asList(p.isOpen(), peers.get(1).isOpen())).containsExactly(false, true);
+    }
+}

@@ -1,0 +1,74 @@
+package tandem.replication;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import tandem.api.replication.AckPolicy;
+import tandem.api.replication.ReplicationHub;
+
+/** The server's side of replication, as a contract: records every call. */
+final class TestHub implements ReplicationHub {
+
+    final List<String> events = new CopyOnWriteArrayList<>();
+    volatile boolean full;
+    volatile AckPolicy policy = AckPolicy.DISK;
+    volatile String upstream;
+    volatile long appended;
+
+    @Override
+    public ReplicaSlot attach(String id, String protocol, String address) {
+        if (full) {
+            events.add("refused " + protocol);
+            return null;
+        }
+        events.add("attach " + protocol);
+        return new ReplicaSlot() {
+            @Override
+            public void seed(long sequence) {
+                events.add("seed " + sequence);
+            }
+
+            @Override
+            public void ack(long inMemory, long acked) {
+                events.add("ack " + inMemory + " " + acked);
+            }
+
+            @Override
+            public void detach() {
+                events.add("detach");
+            }
+        };
+    }
+
+    @Override
+    public void ackPolicy(AckPolicy p) {
+        policy = p;
+    }
+
+    @Override
+    public AckPolicy ackPolicy() {
+        return policy;
+    }
+
+    @Override
+    public void follow(String up) {
+        upstream = up;
+        events.add("follow " + up);
+    }
+
+    @Override
+    public String upstream() {
+        return upstream;
+    }
+
+    @Override
+    public void appended(long sequence) {
+        appended = Math.max(appended, sequence);
+        events.add("appended " + sequence);
+    }
+
+    @Override
+    public long appliedSequence() {
+        return appended;
+    }
+}

@@ -1,0 +1,211 @@
+package tandem.shell;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.felix.service.command.CommandSession;
+import org.apache.felix.service.command.Descriptor;
+import org.apache.felix.service.command.Function;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+import tandem.api.replication.AckPolicy;
+import tandem.api.replication.ReplicationControl;
+import tandem.api.replication.ReplicationStatus;
+import tandem.api.replication.ReplicationStatusSource;
+
+/**
+ * {@code repl:*}: the node's replication protocols, their replicas or upstream, and the ack policy.
+ *
+ * <p>Gogo maps a function name to a Java method of the same name, so {@code repl:ack-policy} cannot be a method:
+ * {@link AckPolicyCommand} registers that name and calls {@link #ackPolicy()} / {@link #ackPolicy(String)}, which
+ * also answer as {@code repl:ackpolicy} (and carry the help text).
+ */
+@Component(service = ReplicationCommands.class, immediate = true, property = {
+    "osgi.command.scope=repl",
+    "osgi.command.function=status",
+    "osgi.command.function=ackPolicy",
+    "osgi.command.function=forget"
+})
+public final class ReplicationCommands {
+
+    private static final String NOT_ACTIVE = "repl: not active (is tandem.replication started and configured? see "
+            + "scr:list)";
+    private static final String JOURNAL = "journal";
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    volatile List<ReplicationStatusSource> sources = List.of();
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    volatile List<ReplicationControl> controls = List.of();
+
+    @Descriptor("shows each replication protocol: role, ack policy, epoch, listening address; on a primary one line "
+            + "per replica (id, address, state, sent, in-memory, acked, lag, last ack age), on a replica its link "
+            + "to the primary")
+    public String status() {
+        List<ReplicationStatusSource> ss = sources;
+        if (ss.isEmpty()) {
+            return NOT_ACTIVE;
+        }
+        StringBuilder out = new StringBuilder();
+        for (ReplicationStatusSource source : ss) {
+            ReplicationStatus s = source.replicationStatus();
+            if (out.length() > 0) {
+                out.append(System.lineSeparator());
+            }
+            line(out, "protocol:", s.protocol());
+            line(out, "role:", s.role());
+            line(out, "ack policy:", s.ackPolicy() == null ? "(not announced yet)" : s.ackPolicy().label());
+            line(out, "epoch:", Long.toString(s.epoch()));
+            line(out, "listening:", s.listening() == null ? "-" : s.listening());
+            ReplicationStatus.Upstream u = s.upstream();
+            if (u != null) {
+                line(out, "upstream:", u.address());
+                line(out, "state:", u.state());
+                line(out, "received:", Long.toString(u.received()));
+                line(out, "acked:", Long.toString(u.acked()));
+                line(out, "last frame:", age(u.lastFrameMillis()));
+                line(out, "last error:", u.lastError() == null ? "-" : u.lastError());
+            }
+            if (u == null || !s.replicas().isEmpty()) {
+                replicas(out, s.replicas());
+            }
+        }
+        return out.toString().stripTrailing();
+    }
+
+    private static void line(StringBuilder out, String label, String value) {
+        out.append(String.format("%-12s %s", label, value)).append(System.lineSeparator());
+    }
+
+    private static String age(long millis) {
+        return millis < 0 ? "never" : millis + " ms ago";
+    }
+
+    private static void replicas(StringBuilder out, List<ReplicationStatus.Replica> replicas) {
+        if (replicas.isEmpty()) {
+            line(out, "replicas:", "none");
+            return;
+        }
+        line(out, "replicas:", Integer.toString(replicas.size()));
+        List<String[]> rows = new ArrayList<>();
+        rows.add(new String[] {"ID", "ADDRESS", "STATE", "SENT", "IN-MEMORY", "ACKED", "LAG", "LAST ACK"});
+        for (ReplicationStatus.Replica r : replicas) {
+            rows.add(new String[] {r.id(), r.address().isEmpty() ? "-" : r.address(), r.state(),
+                Long.toString(r.sent()), Long.toString(r.inMemory()), Long.toString(r.acked()),
+                Long.toString(r.lagEntries()), age(r.lastAckMillis())});
+        }
+        int[] width = new int[rows.get(0).length];
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                width[i] = Math.max(width[i], row[i].length());
+            }
+        }
+        for (String[] row : rows) {
+            StringBuilder l = new StringBuilder("  ");
+            for (int i = 0; i < row.length; i++) {
+                l.append(i < row.length - 1 ? String.format("%-" + width[i] + "s  ", row[i]) : row[i]);
+            }
+            out.append(l.toString().stripTrailing()).append(System.lineSeparator());
+        }
+    }
+
+    @Descriptor("prints the ack policy in force (on a replica: the one its primary announced)")
+    public String ackPolicy() {
+        ReplicationStatusSource source = journalSource();
+        if (source == null) {
+            return NOT_ACTIVE;
+        }
+        return describe(source.replicationStatus());
+    }
+
+    @Descriptor("sets the ack policy and keeps it in etc/tandem.replication.cfg")
+    public String ackPolicy(
+            @Descriptor("disk, disk+ram, two-disks, ram, or auto (disk while no replica is registered, disk+ram "
+                    + "after)") String policy) {
+        ReplicationControl control = control(JOURNAL);
+        if (control == null) {
+            return NOT_ACTIVE;
+        }
+        try {
+            control.ackPolicy(policy);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        ReplicationStatusSource source = journalSource();
+        String set = "ack policy set to " + policy.trim();
+        return source == null ? set : set + "; " + describe(source.replicationStatus());
+    }
+
+    private static String describe(ReplicationStatus s) {
+        AckPolicy p = s.ackPolicy();
+        if (p == null) {
+            return "ack policy: not announced by the primary yet";
+        }
+        return "ack policy: " + p.label() + ("replica".equals(s.role()) ? " (announced by the primary)" : "");
+    }
+
+    @Descriptor("removes a replica from the registry of replicas this primary has served (a connected one stays "
+            + "connected and registers again)")
+    public String forget(@Descriptor("the replica's id, as repl:status shows it (its base64 key)") String id) {
+        List<ReplicationControl> cs = controls;
+        if (cs.isEmpty()) {
+            return NOT_ACTIVE;
+        }
+        boolean removed = false;
+        for (ReplicationControl c : cs) {
+            removed |= c.forget(id);
+        }
+        return removed ? "forgotten: " + id : "not registered, nothing forgotten: " + id;
+    }
+
+    private ReplicationStatusSource journalSource() {
+        List<ReplicationStatusSource> ss = sources;
+        for (ReplicationStatusSource s : ss) {
+            if (JOURNAL.equals(s.replicationStatus().protocol())) {
+                return s;
+            }
+        }
+        return ss.isEmpty() ? null : ss.get(0);
+    }
+
+    private ReplicationControl control(String protocol) {
+        for (ReplicationControl c : controls) {
+            if (protocol.equals(c.protocol())) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** {@code repl:ack-policy [POLICY]}: the hyphenated name, which no Java method can carry. */
+    @Component(service = Function.class, immediate = true, property = {
+        "osgi.command.scope=repl",
+        "osgi.command.function=ack-policy"
+    })
+    public static final class AckPolicyCommand implements Function {
+
+        @Reference
+        ReplicationCommands commands;
+
+        public AckPolicyCommand() {
+        }
+
+        AckPolicyCommand(ReplicationCommands commands) {
+            this.commands = commands;
+        }
+
+        @Override
+        public Object execute(CommandSession session, List<Object> arguments) {
+            if (arguments.isEmpty()) {
+                return commands.ackPolicy();
+            }
+            if (arguments.size() == 1) {
+                return commands.ackPolicy(String.valueOf(arguments.get(0)));
+            }
+            return "usage: repl:ack-policy [disk|disk+ram|two-disks|ram|auto]";
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A primary and its journal-protocol replicas as real processes from the distribution, each with its own home and
+ * ports; replicas are authorized on the primary with {@code auth:allow} and the line their first start wrote.
+ */
+final class JournalCluster implements AutoCloseable {
+
+    /** Replicas retry quickly in tests; the default backoff cap (5 s) would only slow them down. */
+    static final String FAST_RECONNECT = "tandem.replication:reconnect.max.ms=300";
+
+    final TandemNode primary;
+    final int replicationPort;
+    final List<TandemNode> replicas = new ArrayList<>();
+    private final String name;
+
+    private JournalCluster(String name, TandemNode primary, int replicationPort) {
+        this.name = name;
+        this.primary = primary;
+        this.replicationPort = replicationPort;
+    }
+
+    static JournalCluster start(String name, String ackPolicy) throws IOException {
+        int replicationPort = TandemNode.freePort();
+        TandemNode p = TandemNode.start(TandemNode.newHome(name + "-primary"), TandemNode.freePort(), Map.of(),
+                "--replication-port", Integer.toString(replicationPort), "--ack-policy", ackPolicy);
+        return new JournalCluster(name, p, replicationPort);
+    }
+
+    /** Starts a replica of the primary; with {@code authorize}, adds its key on the primary and waits until it streams. */
+    TandemNode addReplica(boolean authorize) throws IOException {
+        TandemNode r = TandemNode.start(TandemNode.newHome(name + "-replica" + (replicas.size() + 1)),
+                TandemNode.freePort(), Map.of(), "--replication-port", Integer.toString(TandemNode.freePort()),
+                "--primary", "127.0.0.1:" + replicationPort, "--config", FAST_RECONNECT);
+        replicas.add(r);
+        if (authorize) {
+            authorize(r);
+            awaitStreaming(r);
+        }
+        return r;
+    }
+
+    void authorize(TandemNode replica) throws IOException {
+        String line = Files.readString(replica.home().resolve("etc/replication_ed25519.pub")).trim();
+        TandemNode.Result allowed = primary.shell("auth:allow " + line);
+        assertThat(allowed.exit()).as(allowed.err()).isZero();
+    }
+
+    static void awaitStreaming(TandemNode replica) {
+        TandemNode.await("replica " + replica.port() + " streams", Duration.ofSeconds(60),
+                () -> "up".equals(info(replica).get("master_link_status")));
+    }
+
+    /** INFO replication as a map. */
+    static Map<String, String> info(TandemNode node) {
+        Map<String, String> out = new HashMap<>();
+        try {
+            TandemNode.Result r = node.redisCli("INFO", "replication");
+            for (String line : r.out().split("\r?\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0) {
+                    out.put(line.substring(0, colon), line.substring(colon + 1).trim());
+                }
+            }
+        } catch (IOException e) {
+            // a node that is down has no info
+        }
+        return out;
+    }
+
+    /** The journal's durable sequence as INFO reports it, -1 when the node does not answer. */
+    static long sequence(TandemNode node) {
+        String s = info(node).get("tandem_journal_sequence");
+        return s == null ? -1 : Long.parseLong(s);
+    }
+
+    /** {@code store:digest} of a node. */
+    static String digest(TandemNode node) throws IOException {
+        TandemNode.Result r = node.shell("store:digest");
+        assertThat(r.exit()).as(r.err()).isZero();
+        Matcher m = Pattern.compile("[0-9a-f]{64}").matcher(r.out());
+        assertThat(m.find()).as(r.out()).isTrue();
+        return m.group();
+    }
+
+    /** The chain value {@code journal:info} reports, with the durable sequence it belongs to. */
+    static String chain(TandemNode node) throws IOException {
+        TandemNode.Result r = node.shell("journal:info");
+        assertThat(r.exit()).as(r.err()).isZero();
+        Matcher chain = Pattern.compile("(?m)^chain:\\s*([0-9a-f]{64})").matcher(r.out());
+        Matcher durable = Pattern.compile("(?m)^durable sequence:\\s*(\\d+)").matcher(r.out());
+        assertThat(chain.find() && durable.find()).as(r.out()).isTrue();
+        return durable.group(1) + "@" + chain.group(1);
+    }
+
+    /**
+     * Compares the journal segment files of two stopped nodes: every segment both hold must agree on their common
+     * length (byte-identical journals, so equal chain values at the shorter tip).
+     *
+     * @return the number of bytes compared
+     */
+    static long assertCommonPrefix(TandemNode a, TandemNode b) throws IOException {
+        Path da = a.home().resolve("data/journal");
+        Path db = b.home().resolve("data/journal");
+        long compared = 0;
+        try (var files = Files.list(da)) {
+            for (Path fa : files.filter(f -> f.getFileName().toString().startsWith("journal")).toList()) {
+                Path fb = db.resolve(fa.getFileName());
+                if (!Files.exists(fb)) {
+                    continue;
+                }
+                byte[] x = Files.readAllBytes(fa);
+                byte[] y = Files.readAllBytes(fb);
+                int n = Math.min(x.length, y.length);
+                for (int i = 0; i < n; i++) {
+                    if (x[i] != y[i]) {
+                        throw new AssertionError(fa.getFileName() + " differs at byte " + i + " between "
+                                + a.home() + " and " + b.home());
+                    }
+                }
+                compared += n;
+            }
+        }
+        return compared;
+    }
+
+    @Override
+    public void close() {
+        for (TandemNode r : replicas) {
+            r.close();
+        }
+        primary.close();
+    }
+}

@@ -119,6 +119,13 @@ public class DistributionIT {
 
     @Before
     public void listenOnAFreePort() throws Exception {
+        // replication waits for its configuration (etc/tandem.replication.cfg in the distribution)
+        org.osgi.service.cm.Configuration replication = configAdmin.getConfiguration("tandem.replication", "?");
+        if (replication.getProperties() == null) {
+            Dictionary<String, Object> r = new java.util.Hashtable<>();
+            r.put("port", 0);
+            replication.update(r);
+        }
         org.osgi.service.cm.Configuration config = configAdmin.getConfiguration("tandem.server", "?");
         Dictionary<String, Object> props = config.getProperties();
         if (props != null && Integer.valueOf(0).equals(props.get("port"))) {

@@ -960,51 +960,26 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                 if (position >= durable) {
                     continue;
                 }
-                FileChannel ch;
-                long limit;
-                files.readLock().lock();
-                try {
-                    limit = seg.bytes;
-                    try {
-                        ch = FileChannel.open(seg.path, StandardOpenOption.READ);
-                    } catch (NoSuchFileException e) {
-                        throw new IllegalArgumentException("sequence " + (position + 1) + " is no longer retained "
-                                + "in " + directory, e);
+                long[] at = {position};
+                boolean more = forEachEntry(seg, position + 1, (e, cursor) -> {
+                    long seq = e.sequence();
+                    if (seq > durable) {
+                        return false;
                     }
-                } finally {
-                    files.readLock().unlock();
-                }
-                try (ch) {
-                    long start = SegmentHeader.SIZE;
-                    long[] point = seg.index.floor(position + 1);
-                    if (point != null) {
-                        start = point[1];
+                    if (seq <= at[0]) {
+                        return true;
                     }
-                    EntryCursor cursor = new EntryCursor(ch, start, limit);
-                    while (true) {
-                        int r = cursor.next();
-                        if (r == JournalEntry.END && cursor.validEnd() == limit) {
-                            break;
-                        }
-                        if (r < 0) {
-                            throw new IllegalStateException(seg.name() + ": " + JournalEntry.reason(r)
-                                    + " at offset " + cursor.entryOffset() + " inside the durable journal");
-                        }
-                        JournalEntry e = cursor.entry();
-                        long seq = e.sequence();
-                        if (seq > durable) {
-                            return;
-                        }
-                        if (seq <= position) {
-                            continue;
-                        }
-                        ByteBuffer slot = ByteBuffer.wrap(cursor.array(), cursor.entryPosition()
-                                + JournalEntry.SLOT_OFFSET, e.size() - 6).slice().order(java.nio.ByteOrder.LITTLE_ENDIAN);
-                        if (!visitor.slot(seq, slot)) {
-                            return;
-                        }
-                        position = seq;
+                    ByteBuffer slot = ByteBuffer.wrap(cursor.array(), cursor.entryPosition()
+                            + JournalEntry.SLOT_OFFSET, e.size() - 6).slice().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    if (!visitor.slot(seq, slot)) {
+                        return false;
                     }
+                    at[0] = seq;
+                    return true;
+                });
+                position = at[0];
+                if (!more) {
+                    return;
                 }
             }
         } catch (IOException e) {
@@ -1475,6 +1450,55 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         }
     }
 
+    /** Receives the entries of {@link #forEachEntry}; false stops the read. */
+    private interface EntryHandler {
+        boolean entry(JournalEntry entry, EntryCursor cursor);
+    }
+
+    /**
+     * Reads a segment's durable bytes from the index point at or before sequence {@code from} (its first entry when
+     * {@code from} is 0) and hands each entry over until the handler stops.
+     *
+     * @return false when the handler stopped the read
+     */
+    private boolean forEachEntry(Segment segment, long from, EntryHandler handler) throws IOException {
+        FileChannel ch;
+        long limit;
+        files.readLock().lock();
+        try {
+            limit = segment.bytes; // read after the durable sequence: covers at least that much
+            try {
+                ch = FileChannel.open(segment.path, StandardOpenOption.READ);
+            } catch (NoSuchFileException e) {
+                throw new IllegalArgumentException("sequence " + Math.max(from, segment.startSequence)
+                        + " is no longer retained in " + directory, e);
+            }
+        } finally {
+            files.readLock().unlock();
+        }
+        try (ch) {
+            long start = SegmentHeader.SIZE;
+            long[] point = from > 0 ? segment.index.floor(from) : null;
+            if (point != null) {
+                start = point[1];
+            }
+            EntryCursor cursor = new EntryCursor(ch, start, limit);
+            while (true) {
+                int r = cursor.next();
+                if (r == JournalEntry.END && cursor.validEnd() == limit) {
+                    return true;
+                }
+                if (r < 0) {
+                    throw new IllegalStateException(segment.name() + ": " + JournalEntry.reason(r) + " at offset "
+                            + cursor.entryOffset() + " inside the durable journal");
+                }
+                if (!handler.entry(cursor.entry(), cursor)) {
+                    return false;
+                }
+            }
+        }
+    }
+
     /** Delivers entries, joining fragment groups; discards a group that another entry cuts short. */
     private final class Reader {
         final long after;
@@ -1491,50 +1515,12 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         }
 
         void readSegment(Segment segment, long from) throws IOException {
-            FileChannel ch;
-            long limit;
-            files.readLock().lock();
-            try {
-                limit = segment.bytes; // read after the durable sequence: covers at least that much
-                try {
-                    ch = FileChannel.open(segment.path, StandardOpenOption.READ);
-                } catch (NoSuchFileException e) {
-                    throw new IllegalArgumentException("sequence " + (after + 1) + " is no longer retained in "
-                            + directory, e);
-                }
-            } finally {
-                files.readLock().unlock();
-            }
-            try (ch) {
-                long start = SegmentHeader.SIZE;
-                if (groupStart == 0) {
-                    long[] point = segment.index.floor(from);
-                    if (point != null) {
-                        start = point[1];
-                    }
-                }
-                EntryCursor cursor = new EntryCursor(ch, start, limit);
-                while (true) {
-                    int r = cursor.next();
-                    if (r == JournalEntry.END && cursor.validEnd() == limit) {
-                        return;
-                    }
-                    if (r < 0) {
-                        throw new IllegalStateException(segment.name() + ": " + JournalEntry.reason(r)
-                                + " at offset " + cursor.entryOffset() + " inside the durable journal");
-                    }
-                    JournalEntry e = cursor.entry();
-                    long seq = e.sequence();
-                    if (seq > durable) {
-                        stopped = true;
-                        return;
-                    }
-                    if (!deliver(seq, e, cursor.array())) {
-                        stopped = true;
-                        return;
-                    }
-                }
-            }
+            // inside an open fragment group the read starts at the segment's start, not at an index point
+            boolean more = forEachEntry(segment, groupStart == 0 ? from : 0, (e, cursor) -> {
+                long seq = e.sequence();
+                return seq <= durable && deliver(seq, e, cursor.array());
+            });
+            stopped = !more;
         }
 
         private boolean deliver(long seq, JournalEntry e, byte[] array) {

@@ -29,6 +29,10 @@ final class Segment {
     /** The chain value after the last entry, known once sealed (or after a scan). */
     volatile byte[] tailChain;
     volatile long sealedAtMillis;
+    /** A channel for readers, opened on first use and shared (positional reads); closed with the segment. */
+    private java.nio.channels.FileChannel readChannel;
+    /** Where the last read of this segment stopped: {sequence, offset of the entry after it}; null before one. */
+    volatile long[] resume;
 
     Segment(Path path, int archiveNumber, long startSequence, byte[] anchor, long headerOffset) {
         this.path = path;
@@ -41,6 +45,26 @@ final class Segment {
         this.endOffset = headerOffset;
         this.tailChain = anchor;
         index.add(startSequence, tandem.protocol.journal.SegmentHeader.SIZE);
+    }
+
+    /** @return the shared read channel, opened on first use */
+    synchronized java.nio.channels.FileChannel readChannel() throws java.io.IOException {
+        if (readChannel == null || !readChannel.isOpen()) {
+            readChannel = java.nio.channels.FileChannel.open(path, java.nio.file.StandardOpenOption.READ);
+        }
+        return readChannel;
+    }
+
+    /** Closes the shared read channel (the segment is deleted, archived or the journal closes). */
+    synchronized void closeReadChannel() {
+        if (readChannel != null) {
+            try {
+                readChannel.close();
+            } catch (java.io.IOException e) {
+                // read-only
+            }
+            readChannel = null;
+        }
     }
 
     String name() {

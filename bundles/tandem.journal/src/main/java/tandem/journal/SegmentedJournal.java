@@ -1132,6 +1132,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         files.writeLock().lock();
         try {
             live.close();
+            liveSegment.closeReadChannel();
             Files.delete(livePath);
             adopted = createLive(startSequence, anchor, offset);
             segments.clear();
@@ -1181,6 +1182,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             Path target = directory.resolve(LINEAGE + n);
             Files.createDirectory(target);
             for (Segment s : segments) {
+                s.closeReadChannel();
                 Files.move(s.path, target.resolve(s.name()), StandardCopyOption.ATOMIC_MOVE);
             }
             io.syncDirectory(target);
@@ -1410,6 +1412,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         } catch (IOException e) {
             LOG.log(Level.WARNING, "{0}: closing the live segment: {1}", livePath, e.getMessage());
         }
+        for (Segment seg : segmentsSnapshot()) {
+            seg.closeReadChannel();
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ read
@@ -1468,7 +1473,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         try {
             limit = segment.bytes; // read after the durable sequence: covers at least that much
             try {
-                ch = FileChannel.open(segment.path, StandardOpenOption.READ);
+                ch = segment.readChannel();
             } catch (NoSuchFileException e) {
                 throw new IllegalArgumentException("sequence " + Math.max(from, segment.startSequence)
                         + " is no longer retained in " + directory, e);
@@ -1476,13 +1481,21 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         } finally {
             files.readLock().unlock();
         }
-        try (ch) {
-            long start = SegmentHeader.SIZE;
-            long[] point = from > 0 ? segment.index.floor(from) : null;
-            if (point != null) {
-                start = point[1];
-            }
-            EntryCursor cursor = new EntryCursor(ch, start, limit);
+        long start = SegmentHeader.SIZE;
+        long[] point = from > 0 ? segment.index.floor(from) : null;
+        if (point != null) {
+            start = point[1];
+        }
+        // a reader that follows the journal (a replica's apply, a stream) resumes where the last read stopped
+        // instead of re-reading from the index point
+        long[] resume = segment.resume;
+        if (from > 0 && resume != null && resume[0] < from && resume[1] > start && resume[1] <= limit) {
+            start = resume[1];
+        }
+        EntryCursor cursor = new EntryCursor(ch, start, limit);
+        long lastSeq = 0;
+        long lastEnd = 0;
+        try {
             while (true) {
                 int r = cursor.next();
                 if (r == JournalEntry.END && cursor.validEnd() == limit) {
@@ -1492,9 +1505,16 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                     throw new IllegalStateException(segment.name() + ": " + JournalEntry.reason(r) + " at offset "
                             + cursor.entryOffset() + " inside the durable journal");
                 }
-                if (!handler.entry(cursor.entry(), cursor)) {
+                JournalEntry e = cursor.entry();
+                if (!handler.entry(e, cursor)) {
                     return false;
                 }
+                lastSeq = e.sequence();
+                lastEnd = cursor.entryOffset() + e.size();
+            }
+        } finally {
+            if (lastSeq > 0) {
+                segment.resume = new long[] {lastSeq, lastEnd};
             }
         }
     }
@@ -1585,6 +1605,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                 if (!overBytes && !overAge) {
                     break;
                 }
+                oldest.closeReadChannel();
                 Files.delete(oldest.path);
                 segments.remove(0);
                 total -= oldest.bytes;

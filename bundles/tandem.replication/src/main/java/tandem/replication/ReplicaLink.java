@@ -173,6 +173,8 @@ final class ReplicaLink implements AutoCloseable {
                     ackLock.unlock();
                 }
                 journal.awaitDurable(target);
+                // the pipeline applies what is durable: one wake-up per sync, none per frame
+                node.hub().appended(journal.durableSequence());
                 sendAck();
             } catch (InterruptedException e) {
                 if (!running) {
@@ -357,7 +359,6 @@ final class ReplicaLink implements AutoCloseable {
                     }
                     if (a > before) {
                         accum = a;
-                        node.hub().appended(a);
                         sendAck();
                         ackLock.lock();
                         try {

@@ -41,7 +41,10 @@ public interface ReplicationHub {
     /** @return the primary this node follows, or null when it is a primary */
     String upstream();
 
-    /** Tells the pipeline that entries up to {@code sequence} were appended to the journal by replication. */
+    /**
+     * Tells the pipeline that the entries replication appended to the journal are durable up to {@code sequence}:
+     * it applies them.
+     */
     void appended(long sequence);
 
     /** @return the last sequence applied to the keyspace */

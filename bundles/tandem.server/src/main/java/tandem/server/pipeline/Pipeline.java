@@ -166,7 +166,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         return upstream;
     }
 
-    /** Replication appended entries up to {@code sequence}: the logic thread applies them once durable. */
+    /** Replication's entries are durable up to {@code sequence}: the logic thread applies them. */
     public void appended(long sequence) {
         queue.add(DURABLE);
     }
@@ -353,21 +353,16 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     /**
-     * On a replica: applies what replication made durable, and asks to be woken when the rest is. Pending reads
-     * run after it, so a read sees every entry durable when its turn came.
+     * On a replica: applies what replication made durable (replication wakes this thread after each sync). Pending
+     * reads run after it, so a read sees every entry durable when its turn came.
      */
     private void applyFollowed() {
         if (journal == null || keyspace == null || unavailable != null && !replayNeeded) {
             return;
         }
-        long durable = journal.durableSequence();
-        if (keyspace.appliedSequence() < durable) {
+        if (keyspace.appliedSequence() < journal.durableSequence()) {
             replay();
             followedSomething = true;
-        }
-        long last = journal.lastSequence();
-        if (last > journal.durableSequence()) {
-            durability.watch(journal, last);
         }
     }
 

@@ -17,7 +17,12 @@ import tandem.protocol.replication.Rotate;
  */
 final class Fanout implements JournalTap {
 
-    private final CopyOnWriteArrayList<Outbox> outboxes = new CopyOnWriteArrayList<>();
+    /** Where one replica's live frames go: its session, which sends them at once or queues them. */
+    interface Sink {
+        void offer(Outbox.Kind kind, ByteBuffer frames, long first, long last);
+    }
+
+    private final CopyOnWriteArrayList<Sink> outboxes = new CopyOnWriteArrayList<>();
     private final SlotFramer framer;
     private final JournalEntry entry = new JournalEntry();
     private final ByteBuffer control = ByteBuffer.allocate(Frames.LENGTH_PREFIX + Rotate.LENGTH)
@@ -27,11 +32,11 @@ final class Fanout implements JournalTap {
         this.framer = new SlotFramer(maxFrame);
     }
 
-    void add(Outbox o) {
+    void add(Sink o) {
         outboxes.add(o);
     }
 
-    void remove(Outbox o) {
+    void remove(Sink o) {
         outboxes.remove(o);
     }
 
@@ -54,7 +59,7 @@ final class Fanout implements JournalTap {
             framer.add(entry.sequence(), slot);
         }
         ByteBuffer frames = framer.finish();
-        for (Outbox o : outboxes) {
+        for (Sink o : outboxes) {
             o.offer(Outbox.Kind.BATCH, frames, firstSequence, lastSequence);
         }
     }
@@ -64,7 +69,7 @@ final class Fanout implements JournalTap {
         control.clear();
         Rotate.write(control, boundarySequence, tailHash);
         control.flip();
-        for (Outbox o : outboxes) {
+        for (Sink o : outboxes) {
             o.offer(Outbox.Kind.ROTATE, control, boundarySequence, boundarySequence);
         }
     }
@@ -74,7 +79,7 @@ final class Fanout implements JournalTap {
         control.clear();
         ChainCheck.write(control, sequence, chainHash);
         control.flip();
-        for (Outbox o : outboxes) {
+        for (Sink o : outboxes) {
             o.offer(Outbox.Kind.CHAIN_CHECK, control, sequence, sequence);
         }
     }

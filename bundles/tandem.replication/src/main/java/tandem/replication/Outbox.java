@@ -92,6 +92,39 @@ final class Outbox {
         }
     }
 
+    /** @return the next chunk without waiting, or null */
+    Chunk pollNow() {
+        lock.lock();
+        try {
+            return overflowed || closed ? null : queue.poll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isEmpty() {
+        lock.lock();
+        try {
+            return queue.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sender: waits up to {@code timeoutNanos} for a chunk; @return true when one is queued */
+    boolean awaitChunk(long timeoutNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            long left = timeoutNanos;
+            while (queue.isEmpty() && !overflowed && !closed && left > 0) {
+                left = ready.awaitNanos(left);
+            }
+            return !queue.isEmpty() && !overflowed && !closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Sender: gives a chunk back once its bytes were handed to the transport. */
     void release(Chunk c) {
         lock.lock();

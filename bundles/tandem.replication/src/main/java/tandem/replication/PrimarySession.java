@@ -40,7 +40,7 @@ import tandem.protocol.replication.StreamStart;
  * StreamStart, catch-up from the journal files, then the live frames of the replica's {@link Outbox}, and a
  * Heartbeat whenever the link was idle.
  */
-final class PrimarySession implements FrameSession {
+final class PrimarySession implements FrameSession, Fanout.Sink {
 
     private static final Logger LOG = System.getLogger("tandem.replication");
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -66,7 +66,17 @@ final class PrimarySession implements FrameSession {
     private volatile ReplicationHub.ReplicaSlot slot;
     private volatile Thread sender;
     private ScheduledFuture<?> handshakeTimeout;
-    private Outbox outbox;
+    private volatile Outbox outbox;
+    /**
+     * Orders the live frames on the link: the sender thread and, once the outbox is drained, the journal thread
+     * itself (which then sends a batch at once instead of waking the sender). Held only for non-blocking work.
+     */
+    private final Object order = new Object();
+    /** True while the journal thread may send directly; guarded by {@link #order}. */
+    private boolean direct;
+    /** The last sequence sent in the live stream; guarded by {@link #order}. */
+    private long livePosition;
+    private volatile long lastSendNanos;
     private long handshakeLast;
     private byte[] handshakeChain;
 
@@ -249,7 +259,7 @@ final class PrimarySession implements FrameSession {
         }
         Outbox o = outbox;
         if (o != null) {
-            node.fanout().remove(o);
+            node.fanout().remove(this);
             o.close();
         }
         ReplicationHub.ReplicaSlot s = slot;
@@ -346,7 +356,7 @@ final class PrimarySession implements FrameSession {
         acked = last;
         sentHighWater = last;
         outbox = new Outbox(node.settings().ringMaxBytes());
-        node.fanout().add(outbox); // before the catch-up, so that nothing journaled from now on is missed
+        node.fanout().add(this); // before the catch-up, so that nothing journaled from now on is missed
         boolean genesisKnown = origin.startSequence() == 1 && origin.sealed();
         sendFrames(ByteBuffer.wrap(StreamStart.frame(last, origin.startSequence(), origin.anchor(), node.epoch(),
                 node.hub().ackPolicy().wire(), genesisKnown, genesisKnown ? origin.entries() : 0,
@@ -435,60 +445,122 @@ final class PrimarySession implements FrameSession {
         framer.reset();
     }
 
-    /** Forwards the outbox's frames as they are, filling from the journal files any gap before them. */
+    /** Journal thread: a live frame for this replica, sent at once when nothing is queued before it. */
+    @Override
+    public void offer(Outbox.Kind kind, ByteBuffer frames, long first, long last) {
+        Outbox o = outbox;
+        synchronized (order) {
+            if (direct && state == State.STREAMING && o.isEmpty() && link.writable()) {
+                if (forward(kind, frames, first, last)) {
+                    return;
+                }
+                direct = false; // a gap: the sender fills it from the files
+            }
+            o.offer(kind, frames, first, last);
+        }
+    }
+
+    /**
+     * Sends live frames if they follow the position. Holds {@link #order}; never blocks.
+     *
+     * @return false when entries are missing before them (the sender must bridge from the files first)
+     */
+    private boolean forward(Outbox.Kind kind, ByteBuffer frames, long first, long last) {
+        switch (kind) {
+            case BATCH -> {
+                if (last <= livePosition) {
+                    return true; // already sent by the catch-up
+                }
+                if (first > livePosition + 1) {
+                    return false;
+                }
+                sentHighWater = Math.max(sentHighWater, last);
+                link.send(frames);
+                livePosition = last;
+            }
+            case ROTATE -> {
+                if (first > livePosition) {
+                    return false;
+                }
+                if (first == livePosition) {
+                    link.send(frames);
+                }
+            }
+            case CHAIN_CHECK -> {
+                if (first == livePosition) {
+                    link.send(frames);
+                }
+            }
+            default -> throw new IllegalStateException(kind.toString());
+        }
+        lastSendNanos = System.nanoTime();
+        return true;
+    }
+
+    /**
+     * Forwards the outbox's frames as they are, filling from the journal files any gap before them, and hands the
+     * live stream to the journal thread whenever the outbox is drained.
+     */
     private void live(Journal journal, long position) throws InterruptedException {
         long heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(node.settings().heartbeatMs());
-        long lastSend = System.nanoTime();
         ByteBuffer heartbeat = ByteBuffer.allocate(Frames.LENGTH_PREFIX + Heartbeat.LENGTH);
+        synchronized (order) {
+            livePosition = position;
+        }
+        lastSendNanos = System.nanoTime();
         while (state != State.CLOSED) {
-            Outbox.Chunk c = outbox.poll(heartbeatNanos);
+            boolean queued = outbox.awaitChunk(heartbeatNanos);
             if (outbox.overflowed()) {
                 LOG.log(Level.WARNING, "replica {0} ({1}) evicted: it fell more than ring.max.bytes={2} behind; it "
                         + "will catch up from the journal", id, remote(), node.settings().ringMaxBytes());
                 close("fell behind the replication ring");
                 return;
             }
-            if (c == null) {
-                if (System.nanoTime() - lastSend >= heartbeatNanos) {
-                    heartbeat.clear();
-                    Heartbeat.write(heartbeat, position, node.hub().ackPolicy().wire());
-                    sendFrames(heartbeat.flip());
-                    lastSend = System.nanoTime();
+            if (!queued) {
+                synchronized (order) {
+                    if (System.nanoTime() - lastSendNanos >= heartbeatNanos && state != State.CLOSED) {
+                        heartbeat.clear();
+                        Heartbeat.write(heartbeat, livePosition, node.hub().ackPolicy().wire());
+                        link.send(heartbeat.flip());
+                        lastSendNanos = System.nanoTime();
+                    }
+                    direct = outbox.isEmpty();
                 }
                 continue;
             }
+            awaitWritable(); // outside the lock: the journal thread must never wait for a slow replica
+            Outbox.Chunk c;
+            boolean gap;
+            long from;
+            synchronized (order) {
+                c = outbox.pollNow();
+                if (c == null) {
+                    continue;
+                }
+                gap = !forward(c.kind, c.frames(), c.first, c.last);
+                if (gap) {
+                    direct = false;
+                }
+                from = livePosition;
+            }
             try {
-                switch (c.kind) {
-                    case BATCH -> {
-                        if (c.last <= position) {
-                            break; // already sent by the catch-up
-                        }
-                        if (c.first > position + 1) {
-                            position = bridge(journal, position, c.first - 1);
-                        }
-                        sentHighWater = Math.max(sentHighWater, c.last);
-                        sendFrames(c.frames());
-                        position = c.last;
-                    }
-                    case ROTATE -> {
-                        if (c.first > position) {
-                            position = bridge(journal, position, c.first);
-                        }
-                        if (c.first == position) {
-                            sendFrames(c.frames());
+                if (gap) {
+                    long upTo = c.kind == Outbox.Kind.BATCH ? c.first - 1 : c.first;
+                    long reached = bridge(journal, from, upTo);
+                    synchronized (order) {
+                        livePosition = reached;
+                        if (!forward(c.kind, c.frames(), c.first, c.last)) {
+                            throw new IllegalStateException("the journal files end at " + reached + " before "
+                                    + upTo);
                         }
                     }
-                    case CHAIN_CHECK -> {
-                        if (c.first == position) {
-                            sendFrames(c.frames());
-                        }
-                    }
-                    default -> throw new IllegalStateException(c.kind.toString());
                 }
             } finally {
                 outbox.release(c);
             }
-            lastSend = System.nanoTime();
+            synchronized (order) {
+                direct = outbox.isEmpty();
+            }
         }
     }
 
@@ -501,6 +573,11 @@ final class PrimarySession implements FrameSession {
 
     /** Hands frames to the transport, waiting while its outbound buffer is full. */
     private void sendFrames(ByteBuffer frames) throws InterruptedException {
+        awaitWritable();
+        link.send(frames);
+    }
+
+    private void awaitWritable() throws InterruptedException {
         FrameLink l = link;
         writableLock.lock();
         try {
@@ -513,6 +590,5 @@ final class PrimarySession implements FrameSession {
         if (state == State.CLOSED) {
             throw new InterruptedException("closed");
         }
-        l.send(frames);
     }
 }

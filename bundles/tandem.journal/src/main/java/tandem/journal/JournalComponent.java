@@ -227,4 +227,14 @@ public final class JournalComponent implements Journal {
     public void untap(JournalTap tap) {
         journal.untap(tap);
     }
+
+    @Override
+    public void addDurabilityListener(tandem.api.journal.DurabilityListener listener) {
+        journal.addDurabilityListener(listener);
+    }
+
+    @Override
+    public void removeDurabilityListener(tandem.api.journal.DurabilityListener listener) {
+        journal.removeDurabilityListener(listener);
+    }
 }

@@ -30,6 +30,7 @@ import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
+import tandem.api.journal.DurabilityListener;
 import tandem.api.journal.EntryTag;
 import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
@@ -129,6 +130,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private final Thread journalThread;
     private volatile boolean terminated;
     private final CopyOnWriteArrayList<JournalTap> taps = new CopyOnWriteArrayList<>();
+    private final CopyOnWriteArrayList<DurabilityListener> durabilityListeners = new CopyOnWriteArrayList<>();
     private int batchesSinceCheck;
     private volatile boolean rotateBySize = true;
 
@@ -458,6 +460,20 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     }
 
     @Override
+    public void addDurabilityListener(DurabilityListener listener) {
+        durabilityListeners.addIfAbsent(listener);
+        String reason = stoppedReason;
+        if (reason != null) {
+            listener.stopped(reason);
+        }
+    }
+
+    @Override
+    public void removeDurabilityListener(DurabilityListener listener) {
+        durabilityListeners.remove(listener);
+    }
+
+    @Override
     public void tap(JournalTap tap) {
         taps.addIfAbsent(tap);
     }
@@ -710,6 +726,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         durableOffset = drainOffsetAfter;
         durableSequence = drainLastSequence;
         wakeWaiters();
+        for (DurabilityListener l : durabilityListeners) {
+            l.durable(drainLastSequence);
+        }
         handToChain(start + drainBytes);
     }
 
@@ -1260,6 +1279,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         stoppedReason = "journal " + directory + " stopped after a failed write or sync at durable sequence "
                 + durableSequence + ": " + e;
         LOG.log(Level.ERROR, stoppedReason, e);
+        for (DurabilityListener l : durabilityListeners) {
+            l.stopped(stoppedReason);
+        }
         try {
             live.close();
         } catch (IOException | RuntimeException ignored) {

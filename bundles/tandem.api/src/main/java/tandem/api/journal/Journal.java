@@ -41,6 +41,15 @@ public interface Journal {
     void awaitDurable(long sequence) throws InterruptedException;
 
     /**
+     * Registers a listener told of each durability advance on the journal thread, so that a waiter needs no thread
+     * of its own to wait for an {@code fdatasync}.
+     */
+    void addDurabilityListener(DurabilityListener listener);
+
+    /** Removes a listener; once this returns, it is no longer called. */
+    void removeDurabilityListener(DurabilityListener listener);
+
+    /**
      * Reads the durable entries after {@code afterSequence}, in order, joining fragments; stops at the durable end
      * or when the visitor returns false.
      *

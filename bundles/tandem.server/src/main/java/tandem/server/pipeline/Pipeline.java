@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import tandem.api.journal.DurabilityListener;
 import tandem.api.journal.EntryTag;
 import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
@@ -40,8 +41,8 @@ import tandem.server.resp.RespRequest;
  * journal at once, so the journal thread can start its {@code fdatasync} while this thread goes on); then walk the
  * pending requests in order, applying each write once the journal reports it durable and running each read when
  * the writes before it are applied; then send each touched connection its replies in one write. The logic thread
- * never waits for an {@code fdatasync} itself: a {@link DurabilityWatcher} does, and wakes it with an event, so that
- * requests arriving meanwhile are sequenced into the next batch. That overlap is what groups commits.
+ * never waits for an {@code fdatasync} itself: the journal thread tells it (a {@link DurabilityListener}) with an
+ * event once the batch it waits for is durable, so that requests arriving meanwhile are sequenced into the next batch. That overlap is what groups commits.
  *
  * <p>The journal and the keyspace are dynamic: when either goes away (its bundle is stopped or updated), requests
  * wait until it is back, up to {@code pauseMillis}; a new keyspace is first brought up to date by replaying the
@@ -84,7 +85,28 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final ReentrantLock services = new ReentrantLock();
     private final Condition servicesChanged = services.newCondition();
     private final Thread logic;
-    private final DurabilityWatcher durability = new DurabilityWatcher(() -> queue.add(DURABLE));
+    /**
+     * Told by the journal thread after each {@code fdatasync}: the logic thread never blocks on one, and no thread
+     * of its own waits for it either. While a batch syncs, this thread keeps sequencing the next.
+     */
+    private final DurabilityListener durability = new DurabilityListener() {
+        @Override
+        public void durable(long sequence) {
+            if (sequence >= awaitedSequence) {
+                queue.add(DURABLE);
+            }
+        }
+
+        @Override
+        public void stopped(String reason) {
+            stoppedReason = reason;
+            queue.add(DURABLE);
+        }
+    };
+    /** The sequence the head of the pipeline waits for; a durability advance below it wakes nobody. */
+    private volatile long awaitedSequence = Long.MAX_VALUE;
+    /** Why the bound journal stopped, or null. */
+    private volatile String stoppedReason;
     private final ResponseGate gate = new ResponseGate(() -> queue.add(DURABLE));
     /** The primary this node follows, or null on a primary. */
     private volatile String upstream;
@@ -118,7 +140,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     public void journal(Journal next) {
         services.lock();
         try {
+            if (journal != null) {
+                journal.removeDurabilityListener(durability);
+            }
+            stoppedReason = null;
             journal = next;
+            if (next != null) {
+                next.addDurabilityListener(durability);
+            }
             replayNeeded = true;
             journalChanged = true;
             servicesChanged.signalAll();
@@ -197,7 +226,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     @Override
     public void close() {
         running = false;
-        durability.close();
+        Journal j = journal;
+        if (j != null) {
+            j.removeDurabilityListener(durability);
+        }
         logic.interrupt();
         try {
             logic.join(10_000);
@@ -750,16 +782,20 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
             missingSinceNs = 0;
             if (p.sequence() > 0 && journal.durableSequence() < p.sequence()) {
-                String stopped = durability.stoppedReason(journal);
+                String stopped = stoppedReason;
                 if (stopped != null) {
                     failHead(journalStopped(stopped));
                     continue;
                 }
-                // not durable yet: the durability watcher posts an event when it is, and meanwhile this thread
+                // not durable yet: the journal thread posts an event when it is, and meanwhile this thread
                 // sequences whatever arrives, so that it joins the next fsync
-                durability.watch(journal, p.sequence());
+                awaitedSequence = p.sequence();
+                if (journal.durableSequence() >= p.sequence()) {
+                    continue; // became durable meanwhile: its event may have gone by before the wait was set
+                }
                 return;
             }
+            awaitedSequence = Long.MAX_VALUE;
             pending.poll();
             execute(p);
         }

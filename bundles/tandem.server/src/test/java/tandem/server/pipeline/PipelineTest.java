@@ -331,9 +331,12 @@ class PipelineTest {
             }
         }
 
+        final List<tandem.api.journal.DurabilityListener> listeners = new CopyOnWriteArrayList<>();
+
         synchronized void stop(String reason) {
             stopped = reason;
             notifyAll();
+            listeners.forEach(l -> l.stopped(reason));
         }
 
         private synchronized void sync() {
@@ -341,7 +344,18 @@ class PipelineTest {
                 durable = entries.size();
                 syncs++;
                 notifyAll();
+                listeners.forEach(l -> l.durable(durable));
             }
+        }
+
+        @Override
+        public void addDurabilityListener(tandem.api.journal.DurabilityListener listener) {
+            listeners.add(listener);
+        }
+
+        @Override
+        public void removeDurabilityListener(tandem.api.journal.DurabilityListener listener) {
+            listeners.remove(listener);
         }
 
         @Override
@@ -350,7 +364,9 @@ class PipelineTest {
                 throw new JournalStoppedException(stopped, null);
             }
             entries.add(new Entry(entries.size() + 1, timestampNs, tag, payload));
-            return entries.size();
+            long sequence = entries.size();
+            sync(); // like a journal thread that syncs at once unless the test holds it
+            return sequence;
         }
 
         @Override

@@ -131,8 +131,14 @@ public final class RespServer implements ServerContext, ReplicationHub {
     private volatile Journal boundJournal;
     private volatile Keyspace boundKeyspace;
     private volatile Channel listener;
-    private final org.osgi.util.tracker.ServiceTracker<ReplicationStatusSource, ReplicationStatusSource>
-            replicationSources;
+    private final BundleContext context;
+    /**
+     * The replication protocols' status, by service reference; each service is fetched on first use, not when it
+     * is registered: a protocol registers its status while SCR activates it, and a fetch from inside that
+     * registration fails (the component is not active yet), after which a plain tracker would never retry.
+     */
+    private final org.osgi.util.tracker.ServiceTracker<ReplicationStatusSource,
+            java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource>> replicationSources;
 
     private record Connection(Channel channel, ClientSession session) {
     }
@@ -142,8 +148,29 @@ public final class RespServer implements ServerContext, ReplicationHub {
         ServerSettings s = ServerSettings.of(config);
         this.version = context.getBundle().getVersion().toString();
         this.pipeline = new Pipeline(s.pauseMaxMs());
+        this.context = context;
         this.replicationSources = new org.osgi.util.tracker.ServiceTracker<>(context, ReplicationStatusSource.class,
-                null);
+                new org.osgi.util.tracker.ServiceTrackerCustomizer<ReplicationStatusSource,
+                        java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource>>() {
+                    @Override
+                    public java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource> addingService(
+                            org.osgi.framework.ServiceReference<ReplicationStatusSource> ref) {
+                        return new java.util.concurrent.atomic.AtomicReference<>();
+                    }
+
+                    @Override
+                    public void modifiedService(org.osgi.framework.ServiceReference<ReplicationStatusSource> ref,
+                            java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource> held) {
+                    }
+
+                    @Override
+                    public void removedService(org.osgi.framework.ServiceReference<ReplicationStatusSource> ref,
+                            java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource> held) {
+                        if (held.getAndSet(null) != null) {
+                            context.ungetService(ref);
+                        }
+                    }
+                });
         replicationSources.open();
         String primary = configuredPrimary(context);
         if (primary != null) {
@@ -538,7 +565,23 @@ public final class RespServer implements ServerContext, ReplicationHub {
         List<ReplicationStatus> out = new ArrayList<>();
         // a tracker, not a DS reference: the replication components reference this component's hub, and a
         // reference back would make a cycle that SCR resolves only sometimes at startup
-        for (ReplicationStatusSource source : replicationSources.getServices(new ReplicationStatusSource[0])) {
+        for (var tracked : replicationSources.getTracked().entrySet()) {
+            ReplicationStatusSource source = tracked.getValue().get();
+            if (source == null) {
+                ReplicationStatusSource fetched = context.getService(tracked.getKey());
+                if (fetched == null) {
+                    continue; // still activating
+                }
+                if (tracked.getValue().compareAndSet(null, fetched)) {
+                    source = fetched;
+                } else {
+                    context.ungetService(tracked.getKey());
+                    source = tracked.getValue().get();
+                }
+            }
+            if (source == null) {
+                continue;
+            }
             try {
                 out.add(source.replicationStatus());
             } catch (RuntimeException e) {

@@ -229,6 +229,11 @@ final class ReplicaLink implements AutoCloseable {
         public void frame(ByteBuffer p) {
             lastFrameNanos = System.nanoTime();
             byte tag = Frames.tag(p);
+            if (!streaming && p.remaining() > Frames.MAX_CONTROL_FRAME) {
+                // before the stream starts a primary sends control frames only
+                throw new FrameException("a " + p.remaining() + "-byte " + Frames.name(tag) + " frame before the "
+                        + "stream started (the limit is " + Frames.MAX_CONTROL_FRAME + ")");
+            }
             if (!authenticated) {
                 authentication(p, tag);
             } else if (!streaming) {

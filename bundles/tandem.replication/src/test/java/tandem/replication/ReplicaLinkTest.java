@@ -308,6 +308,20 @@ class ReplicaLinkTest {
         assertThat(link.status().lastError()).isEqualTo(p.closedReason());
     }
 
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aControlFrameOverTheControlLimitBeforeStreamingClosesTheLink(boolean byteByByte) {
+        Peer p = connect();
+        byte[] challenge = Challenge.frame(new byte[32]);
+        byte[] padded = new byte[4 + Frames.MAX_CONTROL_FRAME + 1];
+        System.arraycopy(challenge, 0, padded, 0, challenge.length);
+        java.nio.ByteBuffer.wrap(padded).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0, Frames.MAX_CONTROL_FRAME + 1);
+        p.feed(padded, byteByByte);
+        p.awaitClosed();
+        assertThat(p.closedReason()).contains("257-byte Challenge frame before the stream started");
+        assertThat(p.frames()).as("no signature for an oversized challenge").isEmpty();
+    }
+
     // ---- streaming --------------------------------------------------------------------------------------------
 
     @ParameterizedTest(name = "byteByByte={0}")

@@ -288,6 +288,23 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
     }
 
     @Override
+    public long checkpoint(Path target) {
+        // RocksDB flushes the memtables first (atomically, every column family) and links the files: the copy holds
+        // a consistent cut, and its meta family says at which applied sequence
+        try (org.rocksdb.Checkpoint cp = org.rocksdb.Checkpoint.create(db)) {
+            cp.createCheckpoint(target.toString());
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("cannot cut a checkpoint of " + directory + " into " + target + ": "
+                    + e.getMessage(), e);
+        }
+        try (RocksKeyspace copy = new RocksKeyspace(target, expireKeysPerTick, 1)) {
+            return copy.appliedSequence;
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("the checkpoint in " + target + " does not open: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public long appliedSequence() {
         return appliedSequence;
     }

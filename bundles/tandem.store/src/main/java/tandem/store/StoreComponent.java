@@ -185,6 +185,11 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
+    public long checkpoint(java.nio.file.Path directory) {
+        return keyspace.checkpoint(directory);
+    }
+
+    @Override
     public long nextDeadlineNs() {
         return keyspace.nextDeadlineNs();
     }

@@ -58,4 +58,13 @@ public interface Keyspace {
 
     /** @return the current state */
     StoreStatus status();
+
+    /**
+     * Cuts a consistent copy of the store into {@code directory} (which must not exist yet; files are hard-linked
+     * where the file system allows), for a replica's full sync. May be called while commands are applied.
+     *
+     * @return the applied sequence the copy holds: a replica that installs it continues after that sequence
+     * @throws IllegalStateException naming the directory when the copy cannot be made
+     */
+    long checkpoint(java.nio.file.Path directory);
 }

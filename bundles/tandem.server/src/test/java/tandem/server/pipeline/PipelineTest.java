@@ -552,6 +552,11 @@ class PipelineTest {
         }
 
         @Override
+        public long checkpoint(java.nio.file.Path directory) {
+            throw new UnsupportedOperationException("not used by these tests");
+        }
+
+        @Override
         public long appliedSequence() {
             return applied;
         }

@@ -27,8 +27,8 @@ import redis.clients.jedis.Jedis;
 /**
  * A primary and two journal-protocol replicas as real processes, under concurrent writers, with the
  * {@code two-disks} policy: refused keys, a third replica, convergence, a replica killed and restarted, the response
- * gate, hot swaps of the transport and replication bundles, and finally {@code kill -9} of the primary. The tests
- * share one cluster and run in order; the last one kills the primary.
+ * gate, hot swaps of the transport and replication bundles, a clean restart of the primary, and finally
+ * {@code kill -9} of the primary. The tests share one cluster and run in order; the last one kills the primary.
  */
 @Timeout(300)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -295,6 +295,30 @@ class JournalReplicationSystemTest {
 
     @Test
     @Order(6)
+    void aPrimaryStoppedCleanlyAndRestartedKeepsItsReplicas() throws Exception {
+        List<Writer> ws = writers("restart", 2);
+        ws.forEach(w -> w.awaitProgress(200));
+        cluster.primary.stop(); // SIGTERM: everything sent to the replicas was synced before the process ends
+        for (Writer w : ws) {
+            w.halt(); // their connection ended with the primary
+        }
+        int resumesBefore = countResumes(r1) + countResumes(r2);
+        cluster.primary.restart();
+        TandemNode.await("both replicas resumed", Duration.ofSeconds(60),
+                () -> countResumes(r1) + countResumes(r2) >= resumesBefore + 2);
+        try (Jedis jedis = new Jedis("127.0.0.1", cluster.primary.port())) {
+            assertThat(jedis.set("after-restart", "1")).isEqualTo("OK");
+            for (Writer w : ws) {
+                assertThat(jedis.get(w.prefix + ":" + w.acked.get())).isEqualTo(Long.toString(w.acked.get()));
+            }
+        }
+        awaitConverged(r1, r2);
+        assertSameState(r1, r2);
+        assertThat(lastResumePoint(r1)).isGreaterThan(0);
+    }
+
+    @Test
+    @Order(7)
     void killingThePrimaryLosesNoAcknowledgedWriteAndTheReplicasAgree() throws Exception {
         List<Writer> ws = writers("kill", 4);
         long target = 100 + new Random().nextInt(900); // a random moment, counted in acknowledged writes

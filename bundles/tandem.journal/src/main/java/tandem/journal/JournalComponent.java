@@ -237,4 +237,14 @@ public final class JournalComponent implements Journal {
     public void removeDurabilityListener(tandem.api.journal.DurabilityListener listener) {
         journal.removeDurabilityListener(listener);
     }
+
+    @Override
+    public long writeSeed(long snapSequence, java.nio.channels.WritableByteChannel out) throws java.io.IOException {
+        return journal.writeSeed(snapSequence, out);
+    }
+
+    @Override
+    public void installSeed(java.nio.file.Path seed) {
+        journal.installSeed(seed);
+    }
 }

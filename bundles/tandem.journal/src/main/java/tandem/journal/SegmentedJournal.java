@@ -173,7 +173,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private final ReentrantLock waitLock = new ReentrantLock();
     private final Condition durableAdvanced = waitLock.newCondition();
 
-    private enum Kind { ROTATE, ARCHIVE_LINEAGE, ROTATE_AT, ADOPT }
+    private enum Kind { ROTATE, ARCHIVE_LINEAGE, ROTATE_AT, ADOPT, SEED }
 
     private record Mark(long sequence, byte[] expected, CompletableFuture<Boolean> result) {
     }
@@ -196,6 +196,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         final long sequence;
         final byte[] hash;
         final long offset;
+        Path path;
         boolean done;
         RuntimeException failure;
 
@@ -621,6 +622,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                 case ROTATE -> rotateNow();
                 case ROTATE_AT -> rotateAtNow(control.sequence, control.hash);
                 case ADOPT -> adoptNow(control.sequence, control.hash, control.offset);
+                case SEED -> installSeedNow(control.path);
                 default -> archiveLineageNow();
             }
         } catch (RuntimeException e) {
@@ -1138,6 +1140,107 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                     + ChainHash.hex(expected) + ", this journal " + ChainHash.hex(tail));
         }
         rotateNow();
+    }
+
+    @Override
+    public long writeSeed(long snapSequence, java.nio.channels.WritableByteChannel out) throws IOException {
+        if (snapSequence > durableSequence) {
+            throw new IllegalArgumentException("sequence " + snapSequence + " is not durable");
+        }
+        Segment holder = null;
+        for (Segment seg : segmentsSnapshot()) {
+            if (seg.startSequence <= snapSequence + 1 && snapSequence <= seg.lastSequence) {
+                holder = seg;
+            } else if (seg.startSequence == snapSequence + 1) {
+                holder = seg; // the snapshot sits at its start: the seed is its header
+            }
+        }
+        if (holder == null) {
+            throw new IllegalArgumentException("no retained segment of " + directory + " holds sequence "
+                    + (snapSequence + 1));
+        }
+        long end = SegmentHeader.SIZE;
+        if (snapSequence >= holder.startSequence) {
+            long[] found = {-1};
+            forEachEntry(holder, snapSequence, (e, cursor) -> {
+                if (e.sequence() == snapSequence) {
+                    found[0] = cursor.entryOffset() + e.size();
+                    return false;
+                }
+                return e.sequence() < snapSequence;
+            });
+            if (found[0] < 0) {
+                throw new IllegalArgumentException("sequence " + snapSequence + " not found in " + holder.name());
+            }
+            end = found[0];
+        }
+        FileChannel ch = holder.readChannel();
+        long at = 0;
+        while (at < end) {
+            long n = ch.transferTo(at, end - at, out);
+            if (n <= 0) {
+                throw new IOException("the seed of " + holder.name() + " stopped at byte " + at + " of " + end);
+            }
+            at += n;
+        }
+        return end;
+    }
+
+    @Override
+    public void installSeed(Path seed) {
+        Control c = new Control(Kind.SEED);
+        c.path = seed;
+        control(c);
+    }
+
+    /**
+     * Replica after a snapshot: archives the lineage and makes the seed the live segment. The seed is scanned first
+     * (header, entry CRCs, sequences); a seed that is not sound changes nothing. Journal thread, holding lock.
+     */
+    private void installSeedNow(Path seed) throws IOException {
+        SegmentScanner.Result scanned = SegmentScanner.scanFiles(new TreeMap<>(), seed);
+        if (scanned.broken != null || scanned.tornAt >= 0 || scanned.segments.size() != 1) {
+            throw new IllegalStateException("the segment seed " + seed + " is not a sound segment prefix: "
+                    + (scanned.broken != null ? scanned.broken.openMessage() : String.valueOf(scanned.tornReason)));
+        }
+        Segment seeded = scanned.segments.get(0);
+        archiveLineageNow(); // the old history is kept as a lineage, and every waiter on it is released
+        files.writeLock().lock();
+        try {
+            live.close();
+            liveSegment.closeReadChannel();
+            Files.delete(livePath);
+            Files.move(seed, livePath, StandardCopyOption.ATOMIC_MOVE);
+            io.syncDirectory(directory);
+            seeded.path = livePath;
+            segments.clear();
+            segments.add(seeded);
+            liveSegment = seeded;
+            chain = scanned.liveChain;
+            chainLock.lock();
+            try {
+                durableOffset = seeded.endOffset;
+                durableSequence = seeded.lastSequence;
+                hashed = new ChainPoint(hashed.lineage() + 1, seeded.lastSequence, seeded.bytes, seeded.endOffset,
+                        chain.value());
+                hashedAdvanced.signalAll();
+            } finally {
+                chainLock.unlock();
+            }
+        } finally {
+            files.writeLock().unlock();
+        }
+        live = io.open(livePath, false);
+        tailOpenGroup = seeded.tailOpenGroup;
+        danglingGroup = tailOpenGroup;
+        replicatedGroup.reset();
+        nextSequence = seeded.lastSequence + 1;
+        lastSequence = seeded.lastSequence;
+        lastTimestampNs = seeded.isEmpty() ? lastTimestampNs : seeded.lastTimestampNs;
+        appendOffset = seeded.endOffset;
+        fillOffsetAfter = appendOffset;
+        LOG.log(Level.INFO, "{0}: installed a segment seed: sequences {1}..{2}, chain {3}", directory,
+                seeded.startSequence, seeded.lastSequence, ChainHash.hex(chain.value()));
     }
 
     /** Fresh replica: a new live segment with the primary's identity. Journal thread, holding lock. */

@@ -251,4 +251,104 @@ class ReplicatedJournalTest {
             assertThat(r.events).hasSize(1);
         }
     }
+
+    /** Feeds the replica every entry of the primary after {@code after}, announcing rotations as the primary does. */
+    private static void catchUp(SegmentedJournal primary, SegmentedJournal replica, long after) {
+        primary.readSlots(after, new SlotVisitor() {
+            @Override
+            public boolean segment(long startSequence, byte[] anchor) {
+                replica.rotateAt(startSequence - 1, anchor);
+                return true;
+            }
+
+            @Override
+            public boolean slot(long sequence, ByteBuffer slot) {
+                ByteBuffer b = slot.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+                int p = b.position();
+                int payload = Short.toUnsignedInt(b.getShort(p)) - JournalEntry.LENGTH_BASE;
+                ByteBuffer body = b.duplicate().position(p + 35).limit(p + 35 + payload);
+                replica.appendReplicated(b.getLong(p + 2), b.getLong(p + 10), b.getLong(p + 18), b.getLong(p + 26),
+                        b.get(p + 34), body);
+                return true;
+            }
+        });
+    }
+
+    @Test
+    void aSeedAndTheEntriesAfterItMakeAReplicaByteIdenticalFromTheSnapshotOn() throws Exception {
+        JournalSettings small = JournalSettings.defaults(dir.resolve("p")).withSegmentSize(
+                JournalSettings.MIN_SEGMENT_SIZE);
+        try (SegmentedJournal primary = new SegmentedJournal(small)) {
+            long ts = 1_000;
+            for (int i = 0; i < 300; i++) {
+                primary.append(ts += 10, i, EntryTag.APP, command("SET", "k" + i, "v".repeat(500 + i % 700)));
+                if (i % 10 == 9) {
+                    primary.awaitDurable(primary.lastSequence()); // batches of ten: rotation is checked after each
+                }
+            }
+            primary.awaitDurable(primary.lastSequence());
+            // a control runs after every pending rotation by size: from here on the segments do not move
+            primary.append(ts += 10, 0, EntryTag.APP, command("SET", "last", "x"));
+            primary.rotate();
+            primary.append(ts += 10, 0, EntryTag.APP, command("SET", "in-live", "x"));
+            primary.awaitDurable(primary.lastSequence());
+            List<SegmentInfo> segs = primary.segments();
+            assertThat(segs.size()).isGreaterThan(2);
+            long atBoundary = segs.get(1).startSequence() - 1; // the snapshot sits exactly at a segment's start
+            long inside = segs.get(1).startSequence() + 3;
+            long tip = primary.durableSequence();
+            int n = 0;
+            for (long snap : new long[] {inside, atBoundary, tip}) {
+                Path seed = dir.resolve("seed" + n);
+                long length;
+                try (var out = java.nio.channels.FileChannel.open(seed, java.nio.file.StandardOpenOption.CREATE_NEW,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+                    length = primary.writeSeed(snap, out);
+                }
+                assertThat(Files.size(seed)).isEqualTo(length);
+                try (SegmentedJournal replica = new SegmentedJournal(JournalSettings.defaults(dir.resolve("r" + n))
+                        .withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE))) {
+                    replica.rotateBySize(false);
+                    replica.append(5, 0, EntryTag.APP, command("SET", "stale", "history")); // to be archived
+                    replica.awaitDurable(1);
+                    replica.installSeed(seed);
+                    assertThat(replica.lastSequence()).isEqualTo(snap);
+                    assertThat(replica.chainAt(snap)).isEqualTo(primary.chainAt(snap));
+                    assertThat(Files.isDirectory(dir.resolve("r" + n).resolve("lineage.1"))).as("history kept").isTrue();
+                    catchUp(primary, replica, snap);
+                    replica.awaitDurable(replica.lastSequence());
+                    assertThat(replica.lastSequence()).isEqualTo(tip);
+                    assertThat(replica.status().chainHex()).isEqualTo(primary.status().chainHex());
+                    assertThat(replica.status().replicationOffset()).isEqualTo(primary.status().replicationOffset());
+                    assertThat(Files.readAllBytes(replica.segmentList().get(replica.segmentList().size() - 1).path))
+                            .isEqualTo(Files.readAllBytes(primary.segmentList().get(segs.size() - 1).path));
+                    assertThat(replica.verify()).isNull();
+                }
+                n++;
+            }
+        }
+    }
+
+    @Test
+    void aSeedThatIsNotASoundSegmentChangesNothing() throws Exception {
+        try (SegmentedJournal replica = new SegmentedJournal(JournalSettings.defaults(dir.resolve("r")))) {
+            replica.append(5, 0, EntryTag.APP, command("SET", "a", "1"));
+            replica.awaitDurable(1);
+            Path seed = dir.resolve("seed");
+            Files.write(seed, new byte[100]);
+            assertThatThrownBy(() -> replica.installSeed(seed)).hasMessageContaining("not a sound segment prefix");
+            assertThat(replica.lastSequence()).isEqualTo(1);
+            assertThat(replica.verify()).isNull();
+        }
+    }
+
+    @Test
+    void aSeedForASequenceNoSegmentHoldsIsRefused() throws Exception {
+        try (SegmentedJournal primary = new SegmentedJournal(JournalSettings.defaults(dir.resolve("p")))) {
+            primary.append(5, 0, EntryTag.APP, command("SET", "a", "1"));
+            primary.awaitDurable(1);
+            assertThatThrownBy(() -> primary.writeSeed(7, java.nio.channels.Channels.newChannel(
+                    new java.io.ByteArrayOutputStream()))).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
 }

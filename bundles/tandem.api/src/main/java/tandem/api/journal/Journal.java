@@ -154,4 +154,25 @@ public interface Journal {
 
     /** Removes a tap; once this returns, the tap is no longer called. */
     void untap(JournalTap tap);
+
+    /**
+     * Primary: the segment seed for a snapshot at {@code snapSequence} — the raw prefix of the retained segment that
+     * holds {@code snapSequence + 1}: its header and its entries up to and including {@code snapSequence} (only the
+     * header when the snapshot sits exactly at the segment's start). A replica that installs it and its snapshot
+     * continues with byte-identical files.
+     *
+     * @return the seed's length in bytes, written to {@code out}
+     * @throws IllegalArgumentException when no retained segment holds {@code snapSequence + 1} or it is not durable
+     */
+    long writeSeed(long snapSequence, java.nio.channels.WritableByteChannel out) throws java.io.IOException;
+
+    /**
+     * Replica: replaces the whole journal by a segment seed after a snapshot — the current segments are archived
+     * as a lineage ({@code lineage.<n>/}, never deleted beyond the configured count) and the seed becomes the live
+     * segment; the journal then continues after its last entry.
+     *
+     * @param seed a file holding the seed (moved into the journal: same file system)
+     * @throws IllegalStateException when the seed is not a sound segment prefix (nothing is changed then)
+     */
+    void installSeed(java.nio.file.Path seed);
 }

@@ -468,6 +468,16 @@ class PipelineTest {
         }
 
         @Override
+        public long writeSeed(long snapSequence, java.nio.channels.WritableByteChannel out) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void installSeed(java.nio.file.Path seed) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public void tap(tandem.api.journal.JournalTap tap) {
         }
 

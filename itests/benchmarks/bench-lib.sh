@@ -1,4 +1,4 @@
-# Shared by run-jmh.sh and run-redis-comparison.sh (sourced, not run).
+# Shared by run-jmh.sh, run-redis-comparison.sh and run-replication-latency.sh (sourced, not run).
 
 # Prints a markdown list describing this machine; $1 is the directory whose file system the run used.
 machine_description() {
@@ -47,4 +47,17 @@ replace_section() {
 # ratio A B: A / B with two decimals, or n/a
 ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'
+}
+
+# stop_pid PID: SIGTERM, then SIGKILL if the process is still there after 30 s; reaps it.
+stop_pid() {
+  local pid=$1 i
+  kill -TERM "$pid" 2> /dev/null || return 0
+  for ((i = 0; i < 150; i++)); do
+    kill -0 "$pid" 2> /dev/null || { wait "$pid" 2> /dev/null || true; return 0; }
+    sleep 0.2
+  done
+  echo "$(basename "$0"): process $pid ignored SIGTERM for 30 s; killing it" >&2
+  kill -KILL "$pid" 2> /dev/null || true
+  wait "$pid" 2> /dev/null || true
 }

@@ -41,17 +41,6 @@ results=$work/results
 mkdir -p "$results"
 
 pids=()
-stop_pid() {
-  local pid=$1 i
-  kill -TERM "$pid" 2> /dev/null || return 0
-  for ((i = 0; i < 150; i++)); do
-    kill -0 "$pid" 2> /dev/null || { wait "$pid" 2> /dev/null || true; return 0; }
-    sleep 0.2
-  done
-  echo "run-redis-comparison: process $pid ignored SIGTERM for 30 s; killing it" >&2
-  kill -KILL "$pid" 2> /dev/null || true
-  wait "$pid" 2> /dev/null || true
-}
 cleanup() {
   local pid
   for pid in "${pids[@]}"; do

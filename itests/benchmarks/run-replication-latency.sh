@@ -60,17 +60,6 @@ mkdir -p "$results"
 
 # ------------------------------------------------------------------------------------------------ processes
 declare -A pid_of=() # name -> pid
-stop_pid() {
-  local pid=$1 i
-  kill -TERM "$pid" 2> /dev/null || return 0
-  for ((i = 0; i < 150; i++)); do
-    kill -0 "$pid" 2> /dev/null || { wait "$pid" 2> /dev/null || true; return 0; }
-    sleep 0.2
-  done
-  echo "run-replication-latency: process $pid ignored SIGTERM for 30 s; killing it" >&2
-  kill -KILL "$pid" 2> /dev/null || true
-  wait "$pid" 2> /dev/null || true
-}
 stop() { # NAME
   local name=$1
   [[ -n ${pid_of[$name]:-} ]] || return 0

@@ -1135,7 +1135,8 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                     + " but the live segment starting at " + liveSegment.startSequence + " is empty");
         }
         byte[] tail = awaitHashedExactly().value();
-        if (!java.util.Arrays.equals(expected, new byte[ChainHash.LENGTH]) && !java.util.Arrays.equals(expected, tail)) {
+        boolean announced = !java.util.Arrays.equals(expected, new byte[ChainHash.LENGTH]);
+        if (announced && !java.util.Arrays.equals(expected, tail)) {
             throw new IllegalStateException("chain mismatch at rotation after sequence " + boundary + ": primary "
                     + ChainHash.hex(expected) + ", this journal " + ChainHash.hex(tail));
         }
@@ -1213,34 +1214,45 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             Files.move(seed, livePath, StandardCopyOption.ATOMIC_MOVE);
             io.syncDirectory(directory);
             seeded.path = livePath;
-            segments.clear();
-            segments.add(seeded);
-            liveSegment = seeded;
-            chain = scanned.liveChain;
-            chainLock.lock();
-            try {
-                durableOffset = seeded.endOffset;
-                durableSequence = seeded.lastSequence;
-                hashed = new ChainPoint(hashed.lineage() + 1, seeded.lastSequence, seeded.bytes, seeded.endOffset,
-                        chain.value());
-                hashedAdvanced.signalAll();
-            } finally {
-                chainLock.unlock();
-            }
+            becomeOnly(seeded, scanned.liveChain, "the journal in " + directory + " installed a segment seed");
         } finally {
             files.writeLock().unlock();
         }
-        live = io.open(livePath, false);
-        tailOpenGroup = seeded.tailOpenGroup;
-        danglingGroup = tailOpenGroup;
-        replicatedGroup.reset();
-        nextSequence = seeded.lastSequence + 1;
-        lastSequence = seeded.lastSequence;
-        lastTimestampNs = seeded.isEmpty() ? lastTimestampNs : seeded.lastTimestampNs;
-        appendOffset = seeded.endOffset;
-        fillOffsetAfter = appendOffset;
         LOG.log(Level.INFO, "{0}: installed a segment seed: sequences {1}..{2}, chain {3}", directory,
                 seeded.startSequence, seeded.lastSequence, ChainHash.hex(chain.value()));
+    }
+
+    /**
+     * Makes {@code next}, already at the live path, the journal's only segment and its end the journal's position
+     * (durable: it is on disk). Journal thread, holding {@link #lock} and the files write lock.
+     */
+    private void becomeOnly(Segment next, ChainHash nextChain, String why) throws IOException {
+        segments.clear();
+        segments.add(next);
+        liveSegment = next;
+        chain = nextChain;
+        chainLock.lock();
+        try {
+            failMarks(why);
+            durableOffset = next.endOffset;
+            durableSequence = next.lastSequence;
+            hashed = new ChainPoint(hashed.lineage() + 1, next.lastSequence, next.bytes, next.endOffset,
+                    nextChain.value());
+            hashedAdvanced.signalAll();
+        } finally {
+            chainLock.unlock();
+        }
+        live = io.open(livePath, false);
+        tailOpenGroup = next.tailOpenGroup;
+        danglingGroup = tailOpenGroup;
+        replicatedGroup.reset();
+        nextSequence = next.lastSequence + 1;
+        lastSequence = next.lastSequence;
+        if (!next.isEmpty()) {
+            lastTimestampNs = next.lastTimestampNs;
+        }
+        appendOffset = next.endOffset;
+        fillOffsetAfter = appendOffset;
     }
 
     /** Fresh replica: a new live segment with the primary's identity. Journal thread, holding lock. */
@@ -1250,39 +1262,17 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                     + "primary's segment");
         }
         awaitHashedExactly();
-        Segment adopted;
         files.writeLock().lock();
         try {
             live.close();
             liveSegment.closeReadChannel();
             Files.delete(livePath);
-            adopted = createLive(startSequence, anchor, offset);
-            segments.clear();
-            segments.add(adopted);
-            chain = new ChainHash(anchor);
-            liveSegment = adopted;
-            chainLock.lock();
-            try {
-                failMarks("the journal in " + directory + " adopted a primary's segment");
-                durableOffset = offset;
-                durableSequence = startSequence - 1;
-                hashed = new ChainPoint(hashed.lineage() + 1, startSequence - 1, SegmentHeader.SIZE, offset,
-                        anchor.clone());
-                hashedAdvanced.signalAll();
-            } finally {
-                chainLock.unlock();
-            }
+            Segment adopted = createLive(startSequence, anchor, offset);
+            becomeOnly(adopted, new ChainHash(anchor), "the journal in " + directory
+                    + " adopted a primary's segment");
         } finally {
             files.writeLock().unlock();
         }
-        live = io.open(livePath, false);
-        tailOpenGroup = false;
-        danglingGroup = false;
-        replicatedGroup.reset();
-        nextSequence = startSequence;
-        lastSequence = startSequence - 1;
-        appendOffset = offset;
-        fillOffsetAfter = offset;
         LOG.log(Level.INFO, "{0}: adopted the primary''s segment identity: start {1}, anchor {2}, offset {3}",
                 directory, startSequence, ChainHash.hex(anchor), offset);
     }

@@ -75,7 +75,8 @@ final class Registry {
     }
 
     private void write() {
-        StringBuilder sb = new StringBuilder("# journal replicas this primary has served: <base64 key> <first seen ms>\n");
+        StringBuilder sb = new StringBuilder(
+                "# journal replicas this primary has served: <base64 key> <first seen ms>\n");
         replicas.forEach((k, v) -> sb.append(k).append(' ').append(v).append('\n'));
         Path tmp = file.resolveSibling("registry.tmp");
         try {

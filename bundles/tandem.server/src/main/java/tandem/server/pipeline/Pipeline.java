@@ -42,7 +42,8 @@ import tandem.server.resp.RespRequest;
  * pending requests in order, applying each write once the journal reports it durable and running each read when
  * the writes before it are applied; then send each touched connection its replies in one write. The logic thread
  * never waits for an {@code fdatasync} itself: the journal thread tells it (a {@link DurabilityListener}) with an
- * event once the batch it waits for is durable, so that requests arriving meanwhile are sequenced into the next batch. That overlap is what groups commits.
+ * event once the batch it waits for is durable, so that requests arriving meanwhile are sequenced into the next
+ * batch. That overlap is what groups commits.
  *
  * <p>The journal and the keyspace are dynamic: when either goes away (its bundle is stopped or updated), requests
  * wait until it is back, up to {@code pauseMillis}; a new keyspace is first brought up to date by replaying the

@@ -1,6 +1,5 @@
 package tandem.replication;
 
-import java.net.InetAddress;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Locale;
@@ -91,13 +90,10 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
 
     /** Accepts only IP literals: a name would need a lookup, and a node must never depend on DNS. */
     private static void literal(String property, String host) {
-        if (host.isEmpty() || !(host.chars().allMatch(ch -> Character.digit(ch, 16) >= 0 || ch == '.' || ch == ':'))) {
-            throw invalid(property, host, "must be an IP address literal (no host names)");
-        }
         try {
-            InetAddress.getByName(host); // a literal is parsed, never looked up
-        } catch (Exception e) {
-            throw invalid(property, host, "must be an IP address literal (no host names)");
+            tandem.protocol.net.IpLiteral.parse(host);
+        } catch (IllegalArgumentException e) {
+            throw invalid(property, host, e.getMessage());
         }
     }
 

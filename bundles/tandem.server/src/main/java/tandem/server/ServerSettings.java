@@ -1,9 +1,7 @@
 package tandem.server;
 
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.Locale;
-import java.util.regex.Pattern;
 
 /**
  * The validated configuration of the RESP server. Every check names the property it refuses, so that an operator
@@ -14,8 +12,6 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
 
     static final String PID = "tandem.server";
 
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
-    private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*");
 
     static ServerSettings of(RespServer.Config c) {
         int port = range("port", c.port(), 0, 65535);
@@ -43,25 +39,10 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
     /** Parses an address literal without ever asking a resolver: a host name is refused, not looked up. */
     private static InetAddress literal(String bind) {
         try {
-            if (IPV4.matcher(bind).matches()) {
-                String[] octets = bind.split("\\.");
-                byte[] bytes = new byte[4];
-                for (int i = 0; i < 4; i++) {
-                    int octet = Integer.parseInt(octets[i]);
-                    if (octet > 255) {
-                        throw invalid("bind", bind, "is not a valid IP address");
-                    }
-                    bytes[i] = (byte) octet;
-                }
-                return InetAddress.getByAddress(bytes);
-            }
-            if (IPV6.matcher(bind).matches()) {
-                return InetAddress.getByName("[" + bind + "]"); // bracketed: parsed as an IPv6 literal or refused
-            }
-        } catch (UnknownHostException e) {
-            throw invalid("bind", bind, "is not a valid IP address");
+            return tandem.protocol.net.IpLiteral.parse(bind);
+        } catch (IllegalArgumentException e) {
+            throw invalid("bind", bind, e.getMessage());
         }
-        throw invalid("bind", bind, "must be an IPv4 or IPv6 address literal such as 127.0.0.1 or ::1");
     }
 
     private static int range(String property, int value, int min, int max) {

@@ -1,0 +1,7 @@
+/** Network address text, parsed without a resolver. */
+@Export
+@Version("1.0.0")
+package tandem.protocol.net;
+
+import org.osgi.annotation.bundle.Export;
+import org.osgi.annotation.versioning.Version;

@@ -71,4 +71,33 @@ final class TestHub implements ReplicationHub {
     public long appliedSequence() {
         return appended;
     }
+
+    volatile String fence;
+    /** What {@link #install} was given: the checkpoint's sequence, or -1. */
+    volatile long installed = -1;
+
+    @Override
+    public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) {
+        installed = sequence;
+        appended = sequence;
+        events.add("install " + sequence);
+    }
+
+    @Override
+    public long lead(long epoch) {
+        events.add("lead " + epoch);
+        upstream = null;
+        return appended + 1;
+    }
+
+    @Override
+    public void fence(String error) {
+        fence = error;
+        events.add("fence " + error);
+    }
+
+    @Override
+    public String fence() {
+        return fence;
+    }
 }

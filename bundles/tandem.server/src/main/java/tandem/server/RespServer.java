@@ -561,6 +561,37 @@ public final class RespServer implements ServerContext, ReplicationHub {
     }
 
     @Override
+    public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
+        pipeline.install(checkpoint, sequence, chain);
+    }
+
+    @Override
+    public long lead(long epoch) throws InterruptedException {
+        long sequence = pipeline.lead(epoch);
+        LOG.log(Level.INFO, "this node is a primary now, at epoch {0} (EpochBump at sequence {1}): client writes "
+                + "are accepted", epoch, sequence);
+        return sequence;
+    }
+
+    @Override
+    public void fence(String error) {
+        String was = pipeline.fence();
+        pipeline.fence(error);
+        if (!java.util.Objects.equals(was, error)) {
+            if (error == null) {
+                LOG.log(Level.WARNING, "the fence is lifted: client writes are accepted");
+            } else {
+                LOG.log(Level.WARNING, "fenced: client writes are refused with -{0}", error);
+            }
+        }
+    }
+
+    @Override
+    public String fence() {
+        return pipeline.fence();
+    }
+
+    @Override
     public List<ReplicationStatus> replicationStatuses() {
         List<ReplicationStatus> out = new ArrayList<>();
         // a tracker, not a DS reference: the replication components reference this component's hub, and a

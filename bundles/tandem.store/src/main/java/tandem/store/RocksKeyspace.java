@@ -31,7 +31,6 @@ import org.rocksdb.Snapshot;
 import org.rocksdb.WriteOptions;
 
 import tandem.api.store.CommandDescriptor;
-import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
 import tandem.api.store.StoreStatus;
 import tandem.store.Commands.Spec;
@@ -69,7 +68,7 @@ import tandem.store.Tx.Rec;
  * The Keyspace methods are called by one logic thread; {@link #digest()}, {@link #status()} and {@link #flush()}
  * may run on others. A read-write lock keeps {@link #close()} from releasing RocksDB under any of them.
  */
-final class RocksKeyspace implements Keyspace, AutoCloseable {
+final class RocksKeyspace implements AutoCloseable {
 
     private static final byte[] APPLIED = "applied".getBytes(StandardCharsets.US_ASCII);
     private static final List<String> FAMILIES = List.of("keys", "fields", "deadlines", "meta");
@@ -183,18 +182,15 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
 
     // ---------------------------------------------------------------- Keyspace
 
-    @Override
     public Collection<CommandDescriptor> commands() {
         return Commands.descriptors();
     }
 
-    @Override
     public CommandDescriptor describe(String lowerCaseName) {
         Spec spec = Commands.find(lowerCaseName);
         return spec == null ? null : spec.descriptor();
     }
 
-    @Override
     public void apply(long sequence, long timestampNs, byte[][] args, Reply reply) {
         Spec spec = Commands.of(args);
         Lock lock = enter();
@@ -207,7 +203,6 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
         }
     }
 
-    @Override
     public void applyTransaction(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
         List<Spec> specs = new ArrayList<>(commands.size());
         for (byte[][] c : commands) {
@@ -226,7 +221,6 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
         }
     }
 
-    @Override
     public void tick(long sequence, long timestampNs) {
         Lock lock = enter();
         try {
@@ -257,7 +251,6 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
         }
     }
 
-    @Override
     public void advance(long sequence) {
         Lock lock = enter();
         try {
@@ -268,7 +261,6 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
         }
     }
 
-    @Override
     public void read(long nowNs, byte[][] args, Reply reply) {
         Spec spec = Commands.of(args);
         if (spec.descriptor().write()) {
@@ -287,29 +279,56 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
         }
     }
 
-    @Override
     public long checkpoint(Path target) {
         // RocksDB flushes the memtables first (atomically, every column family) and links the files: the copy holds
         // a consistent cut, and its meta family says at which applied sequence
+        Lock lock = enter();
         try (org.rocksdb.Checkpoint cp = org.rocksdb.Checkpoint.create(db)) {
             cp.createCheckpoint(target.toString());
         } catch (RocksDBException e) {
             throw new IllegalStateException("cannot cut a checkpoint of " + directory + " into " + target + ": "
                     + e.getMessage(), e);
+        } finally {
+            lock.unlock();
         }
-        try (RocksKeyspace copy = new RocksKeyspace(target, expireKeysPerTick, 1)) {
-            return copy.appliedSequence;
+        return appliedSequenceOf(target);
+    }
+
+    /**
+     * Opens the store in {@code directory} read-only, without writing a byte there (no LOG file either: a checkpoint
+     * about to be streamed must stay as it was cut), and reads its applied sequence.
+     *
+     * @throws IllegalStateException naming the directory when it is not a store that opens
+     */
+    static long appliedSequenceOf(Path directory) {
+        RocksDB.loadLibrary();
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        List<ColumnFamilyHandle> opened = new ArrayList<>();
+        try (DBOptions options = new DBOptions(); ColumnFamilyOptions cf = new ColumnFamilyOptions();
+                org.rocksdb.Logger silent = new org.rocksdb.Logger(org.rocksdb.InfoLogLevel.HEADER_LEVEL) {
+                    protected void log(org.rocksdb.InfoLogLevel level, String message) {
+                    }
+                }) {
+            options.setLogger(silent);
+            descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cf));
+            for (String name : FAMILIES) {
+                descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.US_ASCII), cf));
+            }
+            try (RocksDB db = RocksDB.openReadOnly(options, directory.toString(), descriptors, opened)) {
+                byte[] m = db.get(opened.get(4), APPLIED);
+                return m == null ? 0 : ByteBuffer.wrap(m).getLong();
+            } finally {
+                opened.forEach(ColumnFamilyHandle::close);
+            }
         } catch (RocksDBException e) {
-            throw new IllegalStateException("the checkpoint in " + target + " does not open: " + e.getMessage(), e);
+            throw new IllegalStateException("the store in " + directory + " does not open: " + e.getMessage(), e);
         }
     }
 
-    @Override
     public long appliedSequence() {
         return appliedSequence;
     }
 
-    @Override
     public long nextDeadlineNs() {
         Lock lock = enter();
         try {
@@ -339,7 +358,6 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
      * [expiry_ms i64 BE]   (absolute, milliseconds since the epoch; -1 without an expiry)
      * </pre>
      */
-    @Override
     public byte[] digest() {
         Lock lock = enter();
         Snapshot snapshot = db.getSnapshot();
@@ -390,7 +408,6 @@ final class RocksKeyspace implements Keyspace, AutoCloseable {
         return ByteBuffer.allocate(4).putInt(n).array();
     }
 
-    @Override
     public StoreStatus status() {
         long bytes;
         try (Stream<Path> files = Files.list(directory)) {

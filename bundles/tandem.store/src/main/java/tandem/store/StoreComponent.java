@@ -2,6 +2,7 @@ package tandem.store;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -26,6 +27,11 @@ import tandem.api.store.StoreStatus;
 /**
  * The store as a service: opens the RocksDB keyspace at activation, flushes it in the background so that the
  * flushed sequence (what journal retention may purge below) advances, and flushes and closes it at deactivation.
+ *
+ * <p>A replica's snapshot replaces the whole keyspace ({@link #install}): the component closes RocksDB, swaps the
+ * directory ({@link StoreDirectory}) and opens it again, and the store carries the checkpoint's {@link #origin}
+ * until the pipeline has checked that the journal holds the same history there. An install cut short by a crash
+ * is finished at the next activation, before RocksDB opens.
  *
  * <p>{@code flush.interval.ms}, {@code expire.keys.per.tick} and {@code scan.cursors} apply live through
  * {@link #modified}; {@code directory} applies when the component next activates. An invalid change is refused
@@ -61,7 +67,10 @@ public final class StoreComponent implements Keyspace {
         int scan_cursors() default 1024;
     }
 
-    private final RocksKeyspace keyspace;
+    /** Replaced only by {@link #install}, on the logic thread; read by the flush, digest and status threads. */
+    private volatile RocksKeyspace keyspace;
+    private volatile Origin origin;
+    private final StoreDirectory directory;
     private final ScheduledExecutorService flusher;
     private final String tandemHome;
     private volatile StoreSettings settings;
@@ -72,15 +81,21 @@ public final class StoreComponent implements Keyspace {
         this.tandemHome = context.getProperty("tandem.home");
         StoreSettings s = StoreSettings.of(config, tandemHome);
         this.settings = s;
+        this.directory = new StoreDirectory(s.directory());
+        if (directory.recover()) {
+            LOG.log(Level.WARNING, "{0}: a checkpoint install cut short by a restart was finished", s.directory());
+        }
         this.keyspace = RocksKeyspace.open(s.directory(), s.expireKeysPerTick(), s.scanCursors());
+        this.origin = directory.origin();
         this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tandem-store-flush");
             t.setDaemon(true);
             return t;
         });
         schedule(s.flushIntervalMs());
-        LOG.log(Level.INFO, "store open in {0} at applied sequence {1}", s.directory(),
-                Long.toString(keyspace.appliedSequence()));
+        LOG.log(Level.INFO, "store open in {0} at applied sequence {1}{2}", s.directory(),
+                Long.toString(keyspace.appliedSequence()), origin == null ? ""
+                        : " (installed from a checkpoint at " + origin + ", not yet reconciled with the journal)");
     }
 
     @Modified
@@ -116,10 +131,13 @@ public final class StoreComponent implements Keyspace {
     }
 
     private void flushQuietly() {
+        RocksKeyspace k = keyspace;
         try {
-            keyspace.flush();
+            k.flush();
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "background flush failed: {0}", e.getMessage());
+            if (k == keyspace) { // a keyspace an install closed meanwhile has nothing left to flush
+                LOG.log(Level.ERROR, "background flush failed: {0}", e.getMessage());
+            }
         }
     }
 
@@ -133,8 +151,52 @@ public final class StoreComponent implements Keyspace {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        keyspace.close();
+        synchronized (directory) {
+            keyspace.close();
+        }
         LOG.log(Level.INFO, "store closed at applied sequence {0}", Long.toString(keyspace.appliedSequence()));
+    }
+
+    // ---------------------------------------------------------------- install
+
+    @Override
+    public void install(Path checkpoint, long sequence, byte[] chain) {
+        if (chain == null || chain.length != 32) {
+            throw new IllegalArgumentException("the chain value of an install must have 32 bytes");
+        }
+        // opened read-only first: a checkpoint that does not open, or holds another sequence, changes nothing
+        long held = RocksKeyspace.appliedSequenceOf(checkpoint);
+        if (held != sequence) {
+            throw new IllegalArgumentException("the checkpoint " + checkpoint + " holds applied sequence " + held
+                    + ", not " + sequence);
+        }
+        Origin o = new Origin(sequence, chain);
+        synchronized (directory) {
+            directory.commit(checkpoint, o);
+            StoreSettings s = settings;
+            RocksKeyspace old = keyspace;
+            old.close();
+            directory.complete();
+            keyspace = RocksKeyspace.open(s.directory(), s.expireKeysPerTick(), s.scanCursors());
+            origin = directory.origin();
+        }
+        LOG.log(Level.INFO, "store replaced by a checkpoint at {0}", o);
+    }
+
+    @Override
+    public Origin origin() {
+        return origin;
+    }
+
+    @Override
+    public void reconciled() {
+        synchronized (directory) {
+            if (origin != null) {
+                directory.clearOrigin();
+                LOG.log(Level.INFO, "store reconciled with the journal at its origin, {0}", origin);
+                origin = null;
+            }
+        }
     }
 
     /** @return the settings in force */
@@ -185,8 +247,8 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
-    public long checkpoint(java.nio.file.Path directory) {
-        return keyspace.checkpoint(directory);
+    public long checkpoint(Path target) {
+        return keyspace.checkpoint(target);
     }
 
     @Override

@@ -50,6 +50,42 @@ public interface ReplicationHub {
     /** @return the last sequence applied to the keyspace */
     long appliedSequence();
 
+    /**
+     * Replica: replaces the keyspace by a checkpoint of the primary's store (a snapshot or full sync), on the logic
+     * thread between applies, and returns once the store holds it. From then on the node applies nothing, and
+     * answers keyspace commands with {@code -LOADING}, until the journal holds the checkpoint's history at
+     * {@code sequence} (its chain value there equals {@code chain}); the caller installs that journal next. A crash
+     * in between is safe: the store remembers its origin, and no journal of another history is replayed into it.
+     *
+     * @param checkpoint a complete, verified checkpoint directory on the store's file system (moved into place)
+     * @throws IllegalStateException when no store is active or the store refused the checkpoint (then nothing
+     *                               changed), naming why
+     * @throws InterruptedException  when the caller is interrupted while it waits
+     */
+    void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException;
+
+    /**
+     * Promotion of a replica: once everything its journal holds durably is applied, appends an EpochBump for
+     * {@code epoch} (the first entry of this node's tenure as primary) and stops following: client writes are
+     * accepted from then on.
+     *
+     * @return the EpochBump's sequence
+     * @throws IllegalStateException when the node does not follow, or its store is not reconciled with its journal,
+     *                               or the journal refuses the entry, naming why
+     * @throws InterruptedException  when the caller is interrupted while it waits
+     */
+    long lead(long epoch) throws InterruptedException;
+
+    /**
+     * Refuses client writes, before they are sequenced, with {@code error} as the reply (without its leading
+     * {@code -}; its first word is the error code), or accepts them again when {@code error} is null. Reads are
+     * served either way.
+     */
+    void fence(String error);
+
+    /** @return the error writes are refused with, or null while they are accepted */
+    String fence();
+
     /** One replica's progress on a primary; its methods may be called from any thread. */
     @ProviderType
     interface ReplicaSlot {

@@ -67,4 +67,65 @@ public interface Keyspace {
      * @throws IllegalStateException naming the directory when the copy cannot be made
      */
     long checkpoint(java.nio.file.Path directory);
+
+    /**
+     * Replaces the whole store by a checkpoint of another node's store (a replica's snapshot or full sync): closes
+     * the store, puts {@code checkpoint} in the place of its directory and opens it again. Crash-safe at every step:
+     * a restart finds the old store or the new one, never a mix. The store then carries its {@link #origin} until
+     * {@link #reconciled()}: the journal position the checkpoint stands for, so that no journal of another history
+     * is ever replayed into it. Called on the logic thread, between applies.
+     *
+     * @param checkpoint a complete, verified checkpoint directory on the store's file system (it is moved, not
+     *                   copied)
+     * @param sequence   the applied sequence the checkpoint holds
+     * @param chain      the journal's chain value at {@code sequence} in the history the checkpoint belongs to
+     *                   (32 bytes)
+     * @throws IllegalArgumentException when the checkpoint does not open as a store at {@code sequence} (the store
+     *                                  is then left as it was)
+     * @throws IllegalStateException    naming the directories when a rename or sync fails
+     */
+    void install(java.nio.file.Path checkpoint, long sequence, byte[] chain);
+
+    /**
+     * @return where this store came from when it was installed from a checkpoint and has not been reconciled with
+     *         its journal yet; null otherwise (the usual case)
+     */
+    Origin origin();
+
+    /** The journal holds this store's history at its {@link #origin}: forgets the origin, durably. */
+    void reconciled();
+
+    /**
+     * The journal position an installed checkpoint stands for.
+     *
+     * @param sequence the applied sequence of the checkpoint
+     * @param chain    the journal's chain value at that sequence in the checkpoint's history (32 bytes)
+     */
+    record Origin(long sequence, byte[] chain) {
+
+        public Origin {
+            chain = chain.clone();
+        }
+
+        @Override
+        public byte[] chain() {
+            return chain.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Origin other && other.sequence == sequence
+                    && java.util.Arrays.equals(other.chain, chain);
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(sequence) * 31 + java.util.Arrays.hashCode(chain);
+        }
+
+        @Override
+        public String toString() {
+            return "sequence " + sequence + ", chain " + java.util.HexFormat.of().formatHex(chain);
+        }
+    }
 }

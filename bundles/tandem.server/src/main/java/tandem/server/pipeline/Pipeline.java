@@ -73,7 +73,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private enum Kind { IMMEDIATE, CONNECTION, READ, WRITE, TRANSACTION, READ_TRANSACTION, TICK, ERROR }
+    private enum Kind { IMMEDIATE, CONNECTION, READ, WRITE, TRANSACTION, READ_TRANSACTION, TICK, EPOCH_BUMP, ERROR }
+
+    /** Work another thread hands to the logic thread, run between requests with the services held. */
+    private record Control(java.util.concurrent.Callable<Long> task, java.util.concurrent.CompletableFuture<Long> done) {
+    }
 
     private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
@@ -121,7 +125,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private boolean journalChanged;
     private boolean waited;
     private long missingSinceNs;
+    /** The error keyspace commands get while the journal or store cannot serve them, or null. */
     private String unavailable;
+    /** The journal's first segment when the store's origin was last compared with it. */
+    private String originCheckedAgainst;
+    /** The error client writes are refused with (the restart fence), or null. */
+    private volatile String fenceError;
     private long lastTimestampNs;
     private long lastTickNs;
     private long tickPendingSequence;
@@ -199,6 +208,96 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     /** Replication's entries are durable up to {@code sequence}: the logic thread applies them. */
     public void appended(long sequence) {
         queue.add(DURABLE);
+    }
+
+    /**
+     * Replaces the keyspace by a checkpoint, on the logic thread; returns once it is installed. See
+     * {@link tandem.api.replication.ReplicationHub#install}.
+     */
+    public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
+        onLogicThread(() -> {
+            awaitServices();
+            if (keyspace == null) {
+                throw new IllegalStateException("the store (tandem.store) is not active: the snapshot cannot be "
+                        + "installed");
+            }
+            keyspace.install(checkpoint, sequence, chain);
+            originCheckedAgainst = null;
+            replayNeeded = true;
+            return sequence;
+        });
+    }
+
+    /**
+     * Promotion: applies what the journal holds, appends the EpochBump and stops following. See
+     * {@link tandem.api.replication.ReplicationHub#lead}.
+     */
+    public long lead(long epoch) throws InterruptedException {
+        long sequence = onLogicThread(() -> {
+            awaitServices();
+            if (upstream == null) {
+                throw new IllegalStateException("this node is a primary already");
+            }
+            if (journal == null || keyspace == null) {
+                throw new IllegalStateException(unavailable);
+            }
+            if (keyspace.appliedSequence() < journal.durableSequence() || keyspace.origin() != null) {
+                replay();
+            }
+            if (unavailable != null) {
+                throw new IllegalStateException("cannot take over: " + unavailable);
+            }
+            if (journal.lastSequence() != journal.durableSequence() || keyspace.appliedSequence()
+                    != journal.durableSequence()) {
+                throw new IllegalStateException("cannot take over: the journal holds entries up to "
+                        + journal.lastSequence() + ", durable up to " + journal.durableSequence()
+                        + ", the store applied " + keyspace.appliedSequence() + "; stop replication first");
+            }
+            lastTimestampNs = Math.max(lastTimestampNs, journal.lastTimestampNs());
+            long ts = nextTimestamp();
+            byte[] payload = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(epoch).array();
+            long seq;
+            try {
+                seq = journal.append(ts, 0, EntryTag.EPOCH_BUMP, payload);
+            } catch (JournalStoppedException e) {
+                throw new IllegalStateException(journalStopped(e), e);
+            }
+            pending.add(new Pending(null, Kind.EPOCH_BUMP, seq, ts, null, null, null));
+            upstream = null;
+            return seq;
+        });
+        Journal j = journal;
+        if (j != null) {
+            j.awaitDurable(sequence);
+        }
+        return sequence;
+    }
+
+    /** Refuses client writes with {@code error}, or accepts them again with null. */
+    public void fence(String error) {
+        fenceError = error;
+    }
+
+    /** @return the error client writes are refused with, or null */
+    public String fence() {
+        return fenceError;
+    }
+
+    private long onLogicThread(java.util.concurrent.Callable<Long> task) throws InterruptedException {
+        java.util.concurrent.CompletableFuture<Long> done = new java.util.concurrent.CompletableFuture<>();
+        queue.add(new Event(null, new Control(task, done)));
+        try {
+            return done.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(cause);
+        }
     }
 
     /** @return the last sequence the bound keyspace applied, 0 while none is bound */
@@ -309,8 +408,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     /** Notes which service is missing, and replays the journal into a newly bound keyspace. */
     private void prepare() {
         if (journal == null || keyspace == null) {
-            unavailable = journal == null ? "the journal (tandem.journal) is not active"
-                    : "the store (tandem.store) is not active";
+            unavailable = journal == null ? "ERR the journal (tandem.journal) is not active"
+                    : "ERR the store (tandem.store) is not active";
             return;
         }
         if (replayNeeded) {
@@ -327,11 +426,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private void replay() {
         replayNeeded = false;
         unavailable = null;
+        if (!originHeld()) {
+            return;
+        }
         long applied = keyspace.appliedSequence();
         long last = journal.durableSequence();
         lastTimestampNs = Math.max(lastTimestampNs, journal.lastTimestampNs());
         if (applied > last) {
-            unavailable = "the store has applied sequence " + applied + " but the journal ends at " + last;
+            unavailable = "ERR the store has applied sequence " + applied + " but the journal ends at " + last;
             LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
             return;
         }
@@ -361,7 +463,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     }
                 });
             } catch (IllegalArgumentException e) {
-                unavailable = "the store is behind the retained journal: " + e.getMessage();
+                unavailable = "ERR the store is behind the retained journal: " + e.getMessage();
                 LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
                 return;
             }
@@ -386,6 +488,48 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     /**
+     * A store installed from a checkpoint stands for one journal history at its origin: nothing is replayed into it
+     * until the journal's chain value there is the checkpoint's. A replica installs the store and then the matching
+     * journal; a crash between the two leaves a journal of the old history, which must never be applied on top of
+     * the new store. The journal is looked at again only when its first segment changes (a seed install, a lineage
+     * archive, a purge) or it grows up to the origin: the chain value at a sequence never changes otherwise.
+     *
+     * @return true when the store has no origin or it matches (then it is reconciled); false while it waits
+     */
+    private boolean originHeld() {
+        Keyspace.Origin origin = keyspace.origin();
+        if (origin == null) {
+            return true;
+        }
+        unavailable = "LOADING Tandem is installing a snapshot (the store is at sequence " + origin.sequence()
+                + "; waiting for the journal of its history)";
+        replayNeeded = true; // looked at again next round
+        if (journal.durableSequence() < origin.sequence()) {
+            return false;
+        }
+        List<tandem.api.journal.SegmentInfo> segments = journal.segments();
+        String seen = segments.get(0).startSequence() + ":" + java.util.HexFormat.of().formatHex(
+                segments.get(0).anchor());
+        if (seen.equals(originCheckedAgainst)) {
+            return false;
+        }
+        originCheckedAgainst = seen;
+        byte[] ours = journal.chainAt(origin.sequence());
+        if (ours == null || !java.util.Arrays.equals(ours, origin.chain())) {
+            LOG.log(Level.WARNING, "the store was installed at {0}; the journal holds another history there ({1}): "
+                    + "nothing is applied until replication installs the matching journal", origin,
+                    ours == null ? "no chain value" : java.util.HexFormat.of().formatHex(ours));
+            return false;
+        }
+        keyspace.reconciled();
+        originCheckedAgainst = null;
+        unavailable = null;
+        replayNeeded = false;
+        LOG.log(Level.INFO, "the journal holds the installed store''s history at {0}: applying from there", origin);
+        return true;
+    }
+
+    /**
      * On a replica: applies what replication made durable (replication wakes this thread after each sync). Pending
      * reads run after it, so a read sees every entry durable when its turn came.
      */
@@ -393,7 +537,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (journal == null || keyspace == null || unavailable != null && !replayNeeded) {
             return;
         }
-        if (keyspace.appliedSequence() < journal.durableSequence()) {
+        if (keyspace.appliedSequence() < journal.durableSequence() || keyspace.origin() != null) {
             replay();
             followedSomething = true;
         }
@@ -468,6 +612,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (e == DURABLE) {
             return; // only wakes the loop: drain() looks at the journal's durable sequence
         }
+        if (e.message() instanceof Control control) {
+            try {
+                control.done().complete(control.task().call());
+            } catch (Exception | Error failure) {
+                control.done().completeExceptionally(failure);
+            }
+            return;
+        }
         Connection c = e.connection();
         if (e.message() == CLOSED) {
             held.remove(c);
@@ -513,7 +665,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         awaitServices();
         if (unavailable != null) {
-            immediate(c, "ERR " + unavailable);
+            immediate(c, unavailable);
             return;
         }
         CommandDescriptor d = keyspace.describe(name);
@@ -531,6 +683,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         if (upstream != null) {
             immediate(c, READONLY);
+            return;
+        }
+        String fenced = fenceError;
+        if (fenced != null) {
+            immediate(c, fenced);
             return;
         }
         long ts = nextTimestamp();
@@ -605,7 +762,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         awaitServices();
         if (unavailable != null) {
-            immediate(c, "ERR " + unavailable);
+            immediate(c, unavailable);
             return;
         }
         boolean writes = false;
@@ -619,6 +776,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         if (upstream != null) {
             immediate(c, "EXECABORT Transaction discarded because of previous errors.");
+            return;
+        }
+        String fenced = fenceError;
+        if (fenced != null) {
+            immediate(c, fenced);
             return;
         }
         long ts = nextTimestamp();
@@ -769,6 +931,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
             boolean needsKeyspace = p.kind() != Kind.IMMEDIATE && p.kind() != Kind.CONNECTION
                     && p.kind() != Kind.ERROR;
+            if (needsKeyspace && p.sequence() == 0 && loading()) {
+                failHead(unavailable); // a read while a snapshot installs: answered at once, as Redis does
+                continue;
+            }
             if ((p.sequence() > 0 && journal == null) || (needsKeyspace && (keyspace == null || replayNeeded))) {
                 // a service is being replaced: wait for it (bounded), its rebinding replays and answers in order
                 long now = System.nanoTime();
@@ -802,6 +968,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
+    private boolean loading() {
+        String u = unavailable;
+        return u != null && u.startsWith("LOADING");
+    }
+
     private void failHead(String error) {
         refuse(pending.poll(), error);
     }
@@ -810,6 +981,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (p.kind() == Kind.TICK) {
             tickPendingSequence = 0;
             return;
+        }
+        if (p.connection() == null) {
+            return; // an entry of the node's own, no client waits for it
         }
         p.connection().reply().error(error);
         touched.add(p.connection());
@@ -831,6 +1005,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             case TICK -> {
                 keyspace.tick(p.sequence(), p.timestampNs());
                 tickPendingSequence = 0;
+                return;
+            }
+            case EPOCH_BUMP -> {
+                keyspace.advance(p.sequence());
                 return;
             }
             case IMMEDIATE -> writeImmediate(c, p.immediate());

@@ -100,6 +100,90 @@ class PipelineTest {
     }
 
     @Test
+    void anInstalledStoreAnswersLoadingAndAppliesNothingUntilTheJournalHoldsItsHistory() throws Exception {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.follow("127.0.0.1:1");
+        // the replica's old history: three entries of its own
+        for (int i = 0; i < 3; i++) {
+            journal.append(10 + i, 0, EntryTag.APP, CommandPayload.encode(new byte[][] {b("SET"), b("old"), b("" + i)}));
+        }
+        pipeline.appended(3);
+        Client c = new Client(1);
+        c.send("GET", "old");
+        c.awaitReplies("$1\r\n2\r\n");
+
+        byte[] chain = new byte[32];
+        java.util.Arrays.fill(chain, (byte) 7);
+        java.nio.file.Path cp = java.nio.file.Path.of("/checkpoint");
+        keyspace.checkpoints.put(cp, Map.of("snap", "shot"));
+        pipeline.install(cp, 2, chain);
+        assertThat(keyspace.appliedSequence()).isEqualTo(2);
+        assertThat(keyspace.origin()).isNotNull();
+        // the old journal holds sequence 3 of another history: nothing of it is applied to the new store
+        journal.chains.put(2L, new byte[32]);
+        c.send("GET", "snap");
+        c.awaitReplies("$1\r\n2\r\n-LOADING Tandem is installing a snapshot (the store is at sequence 2; "
+                + "waiting for the journal of its history)\r\n");
+        assertThat(keyspace.appliedSequence()).isEqualTo(2);
+
+        // replication installs the matching journal: the first segment changes, the chain at 2 is the store's
+        journal.chains.put(2L, chain);
+        journal.firstAnchor = chain;
+        pipeline.appended(3);
+        await("the store is reconciled", () -> keyspace.origin() == null);
+        assertThat(keyspace.appliedSequence()).as("entry 3 applied on the installed store").isEqualTo(3);
+        Client d = new Client(2);
+        d.send("GET", "old");
+        d.awaitReplies("$1\r\n2\r\n");
+    }
+
+    @Test
+    void leadAppendsAnEpochBumpAfterWhatWasReplicatedAndThenAcceptsWrites() throws Exception {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.follow("127.0.0.1:1");
+        journal.append(5, 0, EntryTag.APP, CommandPayload.encode(new byte[][] {b("SET"), b("k"), b("1")}));
+        Client c = new Client(1);
+        c.send("SET", "x", "1");
+        c.awaitReplies("-" + Pipeline.READONLY + "\r\n");
+        long bump = pipeline.lead(7);
+        assertThat(bump).isEqualTo(2);
+        assertThat(journal.entries.get(1).tag()).isEqualTo(EntryTag.EPOCH_BUMP);
+        assertThat(journal.entries.get(1).payload()).containsExactly(7, 0, 0, 0, 0, 0, 0, 0);
+        assertThat(journal.entries.get(1).timestampNs()).as("time never goes back").isGreaterThanOrEqualTo(5);
+        assertThat(pipeline.upstream()).isNull();
+        await("the EpochBump is applied", () -> keyspace.appliedSequence() == 2);
+        c.send("SET", "x", "2");
+        c.awaitReplies("-" + Pipeline.READONLY + "\r\n+OK\r\n");
+        assertThat(journal.entries).hasSize(3);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> pipeline.lead(8))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("a primary already");
+    }
+
+    @Test
+    void aFenceRefusesWritesBeforeTheyAreSequencedAndServesReads() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.awaitReplies("+OK\r\n");
+        pipeline.fence("FENCED restarted after a crash");
+        c.send("SET", "k", "w");
+        c.send("MULTI");
+        c.send("INCR", "n");
+        c.send("EXEC");
+        c.send("GET", "k");
+        c.awaitReplies("+OK\r\n-FENCED restarted after a crash\r\n+OK\r\n+QUEUED\r\n"
+                + "-FENCED restarted after a crash\r\n$1\r\nv\r\n");
+        assertThat(journal.entries).as("nothing journaled while fenced").hasSize(1);
+        pipeline.fence(null);
+        c.send("SET", "k", "w");
+        c.awaitReplies("+OK\r\n-FENCED restarted after a crash\r\n+OK\r\n+QUEUED\r\n"
+                + "-FENCED restarted after a crash\r\n$1\r\nv\r\n+OK\r\n");
+    }
+
+    @Test
     void underTwoDisksAWriteWaitsForAReplicaThatMadeItDurableAndNoPolicyIsWeakened() {
         pipeline.journal(journal);
         pipeline.keyspace(keyspace);
@@ -452,14 +536,18 @@ class PipelineTest {
             throw new UnsupportedOperationException();
         }
 
+        /** The chain values a test gives the journal's history, and its first segment's anchor. */
+        final Map<Long, byte[]> chains = new java.util.concurrent.ConcurrentHashMap<>();
+        volatile byte[] firstAnchor = new byte[32];
+
         @Override
         public byte[] chainAt(long sequence) {
-            return null;
+            return sequence > durable ? null : chains.get(sequence);
         }
 
         @Override
         public List<tandem.api.journal.SegmentInfo> segments() {
-            return List.of();
+            return List.of(new tandem.api.journal.SegmentInfo("journal", 1, durable, firstAnchor, 0, false));
         }
 
         @Override
@@ -564,6 +652,32 @@ class PipelineTest {
         @Override
         public long checkpoint(java.nio.file.Path directory) {
             throw new UnsupportedOperationException("not used by these tests");
+        }
+
+        /** What {@link #install} puts in place, by checkpoint path: a test prepares it. */
+        final Map<java.nio.file.Path, Map<String, String>> checkpoints = new java.util.concurrent.ConcurrentHashMap<>();
+        private volatile Origin origin;
+
+        @Override
+        public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) {
+            Map<String, String> content = checkpoints.remove(checkpoint);
+            if (content == null) {
+                throw new IllegalArgumentException("no checkpoint at " + checkpoint);
+            }
+            data.clear();
+            data.putAll(content);
+            applied = sequence;
+            origin = new Origin(sequence, chain);
+        }
+
+        @Override
+        public Origin origin() {
+            return origin;
+        }
+
+        @Override
+        public void reconciled() {
+            origin = null;
         }
 
         @Override

@@ -6,13 +6,13 @@ import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 import tandem.api.auth.ReplicaAuthorizer;
+import tandem.api.checkpoint.Checkpoints;
 import tandem.api.journal.Journal;
 import tandem.api.journal.SegmentInfo;
 import tandem.api.journal.SlotVisitor;
@@ -32,6 +32,9 @@ import tandem.protocol.replication.HashMismatch;
 import tandem.protocol.replication.Heartbeat;
 import tandem.protocol.replication.NeedSnapshot;
 import tandem.protocol.replication.Rotate;
+import tandem.protocol.replication.SegmentSeedBegin;
+import tandem.protocol.replication.SnapshotBegin;
+import tandem.protocol.replication.SnapshotEnd;
 import tandem.protocol.replication.StreamStart;
 
 /**
@@ -49,6 +52,11 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
     /** How long a handshake ahead of the durable journal may wait for it (the replica may get batches first). */
     private static final int SETTLE_ATTEMPTS = 8;
     private static final long SETTLE_PAUSE_MS = 50;
+    /**
+     * The checkpoint stream's trailer names a psync replication id; the journal protocol's snapshot is positioned
+     * by SnapshotBegin's sequence instead, so its trailer carries this token and offset 0.
+     */
+    static final String TRAILER_ID = "journal";
 
     enum State { AUTHENTICATING, HANDSHAKING, CATCHING_UP, STREAMING, CLOSED }
 
@@ -67,6 +75,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
     private volatile Thread sender;
     private ScheduledFuture<?> handshakeTimeout;
     private volatile Outbox outbox;
+    private volatile Transfer transfer;
     /**
      * Orders the live frames on the link: the sender thread and, once the outbox is drained, the journal thread
      * itself (which then sends a batch at once instead of waking the sender). Held only for non-blocking work.
@@ -93,6 +102,9 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
         long epoch();
 
         Fanout fanout();
+
+        /** @return the checkpoint service, or null while none is active */
+        Checkpoints checkpoints();
 
         /** @return true when the key is new to the registry (persisted before this returns) */
         boolean register(String id);
@@ -309,8 +321,9 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
             case STREAMING -> "streaming";
             case CLOSED -> "disconnected";
         };
-        return new ReplicationStatus.Replica(id, remote(), s, sentHighWater, inMemory, acked,
-                Math.max(0, lastSequence - acked), since);
+        Transfer t = transfer;
+        return new ReplicationStatus.Replica(id, remote(), t != null ? "snapshot" : s, sentHighWater, inMemory, acked,
+                Math.max(0, lastSequence - acked), since, t == null ? null : t.status());
     }
 
     // ---- the sender thread ------------------------------------------------------------------------------------
@@ -332,24 +345,28 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
         Journal journal = node.journal();
         long last = handshakeLast;
         String divergence = validate(journal, last, handshakeChain);
-        if (divergence != null) {
-            LOG.log(Level.WARNING, "replica {0} ({1}) diverged: {2}; HashMismatch sent (the snapshot repair is not "
-                    + "built yet)", id, remote(), divergence);
-            sendFrames(ByteBuffer.wrap(HashMismatch.frame()));
-            close("diverged: " + divergence);
-            return;
-        }
-        List<SegmentInfo> segments = journal.segments();
-        SegmentInfo origin = segments.get(0);
-        if (last + 1 < origin.startSequence()) {
-            LOG.log(Level.WARNING, "replica {0} ({1}) is at sequence {2} but the journal starts at {3}: it needs a "
-                    + "snapshot (not built yet)", id, remote(), last, origin.startSequence());
-            sendFrames(ByteBuffer.wrap(NeedSnapshot.frame()));
-            close("needs a snapshot: at " + last + ", the journal starts at " + origin.startSequence());
-            return;
-        }
-        if (node.register(id)) {
-            LOG.log(Level.INFO, "replica {0} registered", id);
+        SegmentInfo origin = journal.segments().get(0);
+        boolean behind = divergence == null && last + 1 < origin.startSequence();
+        SegmentInfo start = origin;
+        if (divergence != null || behind) {
+            String why = divergence != null ? "diverged: " + divergence : "is at sequence " + last
+                    + " but the journal starts at " + origin.startSequence();
+            Snapshot snapshot = prepareSnapshot(journal, why);
+            if (snapshot == null) {
+                return;
+            }
+            register();
+            try {
+                sendFrames(ByteBuffer.wrap(divergence != null ? HashMismatch.frame() : NeedSnapshot.frame()));
+                sendSnapshot(snapshot);
+            } finally {
+                snapshot.close();
+            }
+            last = snapshot.sequence;
+            start = snapshot.seedSegment;
+            origin = journal.segments().get(0);
+        } else {
+            register();
         }
         slot.seed(last);
         inMemory = last;
@@ -358,14 +375,179 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
         outbox = new Outbox(node.settings().ringMaxBytes());
         node.fanout().add(this); // before the catch-up, so that nothing journaled from now on is missed
         boolean genesisKnown = origin.startSequence() == 1 && origin.sealed();
-        sendFrames(ByteBuffer.wrap(StreamStart.frame(last, origin.startSequence(), origin.anchor(), node.epoch(),
+        sendFrames(ByteBuffer.wrap(StreamStart.frame(last, start.startSequence(), start.anchor(), node.epoch(),
                 node.hub().ackPolicy().wire(), genesisKnown, genesisKnown ? origin.entries() : 0,
-                origin.replicationOffset())));
+                start.replicationOffset())));
         long position = catchUp(journal, last, Long.MAX_VALUE);
         LOG.log(Level.INFO, "replica {0} ({1}) caught up from sequence {2} to {3}; streaming", id, remote(), last,
                 position);
         state = State.STREAMING;
         live(journal, position);
+    }
+
+    /**
+     * A snapshot for this replica: a checkpoint of the store at its applied sequence S, the chain value at S, and
+     * the segment seed (the raw prefix of the segment that holds S+1), copied at the cut so that a rotation or a
+     * purge during the transfer cannot change it.
+     */
+    private final class Snapshot implements AutoCloseable {
+        final Checkpoints.Cut cut;
+        final long sequence;
+        final byte[] chain;
+        final java.nio.file.Path seed;
+        final long seedLength;
+        final SegmentInfo seedSegment;
+
+        Snapshot(Checkpoints.Cut cut, long sequence, byte[] chain, java.nio.file.Path seed, long seedLength,
+                SegmentInfo seedSegment) {
+            this.cut = cut;
+            this.sequence = sequence;
+            this.chain = chain;
+            this.seed = seed;
+            this.seedLength = seedLength;
+            this.seedSegment = seedSegment;
+        }
+
+        @Override
+        public void close() {
+            cut.close();
+            try {
+                java.nio.file.Files.deleteIfExists(seed);
+            } catch (java.io.IOException e) {
+                LOG.log(Level.WARNING, "cannot delete the segment seed copy {0}: {1}", seed, e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Cuts everything a snapshot needs before anything is sent, so that a primary that cannot serve one leaves the
+     * replica's journal as it is (the replica only retries).
+     *
+     * @return the snapshot, or null when it cannot be served (the link is then closed, with the reason logged)
+     */
+    private Snapshot prepareSnapshot(Journal journal, String why) {
+        Checkpoints checkpoints = node.checkpoints();
+        if (checkpoints == null) {
+            LOG.log(Level.ERROR, "replica {0} ({1}) {2}: it needs a snapshot, but no checkpoint service is active "
+                    + "(tandem.checkpoint); closing", id, remote(), why);
+            close("a snapshot is needed but cannot be served: tandem.checkpoint is not active");
+            return null;
+        }
+        Checkpoints.Cut cut = null;
+        java.nio.file.Path seed = null;
+        try {
+            cut = checkpoints.cut(id);
+            long s = cut.appliedSequence();
+            byte[] chain = journal.chainAt(s);
+            if (chain == null) {
+                throw new IllegalStateException("the journal has no chain value at the checkpoint's sequence " + s);
+            }
+            java.nio.file.Path dir = node.settings().stateDirectory();
+            java.nio.file.Files.createDirectories(dir);
+            seed = java.nio.file.Files.createTempFile(dir, "seed-", ".tmp");
+            long seedLength;
+            try (java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(seed,
+                    java.nio.file.StandardOpenOption.WRITE)) {
+                seedLength = journal.writeSeed(s, out);
+            }
+            SegmentInfo seedSegment = seedSegment(seed);
+            LOG.log(Level.WARNING, "replica {0} ({1}) {2}: sending a snapshot at sequence {3} ({4} bytes of "
+                    + "checkpoint, a {5}-byte segment seed)", id, remote(), why, s,
+                    cut.streamLength(TRAILER_ID, 0), seedLength);
+            return new Snapshot(cut, s, chain, seed, seedLength, seedSegment);
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.log(Level.ERROR, "replica {0} ({1}) {2}: it needs a snapshot, which cannot be prepared: {3}; "
+                    + "closing", id, remote(), why, String.valueOf(e.getMessage()));
+            if (cut != null) {
+                cut.close();
+            }
+            if (seed != null) {
+                try {
+                    java.nio.file.Files.deleteIfExists(seed);
+                } catch (java.io.IOException ignored) {
+                    // a temporary file in the state directory; the next seed gets another name
+                }
+            }
+            close("a snapshot is needed but cannot be prepared: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** The identity of the segment a seed is the prefix of: its header, as the replica will have it. */
+    private static SegmentInfo seedSegment(java.nio.file.Path seed) throws java.io.IOException {
+        ByteBuffer header = ByteBuffer.allocate(tandem.protocol.journal.SegmentHeader.SIZE);
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(seed)) {
+            while (header.hasRemaining() && in.read(header) >= 0) {
+                // fill the header
+            }
+        }
+        tandem.protocol.journal.SegmentHeader h = new tandem.protocol.journal.SegmentHeader().wrap(header, 0);
+        String bad = h.check(new java.util.zip.CRC32C());
+        if (bad != null) {
+            throw new java.io.IOException("the segment seed's header is not sound: " + bad);
+        }
+        return new SegmentInfo("seed", h.startingSequence(), h.startingSequence() - 1, h.anchor(),
+                h.replicationOffset(), false);
+    }
+
+    /**
+     * SnapshotBegin, the checkpoint stream in SnapshotChunks, SnapshotEnd with its CRC32C; then SegmentSeedBegin,
+     * the seed in SnapshotChunks, SnapshotEnd. Progress is visible in {@code repl:status} meanwhile.
+     */
+    private void sendSnapshot(Snapshot snapshot) throws InterruptedException {
+        long length = snapshot.cut.streamLength(TRAILER_ID, 0);
+        long started = System.nanoTime();
+        sendFrames(ByteBuffer.wrap(SnapshotBegin.frame(length, snapshot.sequence, snapshot.chain)));
+        ChunkChannel body = new ChunkChannel(this::sendFrames);
+        transfer = new Transfer("snapshot", body, length, started);
+        try {
+            snapshot.cut.send(TRAILER_ID, 0, body);
+        } catch (java.io.IOException e) {
+            if (state == State.CLOSED || Thread.currentThread().isInterrupted()) {
+                throw new InterruptedException("closed during the snapshot");
+            }
+            throw new java.io.UncheckedIOException("sending the checkpoint: " + e.getMessage(), e);
+        }
+        sendFrames(ByteBuffer.wrap(SnapshotEnd.frame(body.crc())));
+        ChunkChannel seed = new ChunkChannel(this::sendFrames);
+        transfer = new Transfer("segment seed", seed, snapshot.seedLength, System.nanoTime());
+        sendFrames(ByteBuffer.wrap(SegmentSeedBegin.frame(snapshot.seedLength)));
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(snapshot.seed)) {
+            long at = 0;
+            while (at < snapshot.seedLength) {
+                long n = in.transferTo(at, snapshot.seedLength - at, seed);
+                if (n <= 0) {
+                    throw new java.io.IOException("the seed copy ends at byte " + at + " of " + snapshot.seedLength);
+                }
+                at += n;
+            }
+        } catch (java.io.IOException e) {
+            if (state == State.CLOSED || Thread.currentThread().isInterrupted()) {
+                throw new InterruptedException("closed during the segment seed");
+            }
+            throw new java.io.UncheckedIOException("sending the segment seed: " + e.getMessage(), e);
+        }
+        sendFrames(ByteBuffer.wrap(SnapshotEnd.frame(seed.crc())));
+        long ms = (System.nanoTime() - started) / 1_000_000;
+        LOG.log(Level.INFO, "replica {0} ({1}): snapshot at sequence {2} sent: {3} bytes of checkpoint and {4} of "
+                + "seed in {5} ms", id, remote(), snapshot.sequence, length, snapshot.seedLength, ms);
+        transfer = null;
+    }
+
+    /** A body being sent, for status. */
+    private record Transfer(String what, ChunkChannel channel, long total, long startedNanos) {
+        ReplicationStatus.Transfer status() {
+            long elapsed = System.nanoTime() - startedNanos;
+            long done = channel.written();
+            return new ReplicationStatus.Transfer(what, done, total, elapsed <= 0 ? 0 : done * 1e9 / elapsed);
+        }
+    }
+
+    /** Persists the replica in the registry before it receives anything it could acknowledge. */
+    private void register() {
+        if (node.register(id)) {
+            LOG.log(Level.INFO, "replica {0} registered", id);
+        }
     }
 
     /** @return null when the replica's history is a prefix of this journal's, else why not */

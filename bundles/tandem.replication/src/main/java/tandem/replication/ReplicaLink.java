@@ -10,6 +10,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 import tandem.api.auth.NodeIdentity;
+import tandem.api.checkpoint.Checkpoints;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStoppedException;
 import tandem.api.journal.SegmentInfo;
@@ -62,6 +63,9 @@ final class ReplicaLink implements AutoCloseable {
         void epoch(long seen);
 
         ScheduledFuture<?> schedule(Runnable task, long delayMs);
+
+        /** @return the checkpoint service, or null while none is active */
+        Checkpoints checkpoints();
     }
 
     private final ReplicaContext node;
@@ -78,6 +82,13 @@ final class ReplicaLink implements AutoCloseable {
     private volatile long accum;
     private volatile long ackedSent;
     private volatile AckPolicy primaryPolicy;
+    private volatile long snapshotsInstalled;
+    /**
+     * Set when this node found, after StreamStart, that its history differs from the primary's (another genesis):
+     * the next handshake then announces a chain value that cannot match, so that the primary answers HashMismatch
+     * and the snapshot repair follows; a replica never discards its own journal on its own.
+     */
+    private volatile boolean claimDivergence;
     private long backoffMs = FIRST_BACKOFF_MS;
     private volatile String lastReported;
     private volatile String lastQuiet;
@@ -140,7 +151,15 @@ final class ReplicaLink implements AutoCloseable {
 
     ReplicationStatus.Upstream status() {
         long since = lastFrameNanos == 0 ? -1 : (System.nanoTime() - lastFrameNanos) / 1_000_000;
-        return new ReplicationStatus.Upstream(node.settings().primary(), state, accum, ackedSent, since, lastError);
+        Attempt a = current;
+        SnapshotReceipt r = a == null ? null : a.receipt;
+        return new ReplicationStatus.Upstream(node.settings().primary(), state, accum, ackedSent, since, lastError,
+                r == null ? null : r.status());
+    }
+
+    /** @return the snapshots this link installed since it started */
+    long snapshotsInstalled() {
+        return snapshotsInstalled;
     }
 
     /** Logs an error once while it repeats at every attempt. */
@@ -153,6 +172,11 @@ final class ReplicaLink implements AutoCloseable {
 
     AckPolicy primaryPolicy() {
         return primaryPolicy;
+    }
+
+    /** Where a snapshot's segment seed is received: beside the journal, which takes it over by a rename. */
+    private java.nio.file.Path seedPath() {
+        return java.nio.file.Path.of(node.journal().status().directory()).resolve("seed.incoming");
     }
 
     // ---- acks -------------------------------------------------------------------------------------------------
@@ -213,6 +237,8 @@ final class ReplicaLink implements AutoCloseable {
         private boolean progressed;
         private ScheduledFuture<?> timeout;
         private final InputBatch.Cursor cursor = new InputBatch.Cursor();
+        /** The snapshot being received, between NeedSnapshot/HashMismatch and its install. */
+        volatile SnapshotReceipt receipt;
 
         @Override
         public void opened(FrameLink l) {
@@ -229,18 +255,88 @@ final class ReplicaLink implements AutoCloseable {
         public void frame(ByteBuffer p) {
             lastFrameNanos = System.nanoTime();
             byte tag = Frames.tag(p);
-            if (!streaming && p.remaining() > Frames.MAX_CONTROL_FRAME) {
-                // before the stream starts a primary sends control frames only
+            if (!streaming && receipt == null && p.remaining() > Frames.MAX_CONTROL_FRAME) {
+                // before the stream starts a primary sends control frames only, snapshot data aside
                 throw new FrameException("a " + p.remaining() + "-byte " + Frames.name(tag) + " frame before the "
                         + "stream started (the limit is " + Frames.MAX_CONTROL_FRAME + ")");
             }
             if (!authenticated) {
                 authentication(p, tag);
+            } else if (receipt != null) {
+                snapshot(p, tag);
             } else if (!streaming) {
                 streamStart(p, tag);
             } else {
                 streamed(p, tag);
             }
+        }
+
+        /** One frame of a snapshot transfer; once both halves arrived, installs them (this thread waits). */
+        private void snapshot(ByteBuffer p, byte tag) {
+            boolean done;
+            try {
+                done = receipt.frame(p, tag);
+            } catch (java.io.IOException | RuntimeException e) {
+                abandon("the snapshot transfer failed: " + e.getMessage());
+                return;
+            }
+            if (done) {
+                install(receipt);
+            }
+        }
+
+        /** Ends the attempt: what was received is deleted, the journal and store are as they were; a retry follows. */
+        private void abandon(String why) {
+            state = "snapshot-failed";
+            lastError = why;
+            LOG.log(Level.ERROR, "replica: {0}; nothing was installed, the next attempt starts over", why);
+            SnapshotReceipt r = receipt;
+            receipt = null;
+            if (r != null) {
+                r.close();
+            }
+            link.close(why);
+        }
+
+        /**
+         * Installs a received snapshot: the store first (from then on the pipeline applies nothing of the old
+         * journal: the store's origin names the new history), then the journal's seed (the old lineage archived).
+         * A crash between the two leaves a store that waits for its history: the next attempt redoes both.
+         */
+        private void install(SnapshotReceipt r) {
+            state = "installing";
+            long s = r.sequence();
+            byte[] chain = r.chain();
+            Journal journal = node.journal();
+            try {
+                node.hub().install(r.staged().directory(), s, chain);
+                journal.installSeed(r.seed());
+                byte[] ours = journal.chainAt(s);
+                if (journal.durableSequence() != s || ours == null || !Arrays.equals(ours, chain)) {
+                    throw new IllegalStateException("the installed seed ends at sequence " + journal.durableSequence()
+                            + " with chain " + (ours == null ? "-" : java.util.HexFormat.of().formatHex(ours))
+                            + ", the snapshot is at " + s + " with chain " + java.util.HexFormat.of().formatHex(chain)
+                            + ": an inconsistent primary");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                abandon("interrupted while installing the snapshot");
+                return;
+            } catch (RuntimeException e) {
+                abandon("the snapshot could not be installed: " + e.getMessage());
+                return;
+            }
+            receipt = null;
+            r.close();
+            claimDivergence = false;
+            accum = s;
+            ackedSent = s;
+            acker.interrupt(); // it may wait for a sequence of the archived lineage
+            node.hub().appended(s);
+            snapshotsInstalled++;
+            state = "snapshot-installed";
+            LOG.log(Level.WARNING, "replica: installed the primary''s snapshot at sequence {0}; the previous journal "
+                    + "is kept as a lineage archive", s);
         }
 
         private void authentication(ByteBuffer p, byte tag) {
@@ -265,6 +361,12 @@ final class ReplicaLink implements AutoCloseable {
                     }
                     long last = journal.durableSequence();
                     byte[] chain = last == 0 ? new byte[Frames.HASH_LENGTH] : journal.chainAt(last);
+                    if (claimDivergence && last > 0) {
+                        chain = chain.clone();
+                        for (int i = 0; i < chain.length; i++) {
+                            chain[i] = (byte) ~chain[i];
+                        }
+                    }
                     accum = last;
                     ackedSent = last;
                     link.send(ByteBuffer.wrap(Handshake.frame(last, chain, node.epoch())));
@@ -303,6 +405,15 @@ final class ReplicaLink implements AutoCloseable {
                     long segStart = StreamStart.segmentStartSequence(p);
                     long offset = StreamStart.segmentStartOffset(p);
                     boolean fresh = journal.lastSequence() == 0 && segments.size() == 1 && mine.entries() == 0;
+                    if ("snapshot-installed".equals(state) && (segments.size() != 1 || mine.startSequence() != segStart
+                            || !Arrays.equals(mine.anchor(), anchor))) {
+                        lastError = "after the snapshot the primary announces segment " + segStart + " with anchor "
+                                + java.util.HexFormat.of().formatHex(anchor) + ", but the installed seed starts at "
+                                + mine.startSequence() + ": an inconsistent primary";
+                        report(lastError);
+                        link.close("stream start does not match the seed");
+                        return;
+                    }
                     if (fresh && (mine.startSequence() != segStart || !Arrays.equals(mine.anchor(), anchor)
                             || mine.replicationOffset() != offset)) {
                         journal.adopt(segStart, anchor, offset);
@@ -310,8 +421,10 @@ final class ReplicaLink implements AutoCloseable {
                             && mine.entries() != StreamStart.genesisEntries(p)) {
                         state = "diverged";
                         lastError = "the primary's genesis segment holds " + StreamStart.genesisEntries(p)
-                                + " entries, this node's " + mine.entries() + ": different histories";
+                                + " entries, this node's " + mine.entries() + ": different histories; asking for "
+                                + "a snapshot";
                         report(lastError);
+                        claimDivergence = true;
                         link.close("genesis mismatch");
                         return;
                     }
@@ -328,12 +441,25 @@ final class ReplicaLink implements AutoCloseable {
                                     : primaryPolicy.label());
                 }
                 case Frames.TAG_NEED_SNAPSHOT, Frames.TAG_HASH_MISMATCH -> {
-                    state = tag == Frames.TAG_NEED_SNAPSHOT ? "needs-snapshot" : "diverged";
-                    lastError = tag == Frames.TAG_NEED_SNAPSHOT
-                            ? "the primary no longer holds this node's position; a snapshot is needed"
+                    String why = tag == Frames.TAG_NEED_SNAPSHOT
+                            ? "the primary no longer holds this node's position"
                             : "this node's journal diverged from the primary's";
-                    LOG.log(Level.ERROR, "replica: {0} (snapshot transfer is not built yet)", lastError);
-                    link.close(lastError);
+                    Checkpoints checkpoints = node.checkpoints();
+                    if (checkpoints == null) {
+                        state = "needs-snapshot";
+                        lastError = why + "; a snapshot is needed, but no checkpoint service is active "
+                                + "(tandem.checkpoint)";
+                        report(lastError);
+                        link.close(lastError);
+                        return;
+                    }
+                    timeout.cancel(false); // a snapshot takes as long as it takes; the transport tells a dead link
+                    state = "snapshot";
+                    lastError = null;
+                    progressed = true;
+                    receipt = new SnapshotReceipt(checkpoints, seedPath());
+                    LOG.log(Level.WARNING, "replica: {0}; receiving a snapshot from {1}", why,
+                            node.settings().primary());
                 }
                 default -> throw new FrameException("expected StreamStart, got " + Frames.name(tag));
             }
@@ -410,10 +536,11 @@ final class ReplicaLink implements AutoCloseable {
             }
         }
 
+        /** The next handshake tells the truth, the primary finds the chains differ and sends a snapshot. */
         private void diverged(String why) {
             state = "diverged";
             lastError = "this node's journal diverged from the primary's: " + why;
-            LOG.log(Level.ERROR, "replica: {0} (the repair by snapshot is not built yet)", lastError);
+            LOG.log(Level.ERROR, "replica: {0}; reconnecting for a snapshot", lastError);
             link.close(lastError);
         }
 
@@ -422,9 +549,20 @@ final class ReplicaLink implements AutoCloseable {
             if (timeout != null) {
                 timeout.cancel(false);
             }
+            SnapshotReceipt r = receipt;
+            receipt = null;
+            if (r != null) {
+                r.close();
+                if (!"snapshot-failed".equals(state)) {
+                    state = "snapshot-failed";
+                    lastError = "the link closed during the snapshot transfer: " + reason;
+                    LOG.log(Level.ERROR, "replica: {0}; nothing was installed", lastError);
+                }
+            }
             boolean wasStreaming = streaming;
             streaming = false;
-            if (!"refused".equals(state) && !"diverged".equals(state) && !"needs-snapshot".equals(state)) {
+            if (!"refused".equals(state) && !"diverged".equals(state) && !"needs-snapshot".equals(state)
+                    && !"snapshot-failed".equals(state)) {
                 state = "disconnected";
                 lastError = reason;
             }

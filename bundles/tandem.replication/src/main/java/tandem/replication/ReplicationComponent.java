@@ -27,12 +27,16 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import tandem.api.auth.NodeIdentity;
 import tandem.api.auth.ReplicaAuthorizer;
+import tandem.api.checkpoint.Checkpoints;
 import tandem.api.journal.Journal;
 import tandem.api.replication.AckPolicy;
 import tandem.api.replication.ReplicationControl;
@@ -124,6 +128,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     private volatile FrameListener listener;
     private volatile ReplicaLink upstream;
     private volatile long epoch;
+    /** Needed only for snapshots: a checkpoint bundle being updated must not restart replication. */
+    private volatile Checkpoints checkpoints;
 
     @Activate
     public ReplicationComponent(Config config, BundleContext context, @Reference FrameTransport transport,
@@ -278,7 +284,24 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         epoch = seen;
     }
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindCheckpoints(Checkpoints c) {
+        checkpoints = c;
+    }
+
+    void unbindCheckpoints(Checkpoints c) {
+        if (checkpoints == c) {
+            checkpoints = null;
+        }
+    }
+
     // ---- contexts ---------------------------------------------------------------------------------------------
+
+    @Override
+    public Checkpoints checkpoints() {
+        return checkpoints;
+    }
 
     @Override
     public Journal journal() {

@@ -17,6 +17,11 @@ import org.osgi.framework.BundleContext;
 import org.osgi.util.converter.Converters;
 
 import tandem.api.journal.EntryTag;
+import tandem.api.journal.EntryVisitor;
+import tandem.api.store.Keyspace;
+import tandem.api.store.Reply;
+import tandem.checkpoint.CheckpointComponent;
+import tandem.store.StoreComponent;
 import tandem.api.journal.Journal;
 import tandem.api.journal.SlotVisitor;
 import tandem.auth.AuthComponent;
@@ -40,9 +45,15 @@ final class Nodes {
     }
 
     static JournalComponent journal(Path home, long segmentSize) {
+        return journal(home, segmentSize, 1L << 30);
+    }
+
+    /** @param retentionBytes archives the store has flushed are kept within this many bytes (0: none) */
+    static JournalComponent journal(Path home, long segmentSize, long retentionBytes) {
         Map<String, Object> props = new HashMap<>();
         props.put("directory", home.resolve("data/journal").toString());
         props.put("segment.size", segmentSize);
+        props.put("retention.max.bytes", retentionBytes);
         return new JournalComponent(Converters.standardConverter().convert(props).to(JournalComponent.Config.class),
                 context(home));
     }
@@ -60,6 +71,66 @@ final class Nodes {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** A real store in {@code home/data/store}. */
+    static StoreComponent store(Path home) {
+        return new StoreComponent(Converters.standardConverter().convert(Map.of())
+                .to(StoreComponent.Config.class), context(home));
+    }
+
+    static void close(StoreComponent store) {
+        invoke(store, "deactivate");
+    }
+
+    /** The real checkpoint service in {@code home/data/checkpoint}, cutting from {@code store} (may be null). */
+    static CheckpointComponent checkpoints(Path home, Keyspace store) {
+        CheckpointComponent c = new CheckpointComponent(Converters.standardConverter().convert(Map.of())
+                .to(CheckpointComponent.Config.class), context(home));
+        if (store != null) {
+            try {
+                Method bind = CheckpointComponent.class.getDeclaredMethod("bindKeyspace", Keyspace.class);
+                bind.setAccessible(true);
+                bind.invoke(c, store);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return c;
+    }
+
+    private static void invoke(Object target, String method) {
+        try {
+            Method m = target.getClass().getDeclaredMethod(method);
+            m.setAccessible(true);
+            m.invoke(target);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Applies the journal's durable entries after the store's applied sequence, as the pipeline would. */
+    static void applyAll(Journal journal, Keyspace store) {
+        Reply discard = (Reply) Proxy.newProxyInstance(Reply.class.getClassLoader(), new Class<?>[] {Reply.class},
+                (proxy, method, args) -> proxy);
+        journal.read(store.appliedSequence(), new EntryVisitor() {
+            @Override
+            public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
+                if (tag == EntryTag.APP) {
+                    store.apply(sequence, timestampNs, CommandPayload.decode(payload).get(0), discard);
+                } else if (tag == EntryTag.TICK) {
+                    store.tick(sequence, timestampNs);
+                } else {
+                    store.advance(sequence);
+                }
+                return true;
+            }
+
+            @Override
+            public void skipped(long sequence) {
+                store.advance(sequence);
+            }
+        });
     }
 
     static AuthComponent auth(Path home) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import tandem.api.auth.ReplicaAuthorizer;
+import tandem.api.checkpoint.Checkpoints;
 import tandem.api.journal.Journal;
 import tandem.api.journal.SegmentInfo;
 import tandem.api.replication.AckPolicy;
@@ -34,7 +36,11 @@ import tandem.protocol.replication.Frames;
 import tandem.protocol.replication.Handshake;
 import tandem.protocol.replication.Heartbeat;
 import tandem.protocol.replication.InputBatch;
+import tandem.protocol.replication.SegmentSeedBegin;
+import tandem.protocol.replication.SnapshotBegin;
+import tandem.protocol.replication.SnapshotEnd;
 import tandem.protocol.replication.StreamStart;
+import tandem.store.StoreComponent;
 
 /**
  * The primary's side of one link over the real TCP pipeline, with a real journal and real keys: the test plays the
@@ -124,6 +130,14 @@ class PrimarySessionTest {
         @Override
         public Fanout fanout() {
             return fanout;
+        }
+
+        /** The checkpoint service a test gives the primary; none by default. */
+        volatile Checkpoints checkpoints;
+
+        @Override
+        public Checkpoints checkpoints() {
+            return checkpoints;
         }
 
         @Override
@@ -424,28 +438,158 @@ class PrimarySessionTest {
 
     @ParameterizedTest(name = "byteByByte={0}")
     @ValueSource(booleans = {false, true})
-    void aChainThatDoesNotMatchGetsHashMismatchAndTheLinkCloses(boolean byteByByte) throws Exception {
+    void aDivergedReplicaThatNeedsASnapshotNoneCanServeGetsNothingAndTheLinkCloses(boolean byteByByte)
+            throws Exception {
         Nodes.append(journal, 20, "a");
         Peer p = authenticated(byteByByte);
         byte[] wrong = journal.chainAt(10).clone();
         wrong[5] ^= 1;
         p.feed(handshake(10, wrong, 1), byteByByte);
-        p.expect(Frames.TAG_HASH_MISMATCH);
         p.awaitClosed();
-        assertThat(p.closedReason()).isEqualTo("diverged: chain mismatch at sequence 10");
-        assertThat(p.names()).containsExactly("Challenge", "AuthOk", "HashMismatch");
+        assertThat(p.closedReason()).contains("a snapshot is needed but cannot be served");
+        assertThat(p.names()).as("its journal is left as it is: no HashMismatch without a snapshot to follow")
+                .containsExactly("Challenge", "AuthOk");
         assertThat(hub.events).containsExactly("attach journal", "detach");
         assertThat(node.registry.ids()).isEmpty();
     }
 
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aDivergedReplicaGetsHashMismatchThenTheSnapshotAndTheSeedThenStreamsOn(boolean byteByByte)
+            throws Exception {
+        long last = Nodes.append(journal, 400, "a");
+        StoreComponent store = Nodes.store(Nodes.home(root, "primary"));
+        try {
+            Nodes.applyAll(journal, store);
+            node.checkpoints = Nodes.checkpoints(Nodes.home(root, "primary"), store);
+            Peer p = authenticated(byteByByte);
+            byte[] wrong = journal.chainAt(100).clone();
+            wrong[0] ^= 1;
+            p.feed(handshake(100, wrong, 1), byteByByte);
+            p.expect(Frames.TAG_HASH_MISMATCH);
+            Received r = receiveSnapshot(p);
+            assertThat(r.sequence).isEqualTo(last);
+            assertThat(r.chain).isEqualTo(journal.chainAt(last));
+            assertStoreCopy(r.checkpoint, store);
+            assertThat(r.seed).as("the seed is the raw prefix of the segment holding S+1")
+                    .isEqualTo(livePrefix(r.seed.length));
+            ByteBuffer start = ByteBuffer.wrap(p.expect(Frames.TAG_STREAM_START)).order(ByteOrder.LITTLE_ENDIAN);
+            SegmentInfo live = journal.segments().get(journal.segments().size() - 1);
+            assertThat(StreamStart.startSequence(start)).isEqualTo(last);
+            assertThat(StreamStart.segmentStartSequence(start)).isEqualTo(live.startSequence());
+            assertThat(StreamStart.anchorHash(start)).isEqualTo(live.anchor());
+            assertThat(StreamStart.segmentStartOffset(start)).isEqualTo(live.replicationOffset());
+            assertThat(hub.events).containsExactly("attach journal", "seed " + last);
+            assertThat(node.registry.ids()).hasSize(1);
+            long more = Nodes.append(journal, 30, "b");
+            assertThat(receiveUpTo(p, more)).containsExactlyElementsOf(Nodes.slots(journal, last));
+            try (var dirs = Files.list(root.resolve("primary/data/checkpoint"))) {
+                assertThat(dirs.toList()).as("the per-replica checkpoint is gone once sent").isEmpty();
+            }
+            try (var files = Files.list(node.settings.stateDirectory())) {
+                assertThat(files.filter(f -> f.getFileName().toString().startsWith("seed-")).toList()).isEmpty();
+            }
+        } finally {
+            Nodes.close(store);
+        }
+    }
+
     @Test
-    void aReplicaAheadOfThisJournalGetsHashMismatch() throws Exception {
-        Nodes.append(journal, 5, "a");
-        Peer p = authenticated(false);
-        p.feed(handshake(9, ZEROS, 1), false);
-        p.expect(Frames.TAG_HASH_MISMATCH);
-        p.awaitClosed();
-        assertThat(p.closedReason()).contains("beyond this journal's end 5");
+    void aReplicaBehindTheRetainedJournalGetsNeedSnapshotAndASeedFromAnArchivedSegment() throws Exception {
+        journal.untap(node.fanout);
+        Nodes.close(journal);
+        journal = Nodes.journal(Nodes.home(root, "small"), 64 * 1024, 0);
+        node = new Node(60_000);
+        StoreComponent store = Nodes.store(Nodes.home(root, "small"));
+        try {
+            long cut = Nodes.append(journal, 600, "a");
+            Nodes.applyAll(journal, store);
+            Nodes.append(journal, 5, "tail"); // journaled, not applied: the checkpoint stops before them
+            Peer.await(() -> store.status().flushedSequence() >= cut, "the store flushed");
+            assertThat(journal.purge(store.status().flushedSequence())).isPositive();
+            long firstRetained = journal.segments().get(0).startSequence();
+            assertThat(firstRetained).isGreaterThan(1);
+            node.checkpoints = Nodes.checkpoints(Nodes.home(root, "small"), store);
+
+            Peer p = authenticated(false);
+            p.feed(handshake(0, ZEROS, 1), false);
+            p.expect(Frames.TAG_NEED_SNAPSHOT);
+            Received r = receiveSnapshot(p);
+            assertThat(r.sequence).isEqualTo(cut);
+            SegmentInfo holder = journal.segments().stream().filter(seg -> seg.startSequence() <= cut + 1
+                    && cut + 1 <= seg.lastSequence() + 1).findFirst().orElseThrow();
+            assertThat(r.seed).isEqualTo(prefix(holder.name(), r.seed.length));
+            ByteBuffer start = ByteBuffer.wrap(p.expect(Frames.TAG_STREAM_START)).order(ByteOrder.LITTLE_ENDIAN);
+            assertThat(StreamStart.segmentStartSequence(start)).isEqualTo(holder.startSequence());
+            assertThat(StreamStart.anchorHash(start)).isEqualTo(holder.anchor());
+            if (holder.startSequence() == cut + 1) {
+                // the seed is only a header: the catch-up announces the boundary the replica already sits on
+                ByteBuffer rotate = ByteBuffer.wrap(p.expect(Frames.TAG_ROTATE)).order(ByteOrder.LITTLE_ENDIAN);
+                assertThat(tandem.protocol.replication.Rotate.boundarySeq(rotate)).isEqualTo(cut);
+            }
+            assertThat(receiveUpTo(p, journal.durableSequence())).containsExactlyElementsOf(Nodes.slots(journal, cut));
+        } finally {
+            Nodes.close(store);
+        }
+    }
+
+    /** What a snapshot transfer carried. */
+    private record Received(long sequence, byte[] chain, byte[] checkpoint, byte[] seed) {
+    }
+
+    /** SnapshotBegin, chunks, SnapshotEnd (CRC checked), SegmentSeedBegin, chunks, SnapshotEnd (CRC checked). */
+    private static Received receiveSnapshot(Peer p) {
+        ByteBuffer begin = ByteBuffer.wrap(p.expect(Frames.TAG_SNAPSHOT_BEGIN)).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] body = chunksUntilEnd(p);
+        assertThat((long) body.length).isEqualTo(SnapshotBegin.snapshotLen(begin));
+        ByteBuffer seedBegin = ByteBuffer.wrap(p.expect(Frames.TAG_SEGMENT_SEED_BEGIN)).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] seed = chunksUntilEnd(p);
+        assertThat((long) seed.length).isEqualTo(SegmentSeedBegin.seedLen(seedBegin));
+        return new Received(SnapshotBegin.snapSequence(begin), SnapshotBegin.snapChainHash(begin), body, seed);
+    }
+
+    private static byte[] chunksUntilEnd(Peer p) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        while (true) {
+            byte[] f = p.next();
+            if (f[0] == Frames.TAG_SNAPSHOT_END) {
+                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                crc.update(out.toByteArray());
+                assertThat(SnapshotEnd.crc32c(ByteBuffer.wrap(f).order(ByteOrder.LITTLE_ENDIAN)))
+                        .isEqualTo((int) crc.getValue());
+                return out.toByteArray();
+            }
+            assertThat(Frames.name(f[0])).isEqualTo("SnapshotChunk");
+            assertThat(f.length - 1).isBetween(1, Frames.SNAPSHOT_CHUNK);
+            out.write(f, 1, f.length - 1);
+        }
+    }
+
+    /** The checkpoint stream, received and installed on a second store, holds what the primary's store holds. */
+    private void assertStoreCopy(byte[] stream, StoreComponent primaryStore) throws Exception {
+        Path home = Nodes.home(root, "copy");
+        StoreComponent copy = Nodes.store(home);
+        try {
+            Checkpoints.Staged staged;
+            try (Checkpoints.Receive receive = Nodes.checkpoints(home, null).receive(stream.length)) {
+                assertThat(receive.feed(ByteBuffer.wrap(stream))).isTrue();
+                staged = receive.commit();
+            }
+            assertThat(staged.replicationId()).isEqualTo(PrimarySession.TRAILER_ID);
+            copy.install(staged.directory(), primaryStore.appliedSequence(), new byte[32]);
+            assertThat(copy.digest()).isEqualTo(primaryStore.digest());
+        } finally {
+            Nodes.close(copy);
+        }
+    }
+
+    private byte[] livePrefix(int length) throws java.io.IOException {
+        return prefix("journal", length);
+    }
+
+    private byte[] prefix(String segment, int length) throws java.io.IOException {
+        byte[] all = Files.readAllBytes(Path.of(journal.status().directory()).resolve(segment));
+        return Arrays.copyOf(all, length);
     }
 
     @Test

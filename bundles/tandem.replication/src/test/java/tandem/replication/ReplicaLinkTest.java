@@ -25,6 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import tandem.api.auth.NodeIdentity;
+import tandem.api.checkpoint.Checkpoints;
 import tandem.api.auth.ReplicaAuthorizer;
 import tandem.api.journal.Journal;
 import tandem.api.journal.SegmentInfo;
@@ -45,7 +46,14 @@ import tandem.protocol.replication.Handshake;
 import tandem.protocol.replication.Heartbeat;
 import tandem.protocol.replication.InputBatch;
 import tandem.protocol.replication.Rotate;
+import tandem.protocol.replication.HashMismatch;
+import tandem.protocol.replication.NeedSnapshot;
+import tandem.protocol.replication.SegmentSeedBegin;
+import tandem.protocol.replication.SnapshotBegin;
+import tandem.protocol.replication.SnapshotChunk;
+import tandem.protocol.replication.SnapshotEnd;
 import tandem.protocol.replication.StreamStart;
+import tandem.store.StoreComponent;
 
 /**
  * A replica's link over the real TCP pipeline, with its real journal and key: the test plays the primary, with
@@ -155,6 +163,14 @@ class ReplicaLinkTest {
         public ScheduledFuture<?> schedule(Runnable task, long delayMs) {
             return scheduler.schedule(task, delayMs);
         }
+
+        /** The replica's checkpoint service, when a test gives it one. */
+        volatile Checkpoints checkpoints;
+
+        @Override
+        public Checkpoints checkpoints() {
+            return checkpoints;
+        }
     }
 
     private Peer connect() {
@@ -236,6 +252,159 @@ class ReplicaLinkTest {
                 return;
             }
         }
+    }
+
+    // ---- snapshots --------------------------------------------------------------------------------------------
+
+    /** A snapshot as a primary sends it: the checkpoint stream of its store and the seed of its journal. */
+    private record Snapshot(long sequence, byte[] chain, byte[] stream, byte[] seed) {
+    }
+
+    /** The primary's store applied from its journal, cut and streamed; the seed at that sequence. */
+    private Snapshot primarySnapshot(StoreComponent primaryStore) throws Exception {
+        Nodes.applyAll(primary, primaryStore);
+        Checkpoints cps = Nodes.checkpoints(Nodes.home(root, "primary"), primaryStore);
+        java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+        long s;
+        try (Checkpoints.Cut cut = cps.cut("replica")) {
+            s = cut.appliedSequence();
+            cut.send(PrimarySession.TRAILER_ID, 0, java.nio.channels.Channels.newChannel(stream));
+        }
+        java.io.ByteArrayOutputStream seed = new java.io.ByteArrayOutputStream();
+        primary.writeSeed(s, java.nio.channels.Channels.newChannel(seed));
+        return new Snapshot(s, primary.chainAt(s), stream.toByteArray(), seed.toByteArray());
+    }
+
+    /** SnapshotBegin, chunks, SnapshotEnd; SegmentSeedBegin, chunks, SnapshotEnd: as a primary frames them. */
+    private static byte[] transfer(Snapshot snap, boolean corruptChunk, boolean wrongSeedCrc) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.writeBytes(SnapshotBegin.frame(snap.stream.length, snap.sequence, snap.chain));
+        out.writeBytes(body(snap.stream, corruptChunk, false));
+        out.writeBytes(SegmentSeedBegin.frame(snap.seed.length));
+        out.writeBytes(body(snap.seed, false, wrongSeedCrc));
+        return out.toByteArray();
+    }
+
+    private static byte[] body(byte[] data, boolean corrupt, boolean wrongCrc) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(data);
+        for (int at = 0; at < data.length; at += 5000) {
+            byte[] chunk = Arrays.copyOfRange(data, at, Math.min(data.length, at + 5000));
+            if (corrupt && at == 5000) {
+                chunk[17] ^= 0x10; // corrupted in transit: the CRC32C and the hash of hashes no longer hold
+            }
+            out.writeBytes(SnapshotChunk.frame(ByteBuffer.wrap(chunk)));
+        }
+        out.writeBytes(SnapshotEnd.frame((int) crc.getValue() + (wrongCrc ? 1 : 0)));
+        return out.toByteArray();
+    }
+
+    private static byte[] streamStartOfSeed(byte[] seed, long start, long epoch) {
+        ByteBuffer h = ByteBuffer.wrap(seed).order(ByteOrder.LITTLE_ENDIAN);
+        tandem.protocol.journal.SegmentHeader header = new tandem.protocol.journal.SegmentHeader().wrap(h, 0);
+        return StreamStart.frame(start, header.startingSequence(), header.anchor(), epoch, AckPolicy.DISK_RAM.wire(),
+                false, 0, header.replicationOffset());
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aDivergedReplicaInstallsTheSnapshotStoreFirstThenTheSeedAndStreamsOnByteIdentical(boolean byteByByte)
+            throws Exception {
+        Nodes.append(replica, 40, "mine"); // a history of its own
+        byte[] ownChain = replica.chainAt(40);
+        long last = Nodes.append(primary, 300, "p");
+        StoreComponent primaryStore = Nodes.store(Nodes.home(root, "primary"));
+        StoreComponent replicaStore = Nodes.store(Nodes.home(root, "replica"));
+        try {
+            Snapshot snap = primarySnapshot(primaryStore);
+            assertThat(snap.sequence).isEqualTo(last);
+            hub.store = replicaStore;
+            node.checkpoints = Nodes.checkpoints(Nodes.home(root, "replica"), replicaStore);
+            Peer p = connect();
+            ByteBuffer h = ByteBuffer.wrap(authenticate(p, false)).order(ByteOrder.LITTLE_ENDIAN);
+            assertThat(Handshake.chainHash(h)).isEqualTo(ownChain);
+            p.feed(HashMismatch.frame(), byteByByte);
+            Peer.await(() -> "snapshot".equals(link.status().state()), "receiving a snapshot");
+            p.feed(transfer(snap, false, false), byteByByte);
+            Peer.await(() -> "snapshot-installed".equals(link.status().state()), "the snapshot installed");
+            assertThat(replicaStore.digest()).isEqualTo(primaryStore.digest());
+            assertThat(replicaStore.origin()).isEqualTo(new tandem.api.store.Keyspace.Origin(last, snap.chain));
+            assertThat(replica.durableSequence()).isEqualTo(last);
+            assertThat(replica.chainAt(last)).isEqualTo(primary.chainAt(last));
+            assertThat(Files.exists(Path.of(replica.status().directory()).resolve("lineage.1/journal")))
+                    .as("the diverged history is archived, never deleted").isTrue();
+            assertThat(hub.events).contains("install " + last);
+
+            p.feed(streamStartOfSeed(snap.seed, last, 0), byteByByte);
+            Peer.await(() -> "streaming".equals(link.status().state()), "streaming");
+            long more = Nodes.append(primary, 25, "q");
+            p.feed(batches(last, 10), byteByByte);
+            awaitDurableAck(p, more);
+            assertThat(Files.readAllBytes(Path.of(replica.status().directory()).resolve("journal")))
+                    .as("the live segment byte-identical to the primary's")
+                    .isEqualTo(Arrays.copyOf(Files.readAllBytes(Path.of(primary.status().directory())
+                            .resolve("journal")), (int) Files.size(Path.of(replica.status().directory())
+                            .resolve("journal"))));
+            assertThat(replica.chainAt(more)).isEqualTo(primary.chainAt(more));
+            assertThat(link.snapshotsInstalled()).isEqualTo(1);
+        } finally {
+            Nodes.close(primaryStore);
+            Nodes.close(replicaStore);
+        }
+    }
+
+    @ParameterizedTest(name = "corruptChunk={0}")
+    @ValueSource(booleans = {true, false})
+    void aCorruptedTransferInstallsNothingAndLeavesNothingBehind(boolean corruptChunk) throws Exception {
+        long mine = Nodes.append(replica, 10, "mine");
+        byte[] ownChain = replica.chainAt(mine);
+        Nodes.append(primary, 200, "p");
+        StoreComponent primaryStore = Nodes.store(Nodes.home(root, "primary"));
+        try {
+            Snapshot snap = primarySnapshot(primaryStore);
+            Checkpoints cps = Nodes.checkpoints(Nodes.home(root, "replica"), null);
+            node.checkpoints = cps;
+            Peer p = connect();
+            authenticate(p, false);
+            p.feed(NeedSnapshot.frame(), false);
+            // a chunk corrupted in transit, or a seed whose SnapshotEnd does not match what arrived
+            p.feed(transfer(snap, corruptChunk, !corruptChunk), false);
+            p.awaitClosed();
+            assertThat(link.status().state()).isEqualTo("snapshot-failed");
+            assertThat(link.status().lastError()).contains(corruptChunk ? "checksum mismatch" : "CRC32C");
+            assertThat(hub.installed).as("nothing installed").isEqualTo(-1);
+            assertThat(replica.durableSequence()).isEqualTo(mine);
+            assertThat(replica.chainAt(mine)).isEqualTo(ownChain);
+            Path checkpointRoot = root.resolve("replica/data/checkpoint");
+            assertThat(Files.exists(checkpointRoot.resolve("incoming"))).isFalse();
+            assertThat(Files.exists(Path.of(replica.status().directory()).resolve("seed.incoming"))).isFalse();
+            assertThat(scheduler.pending()).as("a new attempt follows").hasSize(1);
+        } finally {
+            Nodes.close(primaryStore);
+        }
+    }
+
+    @Test
+    void aFrameOutOfOrderDuringTheSnapshotEndsTheAttemptAndWithoutACheckpointServiceNoneStarts() throws Exception {
+        node.checkpoints = Nodes.checkpoints(Nodes.home(root, "replica"), null);
+        Peer p = connect();
+        authenticate(p, false);
+        p.feed(HashMismatch.frame(), false);
+        p.feed(SegmentSeedBegin.frame(4096), false);
+        p.awaitClosed();
+        assertThat(link.status().lastError()).contains("expected SnapshotBegin, got SegmentSeedBegin");
+
+        link.close();
+        peers.clear();
+        node.connects.clear();
+        node.checkpoints = null;
+        Peer q = connect();
+        authenticate(q, false);
+        q.feed(NeedSnapshot.frame(), false);
+        q.awaitClosed();
+        assertThat(link.status().state()).isEqualTo("needs-snapshot");
+        assertThat(link.status().lastError()).contains("no checkpoint service is active");
     }
 
     // ---- authentication and handshake -------------------------------------------------------------------------

@@ -76,8 +76,15 @@ final class TestHub implements ReplicationHub {
     /** What {@link #install} was given: the checkpoint's sequence, or -1. */
     volatile long installed = -1;
 
+    /** A real store {@link #install} installs into, when a test sets one. */
+    volatile tandem.api.store.Keyspace store;
+
     @Override
     public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) {
+        tandem.api.store.Keyspace k = store;
+        if (k != null) {
+            k.install(checkpoint, sequence, chain);
+        }
         installed = sequence;
         appended = sequence;
         events.add("install " + sequence);

@@ -68,6 +68,9 @@ public final class ReplicationCommands {
                 line(out, "acked:", Long.toString(u.acked()));
                 line(out, "last frame:", age(u.lastFrameMillis()));
                 line(out, "last error:", u.lastError() == null ? "-" : u.lastError());
+                if (u.transfer() != null) {
+                    line(out, "transfer:", u.transfer().toString());
+                }
             }
             if (u == null || !s.replicas().isEmpty()) {
                 replicas(out, s.replicas());
@@ -109,6 +112,11 @@ public final class ReplicationCommands {
                 l.append(i < row.length - 1 ? String.format("%-" + width[i] + "s  ", row[i]) : row[i]);
             }
             out.append(l.toString().stripTrailing()).append(System.lineSeparator());
+        }
+        for (ReplicationStatus.Replica r : replicas) {
+            if (r.transfer() != null) {
+                line(out, "transfer:", r.id() + ": " + r.transfer());
+            }
         }
     }
 

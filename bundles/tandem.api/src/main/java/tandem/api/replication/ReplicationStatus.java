@@ -21,29 +21,61 @@ public record ReplicationStatus(String protocol, String role, AckPolicy ackPolic
      *
      * @param id             its identity (a key fingerprint)
      * @param address        {@code ip:port} while connected, else empty
-     * @param state          {@code connecting}, {@code catching-up}, {@code streaming} or {@code disconnected}
+     * @param state          {@code connecting}, {@code snapshot}, {@code catching-up}, {@code streaming} or
+     *                       {@code disconnected}
      * @param sent           the last sequence sent to it
      * @param inMemory       the last sequence it accepted into its pipeline
      * @param acked          the last sequence it made durable
      * @param lagEntries     entries between the primary's last sequence and {@code acked}
      * @param lastAckMillis  milliseconds since its last acknowledgement, -1 when none
+     * @param transfer       the snapshot or full sync being sent to it, or null
      */
     public record Replica(String id, String address, String state, long sent, long inMemory, long acked,
-            long lagEntries, long lastAckMillis) {
+            long lagEntries, long lastAckMillis, Transfer transfer) {
+
+        /** A replica with no transfer under way. */
+        public Replica(String id, String address, String state, long sent, long inMemory, long acked,
+                long lagEntries, long lastAckMillis) {
+            this(id, address, state, sent, inMemory, acked, lagEntries, lastAckMillis, null);
+        }
     }
 
     /**
      * A replica's link to its primary.
      *
      * @param address         the primary's {@code ip:port}
-     * @param state           {@code connecting}, {@code authenticating}, {@code streaming}, {@code refused} or
-     *                        {@code disconnected}
+     * @param state           {@code connecting}, {@code authenticating}, {@code snapshot}, {@code installing},
+     *                        {@code streaming}, {@code refused} or {@code disconnected}
      * @param received        the last sequence received into the pipeline
      * @param acked           the last sequence made durable and acknowledged
      * @param lastFrameMillis milliseconds since the primary last sent anything, -1 when never
      * @param lastError       why the last session ended, or null
+     * @param transfer        the snapshot or full sync being received, or null
      */
     public record Upstream(String address, String state, long received, long acked, long lastFrameMillis,
-            String lastError) {
+            String lastError, Transfer transfer) {
+
+        /** A link with no transfer under way. */
+        public Upstream(String address, String state, long received, long acked, long lastFrameMillis,
+                String lastError) {
+            this(address, state, received, acked, lastFrameMillis, lastError, null);
+        }
+    }
+
+    /**
+     * A snapshot or full sync under way.
+     *
+     * @param what           what is transferred: {@code snapshot} (a checkpoint stream), {@code segment seed}
+     * @param bytes          bytes done
+     * @param totalBytes     bytes in all, -1 when unknown
+     * @param bytesPerSecond the average rate since it began
+     */
+    public record Transfer(String what, long bytes, long totalBytes, double bytesPerSecond) {
+
+        @Override
+        public String toString() {
+            return String.format(java.util.Locale.ROOT, "%s %d/%d bytes (%.1f MiB/s)", what, bytes, totalBytes,
+                    bytesPerSecond / (1024 * 1024));
+        }
     }
 }

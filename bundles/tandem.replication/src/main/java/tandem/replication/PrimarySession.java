@@ -114,6 +114,17 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
 
         void ended(PrimarySession session);
 
+        /**
+         * The restart fence: a replica showed its position, ahead of this journal or not.
+         *
+         * @return false when this primary is fenced and the replica is ahead: it is sent nothing (no HashMismatch
+         *         that would make it discard what it holds) and the fence names it
+         */
+        boolean shown(String id, String address, long replicaLast, boolean ahead);
+
+        /** A replica has seen a higher epoch than this primary's: another node was promoted after this one. */
+        void superseded(String id, String address, long replicaEpoch);
+
         ScheduledFuture<?> schedule(Runnable task, long delayMs);
     }
 
@@ -199,6 +210,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
         if (replicaEpoch > node.epoch()) {
             LOG.log(Level.ERROR, "replica {0} has seen epoch {1}, this primary is at {2}: another node was promoted "
                     + "after this one; refusing it", link.remoteAddress(), replicaEpoch, node.epoch());
+            node.superseded(id, link.remoteAddress(), replicaEpoch);
             link.close("the replica's epoch " + replicaEpoch + " is above this primary's " + node.epoch());
             return;
         }
@@ -344,7 +356,12 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
     private void stream() throws InterruptedException {
         Journal journal = node.journal();
         long last = handshakeLast;
-        String divergence = validate(journal, last, handshakeChain);
+        Validation validation = validate(journal, last, handshakeChain);
+        if (!node.shown(id, remote(), last, validation.ahead())) {
+            close("fenced: the replica is ahead of this restarted primary");
+            return;
+        }
+        String divergence = validation.divergence();
         SegmentInfo origin = journal.segments().get(0);
         boolean behind = divergence == null && last + 1 < origin.startSequence();
         SegmentInfo start = origin;
@@ -550,29 +567,39 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
         }
     }
 
-    /** @return null when the replica's history is a prefix of this journal's, else why not */
-    private static String validate(Journal journal, long last, byte[] chain) throws InterruptedException {
+    /**
+     * What a handshake says of the replica's history against this journal's.
+     *
+     * @param ahead      the replica holds sequences beyond this journal's end
+     * @param divergence null when its history is a prefix of this journal's, else why not
+     */
+    private record Validation(boolean ahead, String divergence) {
+    }
+
+    private static Validation validate(Journal journal, long last, byte[] chain) throws InterruptedException {
         if (last == 0) {
-            return null;
+            return new Validation(false, null);
         }
         for (int attempt = 0; ; attempt++) {
             if (last <= journal.durableSequence()) {
                 break;
             }
             if (attempt == SETTLE_ATTEMPTS || last > journal.lastSequence()) {
-                return "the replica is at sequence " + last + ", beyond this journal's end " + journal.lastSequence();
+                return new Validation(true, "the replica is at sequence " + last + ", beyond this journal's end "
+                        + journal.lastSequence());
             }
-            // the replica may have received and synced a batch before this node's own fsync finished
+            // the replica may have received and synced a batch before this node's own fsync finished; a bounded
+            // pause, not a wait for a condition: the journal offers no event for "durable or never"
             Thread.sleep(SETTLE_PAUSE_MS);
         }
         byte[] ours = journal.chainAt(last);
         if (ours == null) {
-            return null; // before the retained history: the catch-up decides (NeedSnapshot)
+            return new Validation(false, null); // before the retained history: the catch-up decides (NeedSnapshot)
         }
         if (!Arrays.equals(chain, new byte[chain.length]) && !Arrays.equals(ours, chain)) {
-            return "chain mismatch at sequence " + last;
+            return new Validation(false, "chain mismatch at sequence " + last);
         }
-        return null;
+        return new Validation(false, null);
     }
 
     /** Sends the durable entries after {@code from}, up to {@code upTo}; @return the last sequence sent */

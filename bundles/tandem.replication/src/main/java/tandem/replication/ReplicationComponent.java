@@ -157,6 +157,9 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         registry = new Registry(s.stateDirectory());
         epoch = readEpoch(s.stateDirectory());
         if (s.primary() != null) {
+            // a replica has no tenure to guard: whatever fence it had as a primary is gone with the role
+            Files.deleteIfExists(s.stateDirectory().resolve(RUNNING));
+            clearFence();
             hub.follow(s.primary());
             hub.ackPolicy(AckPolicy.DISK);
             journal.rotateBySize(false);
@@ -168,6 +171,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             hub.follow(null);
             journal.rotateBySize(true);
             applyPolicy();
+            guardTenure(s);
             Fanout f = new Fanout(s.maxFrameBytes());
             fanout = f;
             journal.tap(f);
@@ -189,6 +193,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     }
 
     private void stopProtocol() {
+        ReplicationSettings s = settings;
+        boolean wasPrimary = upstream == null;
         FrameListener l = listener;
         listener = null;
         if (l != null) {
@@ -208,10 +214,204 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         if (link != null) {
             link.close();
         }
+        if (wasPrimary) {
+            endTenure(s);
+        }
+    }
+
+    // ---- the restart fence -------------------------------------------------------------------------------------
+
+    /**
+     * Present while this node is a primary that may have sent replicas a batch it had not made durable yet (it
+     * streams a batch while it syncs it); deleted at a clean stop once the journal holds everything it sent. Found
+     * at start, it means the previous run ended in a crash.
+     */
+    static final String RUNNING = "primary.running";
+
+    /** Registered replicas that have not shown their position since this primary restarted after a crash. */
+    private final java.util.Set<String> unconfirmed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile String aheadNote;
+    private volatile long supersededBy;
+    private volatile String fenceError;
+
+    /**
+     * A primary with replicas that restarts after a crash comes up fenced: its replicas may hold writes it lost, or
+     * another node may have been promoted meanwhile. The fence lifts once every registered replica has shown that it
+     * is not ahead (its handshake), or on {@code repl:promote --force}. A standalone node is never fenced.
+     */
+    private void guardTenure(ReplicationSettings s) throws IOException {
+        Path marker = s.stateDirectory().resolve(RUNNING);
+        boolean crashed = Files.exists(marker);
+        Files.createDirectories(s.stateDirectory());
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(marker,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        try (java.nio.channels.FileChannel dir = java.nio.channels.FileChannel.open(s.stateDirectory(),
+                java.nio.file.StandardOpenOption.READ)) {
+            dir.force(true);
+        }
+        if (crashed && !registry.isEmpty()) {
+            unconfirmed.addAll(registry.ids());
+            LOG.log(Level.WARNING, "journal replication: this primary restarted after a crash with {0} registered "
+                    + "replicas; client writes are refused until each has shown it is not ahead", unconfirmed.size());
+        }
+        updateFence();
+    }
+
+    /** A clean stop: once the journal holds everything sent, no replica can be ahead of it. */
+    private void endTenure(ReplicationSettings s) {
+        if (fenceError != null) {
+            return; // still fenced: what made it so survives this stop, and so does the marker
+        }
+        try {
+            journal.awaitDurable(journal.lastSequence());
+            Files.deleteIfExists(s.stateDirectory().resolve(RUNNING));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "the next start of this primary will be fenced: {0}", e.toString());
+        }
+    }
+
+    private void clearFence() {
+        unconfirmed.clear();
+        aheadNote = null;
+        supersededBy = 0;
+        updateFence();
+    }
+
+    private synchronized void updateFence() {
+        String f = null;
+        if (supersededBy > 0) {
+            f = "FENCED another node was promoted after this one: a replica has seen epoch " + supersededBy
+                    + ", this node is at " + epoch + "; make this node a replica of the new primary with "
+                    + "repl:replicaof IP:PORT";
+        } else if (!unconfirmed.isEmpty()) {
+            f = "FENCED this primary restarted after a crash; it accepts writes once every registered replica has "
+                    + "shown that it is not ahead (" + unconfirmed.size() + " not yet"
+                    + (aheadNote == null ? "" : "; " + aheadNote) + "), or after repl:promote --force";
+        }
+        if (!java.util.Objects.equals(f, fenceError)) {
+            fenceError = f;
+            hub.fence(f);
+        }
+    }
+
+    @Override
+    public boolean shown(String id, String address, long replicaLast, boolean ahead) {
+        if (!unconfirmed.contains(id)) {
+            return true;
+        }
+        if (ahead) {
+            aheadNote = "replica " + id + " at " + address + " holds sequence " + replicaLast + " beyond this node's "
+                    + journal.durableSequence() + ": promote it (repl:promote there) and make this node its replica, "
+                    + "or run repl:promote --force here to give up what it holds";
+            LOG.log(Level.ERROR, "journal replication: fenced: {0}", aheadNote);
+            updateFence();
+            return false;
+        }
+        unconfirmed.remove(id);
+        if (unconfirmed.isEmpty()) {
+            aheadNote = null;
+            LOG.log(Level.WARNING, "journal replication: every registered replica has shown it is not ahead of "
+                    + "this restarted primary");
+        }
+        updateFence();
+        return true;
+    }
+
+    @Override
+    public void superseded(String id, String address, long replicaEpoch) {
+        if (replicaEpoch > supersededBy) {
+            supersededBy = replicaEpoch;
+            updateFence();
+        }
+    }
+
+    // ---- promotion and repointing ------------------------------------------------------------------------------
+
+    @Override
+    public synchronized String promote(boolean force) throws InterruptedException {
+        ReplicationSettings s = settings;
+        if (s.primary() == null) {
+            if (fenceError == null) {
+                throw new IllegalStateException("this node is a primary already");
+            }
+            if (!force) {
+                throw new IllegalStateException("this primary is fenced (" + fenceError
+                        + "); repl:promote --force lifts the fence");
+            }
+            String was = fenceError;
+            clearFence();
+            LOG.log(Level.WARNING, "journal replication: the fence was lifted by repl:promote --force ({0})", was);
+            return "the fence is lifted: client writes are accepted";
+        }
+        ReplicaLink link = upstream;
+        if (link != null && "streaming".equals(link.status().state()) && !force) {
+            throw new IllegalStateException("the primary " + s.primary() + " still streams to this node: stop it "
+                    + "first, or run repl:promote --force");
+        }
+        upstream = null;
+        if (link != null) {
+            link.close(); // nothing more is received
+        }
+        long bump;
+        long next = epoch + 1;
+        try {
+            journal.awaitDurable(journal.lastSequence());
+            epoch(next);
+            bump = hub.lead(next);
+        } catch (RuntimeException | InterruptedException e) {
+            LOG.log(Level.ERROR, "journal replication: promotion failed, following {0} again: {1}", s.primary(),
+                    e.getMessage());
+            try {
+                startProtocol();
+            } catch (IOException again) {
+                LOG.log(Level.ERROR, "journal replication cannot follow again: {0}", again.getMessage());
+            }
+            throw e;
+        }
+        settings = s.withPrimary(null);
+        persist("primary", "");
+        try {
+            startProtocol();
+        } catch (IOException e) {
+            throw new UncheckedIOException("promoted, but the replication listener cannot start: "
+                    + e.getMessage(), e);
+        }
+        FrameListener l = listener;
+        String listening = l == null ? "(not listening: see the log)" : s.bind() + ":" + l.port();
+        LOG.log(Level.WARNING, "journal replication: promoted: primary at epoch {0} (EpochBump at sequence {1}), "
+                + "listening for replicas on {2}", next, bump, listening);
+        return "promoted: primary at epoch " + next + " (EpochBump at sequence " + bump + "); replicas connect to "
+                + listening;
+    }
+
+    @Override
+    public synchronized String replicaOf(String address) {
+        ReplicationSettings next = settings.withPrimary(address);
+        if (next.primary() == null) {
+            throw new IllegalArgumentException(ReplicationSettings.PID + ": primary=" + address
+                    + " is invalid: must be IP:PORT (repl:promote makes a replica a primary)");
+        }
+        if (next.primary().equals(settings.primary())) {
+            return "already a replica of " + next.primary();
+        }
+        stopProtocol();
+        settings = next;
+        persist("primary", next.primary());
+        try {
+            startProtocol();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e.getMessage(), e);
+        }
+        return "following " + next.primary() + ": client writes are refused; a diverged journal is archived and "
+                + "replaced by a snapshot";
     }
 
     @Modified
-    void modified(Config config) throws IOException {
+    synchronized void modified(Config config) throws IOException {
         ReplicationSettings next;
         try {
             next = ReplicationSettings.of(config, context.getProperty("tandem.home"));
@@ -393,7 +593,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         }
         FrameListener l = listener;
         return new ReplicationStatus("journal", "primary", hub.ackPolicy(), epoch,
-                l == null ? null : s.bind() + ":" + l.port(), null, replicas);
+                l == null ? null : s.bind() + ":" + l.port(), null, replicas, fenceError);
     }
 
     @Override
@@ -407,33 +607,35 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         if (!p.equals("auto")) {
             AckPolicy.parse(p);
         }
-        writeEtc(p);
+        // at once, not only when ConfigurationAdmin calls back (which then finds nothing changed)
+        settings = settings.withAckPolicy(p);
+        persist("ack.policy", p);
+        if (settings.primary() == null) {
+            applyPolicy();
+        }
+    }
+
+    /**
+     * Keeps a property in ConfigurationAdmin and in {@code etc/tandem.replication.cfg}, when there is one: that file
+     * is the node's configuration, and FileInstall would otherwise bring its older value back. The caller has set
+     * {@link #settings} already, so the callback that follows finds nothing to change.
+     */
+    private void persist(String key, String value) {
+        writeEtc(key, value);
         try {
             Configuration c = configAdmin.getConfiguration(ReplicationSettings.PID, "?");
             Dictionary<String, Object> props = c.getProperties();
             if (props == null) {
                 props = new Hashtable<>();
             }
-            props.put("ack.policy", p);
+            props.put(key, value);
             c.update(props);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot store ack.policy=" + p + ": " + e.getMessage(), e);
-        }
-        if (settings.primary() == null) {
-            // at once, not only when ConfigurationAdmin calls back
-            settings = new ReplicationSettings(settings.bind(), settings.port(), settings.primaryHost(),
-                    settings.primaryPort(), p, settings.maxFrameBytes(), settings.heartbeatMs(),
-                    settings.handshakeTimeoutMs(), settings.reconnectMaxMs(), settings.ringMaxBytes(),
-                    settings.stateDirectory());
-            applyPolicy();
+            throw new UncheckedIOException("cannot store " + key + "=" + value + ": " + e.getMessage(), e);
         }
     }
 
-    /**
-     * Keeps the policy in {@code etc/tandem.replication.cfg} too, when there is one: that file is the node's
-     * configuration, and FileInstall would otherwise bring its older value back.
-     */
-    private void writeEtc(String policy) {
+    private void writeEtc(String key, String value) {
         String home = context.getProperty("tandem.home");
         if (home == null) {
             return;
@@ -445,20 +647,21 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         try {
             List<String> lines = new ArrayList<>(Files.readAllLines(cfg, StandardCharsets.ISO_8859_1));
             boolean replaced = false;
+            String pattern = "\\s*" + java.util.regex.Pattern.quote(key) + "\\s*[=:].*";
             for (int i = 0; i < lines.size(); i++) {
-                if (lines.get(i).matches("\\s*ack\\.policy\\s*[=:].*")) {
-                    lines.set(i, "ack.policy = " + policy);
+                if (lines.get(i).matches(pattern)) {
+                    lines.set(i, key + " = " + value);
                     replaced = true;
                 }
             }
             if (!replaced) {
-                lines.add("ack.policy = " + policy);
+                lines.add(key + " = " + value);
             }
             Path tmp = cfg.resolveSibling(cfg.getFileName() + ".tmp");
             Files.write(tmp, lines, StandardCharsets.ISO_8859_1);
             Files.move(tmp, cfg, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write ack.policy to " + cfg + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot write " + key + " to " + cfg + ": " + e.getMessage(), e);
         }
     }
 

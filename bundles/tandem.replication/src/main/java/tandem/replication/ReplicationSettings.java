@@ -17,25 +17,9 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
         String bind = c.bind().trim();
         literal("bind", bind);
         int port = range("port", c.port(), 0, 65535);
-        String primary = c.primary() == null ? "" : c.primary().trim();
-        String primaryHost = null;
-        int primaryPort = 0;
-        if (!primary.isEmpty()) {
-            int colon = primary.lastIndexOf(':');
-            if (colon <= 0 || colon == primary.length() - 1) {
-                throw invalid("primary", primary, "must be IP:PORT");
-            }
-            primaryHost = primary.substring(0, colon);
-            if (primaryHost.startsWith("[") && primaryHost.endsWith("]")) {
-                primaryHost = primaryHost.substring(1, primaryHost.length() - 1);
-            }
-            literal("primary", primaryHost);
-            try {
-                primaryPort = range("primary", Integer.parseInt(primary.substring(colon + 1)), 1, 65535);
-            } catch (NumberFormatException e) {
-                throw invalid("primary", primary, "must be IP:PORT");
-            }
-        }
+        String[] hostPort = primary(c.primary());
+        String primaryHost = hostPort == null ? null : hostPort[0];
+        int primaryPort = hostPort == null ? 0 : Integer.parseInt(hostPort[1]);
         String policy = c.ack_policy().trim().toLowerCase(Locale.ROOT);
         if (!policy.equals("auto")) {
             try {
@@ -55,6 +39,48 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
         Path dir = directory(c.state_directory(), home);
         return new ReplicationSettings(bind, port, primaryHost, primaryPort, policy, maxFrame, heartbeat, handshake,
                 reconnect, ring, dir);
+    }
+
+    /**
+     * @return {@code [host, port]} of a primary's address {@code IP:PORT} ({@code [v6]:PORT} too), or null for an
+     *         empty one
+     * @throws IllegalArgumentException naming the property when it is not an IP literal and a port
+     */
+    private static String[] primary(String text) {
+        String primary = text == null ? "" : text.trim();
+        if (primary.isEmpty()) {
+            return null;
+        }
+        int colon = primary.lastIndexOf(':');
+        if (colon <= 0 || colon == primary.length() - 1) {
+            throw invalid("primary", primary, "must be IP:PORT");
+        }
+        String host = primary.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        literal("primary", host);
+        int port;
+        try {
+            port = range("primary", Integer.parseInt(primary.substring(colon + 1)), 1, 65535);
+        } catch (NumberFormatException e) {
+            throw invalid("primary", primary, "must be IP:PORT");
+        }
+        return new String[] {host, Integer.toString(port)};
+    }
+
+    /** @return these settings with another primary ({@code IP:PORT}, or empty/null for none) */
+    ReplicationSettings withPrimary(String address) {
+        String[] hostPort = primary(address);
+        return new ReplicationSettings(bind, port, hostPort == null ? null : hostPort[0],
+                hostPort == null ? 0 : Integer.parseInt(hostPort[1]), ackPolicy, maxFrameBytes, heartbeatMs,
+                handshakeTimeoutMs, reconnectMaxMs, ringMaxBytes, stateDirectory);
+    }
+
+    /** @return these settings with another ack policy (already validated) */
+    ReplicationSettings withAckPolicy(String policy) {
+        return new ReplicationSettings(bind, port, primaryHost, primaryPort, policy, maxFrameBytes, heartbeatMs,
+                handshakeTimeoutMs, reconnectMaxMs, ringMaxBytes, stateDirectory);
     }
 
     /** @return {@code ip:port} of the primary, or null on a primary */

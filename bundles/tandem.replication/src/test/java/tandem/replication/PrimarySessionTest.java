@@ -161,6 +161,20 @@ class PrimarySessionTest {
         public ScheduledFuture<?> schedule(Runnable task, long delayMs) {
             return scheduler.schedule(task, delayMs);
         }
+
+        /** Replicas the test makes this primary wait for, as a primary restarted after a crash does. */
+        final java.util.Set<String> fencedFor = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        @Override
+        public boolean shown(String id, String address, long replicaLast, boolean ahead) {
+            events.add("shown " + replicaLast + (ahead ? " ahead" : ""));
+            return !(fencedFor.contains(id) && ahead);
+        }
+
+        @Override
+        public void superseded(String id, String address, long replicaEpoch) {
+            events.add("superseded " + replicaEpoch);
+        }
     }
 
     private Peer connect() {
@@ -405,7 +419,7 @@ class PrimarySessionTest {
         assertThat(receiveUpTo(p, last)).containsExactlyElementsOf(Nodes.slots(journal, 0));
         String id = Base64.getEncoder().encodeToString(replicaAuth.publicKey());
         assertThat(node.registry.ids()).containsExactly(id);
-        assertThat(node.events).containsExactly("replaceOthers", "register true");
+        assertThat(node.events).containsExactly("replaceOthers", "shown 0", "register true");
         assertThat(hub.events).containsExactly("attach journal", "seed 0");
         Peer.await(() -> sessions.get(0).state() == PrimarySession.State.STREAMING, "streaming");
 
@@ -531,6 +545,34 @@ class PrimarySessionTest {
         } finally {
             Nodes.close(store);
         }
+    }
+
+    @Test
+    void aReplicaAheadOfAFencedPrimaryIsSentNothingAndNamedWhileOneNotAheadStreams() throws Exception {
+        long last = Nodes.append(journal, 5, "a");
+        String id = Base64.getEncoder().encodeToString(replicaAuth.publicKey());
+        node.fencedFor.add(id);
+        Peer p = authenticated(false);
+        p.feed(handshake(9, ZEROS, 1), false);
+        p.awaitClosed();
+        assertThat(p.names()).as("no HashMismatch: it must not discard what it holds")
+                .containsExactly("Challenge", "AuthOk");
+        assertThat(p.closedReason()).contains("ahead of this restarted primary");
+        assertThat(node.events).contains("shown 9 ahead");
+
+        Peer q = authenticated(false);
+        q.feed(handshake(3, journal.chainAt(3), 1), false);
+        q.expect(Frames.TAG_STREAM_START);
+        assertThat(receiveUpTo(q, last)).containsExactlyElementsOf(Nodes.slots(journal, 3));
+        assertThat(node.events).contains("shown 3");
+    }
+
+    @Test
+    void aReplicaThatHasSeenAHigherEpochTellsThePrimaryItWasSuperseded() {
+        Peer p = authenticated(false);
+        p.feed(handshake(0, ZEROS, 2), false);
+        p.awaitClosed();
+        assertThat(node.events).contains("superseded 2");
     }
 
     /** What a snapshot transfer carried. */

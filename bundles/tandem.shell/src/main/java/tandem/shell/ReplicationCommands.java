@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Descriptor;
 import org.apache.felix.service.command.Function;
+import org.apache.felix.service.command.Parameter;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
@@ -27,7 +28,9 @@ import tandem.api.replication.ReplicationStatusSource;
     "osgi.command.scope=repl",
     "osgi.command.function=status",
     "osgi.command.function=ackPolicy",
-    "osgi.command.function=forget"
+    "osgi.command.function=forget",
+    "osgi.command.function=promote",
+    "osgi.command.function=replicaof"
 })
 public final class ReplicationCommands {
 
@@ -60,6 +63,9 @@ public final class ReplicationCommands {
             line(out, "ack policy:", s.ackPolicy() == null ? "(not announced yet)" : s.ackPolicy().label());
             line(out, "epoch:", Long.toString(s.epoch()));
             line(out, "listening:", s.listening() == null ? "-" : s.listening());
+            if (s.fence() != null) {
+                line(out, "fence:", s.fence());
+            }
             ReplicationStatus.Upstream u = s.upstream();
             if (u != null) {
                 line(out, "upstream:", u.address());
@@ -167,6 +173,41 @@ public final class ReplicationCommands {
             removed |= c.forget(id);
         }
         return removed ? "forgotten: " + id : "not registered, nothing forgotten: " + id;
+    }
+
+    @Descriptor("promotes this replica: once what it received is durable and applied, it journals an EpochBump for "
+            + "the next epoch and becomes a primary that accepts writes and replicas (kept in "
+            + "etc/tandem.replication.cfg); on a primary fenced after a crash, --force lifts the fence")
+    public String promote(
+            @Parameter(names = {"-f", "--force"}, absentValue = "false", presentValue = "true")
+            @Descriptor("promote even while the primary still streams to this node; on a fenced primary, lift the "
+                    + "fence (what a replica ahead of it holds is then given up)") boolean force) {
+        ReplicationControl control = control(JOURNAL);
+        if (control == null) {
+            return NOT_ACTIVE;
+        }
+        try {
+            return control.promote(force);
+        } catch (IllegalStateException e) {
+            return "not promoted: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    @Descriptor("makes this node a replica of the primary whose replication port is IP:PORT (kept in "
+            + "etc/tandem.replication.cfg); a diverged journal is archived and replaced by a snapshot")
+    public String replicaof(@Descriptor("the primary's replication address, IP:PORT") String address) {
+        ReplicationControl control = control(JOURNAL);
+        if (control == null) {
+            return NOT_ACTIVE;
+        }
+        try {
+            return control.replicaOf(address);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
     }
 
     private ReplicationStatusSource journalSource() {

@@ -41,7 +41,7 @@ class ReplicationCommandsTest {
         io = new ThreadIOImpl();
         io.start();
         processor = new CommandProcessorImpl(io);
-        for (String f : List.of("status", "ackPolicy", "forget")) {
+        for (String f : List.of("status", "ackPolicy", "forget", "promote", "replicaof")) {
             processor.addCommand("repl", commands, f);
         }
         processor.addCommand("repl", new ReplicationCommands.AckPolicyCommand(commands), "ack-policy");
@@ -146,6 +146,20 @@ class ReplicationCommandsTest {
     }
 
     @Test
+    void promoteAndReplicaofCallTheJournalProtocolAndSayWhatHappened() throws Exception {
+        journal.status = new ReplicationStatus("journal", "primary", AckPolicy.DISK, 0, null, null, List.of());
+        TestProtocol psync = new TestProtocol("psync");
+        bind(journal, psync);
+        assertThat(run("repl:promote")).isEqualTo("not promoted: this node is a primary already");
+        assertThat(run("repl:promote --force")).isEqualTo("promoted");
+        assertThat(run("repl:replicaof 127.0.0.1:7101")).isEqualTo("following 127.0.0.1:7101");
+        assertThat(run("repl:replicaof nowhere")).isEqualTo("tandem.replication: primary=nowhere is invalid");
+        assertThat(journal.calls).containsExactly("promote false", "promote true", "replicaOf 127.0.0.1:7101",
+                "replicaOf nowhere");
+        assertThat(psync.calls).isEmpty();
+    }
+
+    @Test
     void forgetSaysWhetherTheReplicaWasRegistered() throws Exception {
         journal.registered.add(KEY_B);
         bind(journal);
@@ -187,6 +201,24 @@ class ReplicationCommandsTest {
         public boolean forget(String id) {
             calls.add("forget " + id);
             return registered.remove(id);
+        }
+
+        @Override
+        public String promote(boolean force) {
+            calls.add("promote " + force);
+            if (!force && "primary".equals(status.role())) {
+                throw new IllegalStateException("this node is a primary already");
+            }
+            return "promoted";
+        }
+
+        @Override
+        public String replicaOf(String address) {
+            calls.add("replicaOf " + address);
+            if (!address.contains(":")) {
+                throw new IllegalArgumentException("tandem.replication: primary=" + address + " is invalid");
+            }
+            return "following " + address;
         }
     }
 }

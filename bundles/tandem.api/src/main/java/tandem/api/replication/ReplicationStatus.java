@@ -12,9 +12,16 @@ import java.util.List;
  * @param listening  where replicas connect ({@code ip:port}), or null
  * @param upstream   on a replica, its link to the primary; null on a primary
  * @param replicas   on a primary, the replicas it serves (connected or registered)
+ * @param fence      on a primary that refuses writes, why (the error writes get); null otherwise
  */
 public record ReplicationStatus(String protocol, String role, AckPolicy ackPolicy, long epoch, String listening,
-        Upstream upstream, List<Replica> replicas) {
+        Upstream upstream, List<Replica> replicas, String fence) {
+
+    /** A status without a fence. */
+    public ReplicationStatus(String protocol, String role, AckPolicy ackPolicy, long epoch, String listening,
+            Upstream upstream, List<Replica> replicas) {
+        this(protocol, role, ackPolicy, epoch, listening, upstream, replicas, null);
+    }
 
     /**
      * A replica as its primary sees it.

@@ -118,6 +118,9 @@ public final class ServerInfo {
         }
         line(sb, "tandem_ack_policy", policy.label());
         for (ReplicationStatus status : statuses) {
+            if (status.fence() != null) {
+                line(sb, "tandem_fence", status.fence().replace("\r", " ").replace("\n", " "));
+            }
             line(sb, "tandem_" + status.protocol() + "_epoch", Long.toString(status.epoch()));
             if (status.listening() != null) {
                 line(sb, "tandem_" + status.protocol() + "_listening", status.listening());

@@ -209,6 +209,11 @@ public final class JournalComponent implements Journal {
     }
 
     @Override
+    public long generation() {
+        return journal.generation();
+    }
+
+    @Override
     public List<SegmentInfo> segments() {
         return journal.segments();
     }

@@ -948,6 +948,11 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     }
 
     @Override
+    public long generation() {
+        return hashed.lineage();
+    }
+
+    @Override
     public List<SegmentInfo> segments() {
         List<SegmentInfo> out = new ArrayList<>();
         for (Segment seg : segmentsSnapshot()) {

@@ -311,7 +311,9 @@ class ReplicatedJournalTest {
                     replica.rotateBySize(false);
                     replica.append(5, 0, EntryTag.APP, command("SET", "stale", "history")); // to be archived
                     replica.awaitDurable(1);
+                    long generation = replica.generation();
                     replica.installSeed(seed);
+                    assertThat(replica.generation()).as("another history: a new generation").isGreaterThan(generation);
                     assertThat(replica.lastSequence()).isEqualTo(snap);
                     assertThat(replica.chainAt(snap)).isEqualTo(primary.chainAt(snap));
                     assertThat(Files.isDirectory(dir.resolve("r" + n).resolve("lineage.1"))).as("history kept").isTrue();
@@ -336,8 +338,10 @@ class ReplicatedJournalTest {
             replica.awaitDurable(1);
             Path seed = dir.resolve("seed");
             Files.write(seed, new byte[100]);
+            long generation = replica.generation();
             assertThatThrownBy(() -> replica.installSeed(seed)).hasMessageContaining("not a sound segment prefix");
             assertThat(replica.lastSequence()).isEqualTo(1);
+            assertThat(replica.generation()).isEqualTo(generation);
             assertThat(replica.verify()).isNull();
         }
     }

@@ -525,6 +525,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
             }
             throw new java.io.UncheckedIOException("sending the checkpoint: " + e.getMessage(), e);
         }
+        flush(body);
         sendFrames(ByteBuffer.wrap(SnapshotEnd.frame(body.crc())));
         ChunkChannel seed = new ChunkChannel(this::sendFrames);
         transfer = new Transfer("segment seed", seed, snapshot.seedLength, System.nanoTime());
@@ -544,11 +545,20 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
             }
             throw new java.io.UncheckedIOException("sending the segment seed: " + e.getMessage(), e);
         }
+        flush(seed);
         sendFrames(ByteBuffer.wrap(SnapshotEnd.frame(seed.crc())));
         long ms = (System.nanoTime() - started) / 1_000_000;
         LOG.log(Level.INFO, "replica {0} ({1}): snapshot at sequence {2} sent: {3} bytes of checkpoint and {4} of "
                 + "seed in {5} ms", id, remote(), snapshot.sequence, length, snapshot.seedLength, ms);
         transfer = null;
+    }
+
+    private void flush(ChunkChannel body) throws InterruptedException {
+        try {
+            body.flush();
+        } catch (java.io.IOException e) {
+            throw new InterruptedException("closed during the transfer");
+        }
     }
 
     /** A body being sent, for status. */

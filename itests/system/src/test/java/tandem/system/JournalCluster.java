@@ -33,18 +33,37 @@ final class JournalCluster implements AutoCloseable {
         this.replicationPort = replicationPort;
     }
 
-    static JournalCluster start(String name, String ackPolicy) throws IOException {
+    static JournalCluster start(String name, String ackPolicy, String... config) throws IOException {
         int replicationPort = TandemNode.freePort();
+        List<String> args = new ArrayList<>(List.of("--replication-port", Integer.toString(replicationPort),
+                "--ack-policy", ackPolicy));
+        for (String c : config) {
+            args.add("--config");
+            args.add(c);
+        }
         TandemNode p = TandemNode.start(TandemNode.newHome(name + "-primary"), TandemNode.freePort(), Map.of(),
-                "--replication-port", Integer.toString(replicationPort), "--ack-policy", ackPolicy);
+                args.toArray(new String[0]));
         return new JournalCluster(name, p, replicationPort);
     }
 
     /** Starts a replica of the primary; with {@code authorize}, adds its key on the primary and waits until it streams. */
     TandemNode addReplica(boolean authorize) throws IOException {
+        return addReplica(authorize, replicationPort);
+    }
+
+    /**
+     * Starts a replica that connects to {@code primaryPort} (the primary's replication port, or a proxy in front of
+     * it); each replica also gets a replication port of its own, for the day it is promoted.
+     */
+    TandemNode addReplica(boolean authorize, int primaryPort, String... config) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--replication-port", Integer.toString(TandemNode.freePort()),
+                "--primary", "127.0.0.1:" + primaryPort, "--config", FAST_RECONNECT));
+        for (String c : config) {
+            args.add("--config");
+            args.add(c);
+        }
         TandemNode r = TandemNode.start(TandemNode.newHome(name + "-replica" + (replicas.size() + 1)),
-                TandemNode.freePort(), Map.of(), "--replication-port", Integer.toString(TandemNode.freePort()),
-                "--primary", "127.0.0.1:" + replicationPort, "--config", FAST_RECONNECT);
+                TandemNode.freePort(), Map.of(), args.toArray(new String[0]));
         replicas.add(r);
         if (authorize) {
             authorize(r);
@@ -54,9 +73,32 @@ final class JournalCluster implements AutoCloseable {
     }
 
     void authorize(TandemNode replica) throws IOException {
+        authorize(replica, primary);
+    }
+
+    /** Authorizes {@code replica}'s key on {@code on}: done for every pair up front, any node can be promoted. */
+    static void authorize(TandemNode replica, TandemNode on) throws IOException {
         String line = Files.readString(replica.home().resolve("etc/replication_ed25519.pub")).trim();
-        TandemNode.Result allowed = primary.shell("auth:allow " + line);
+        TandemNode.Result allowed = on.shell("auth:allow " + line);
         assertThat(allowed.exit()).as(allowed.err()).isZero();
+    }
+
+    /** @return the replication port a node listens on (or would, once promoted), from its configuration */
+    static int replicationPort(TandemNode node) throws IOException {
+        for (String line : Files.readAllLines(node.home().resolve("etc/tandem.replication.cfg"))) {
+            Matcher m = Pattern.compile("\\s*port\\s*=\\s*(\\d+)\\s*").matcher(line);
+            if (m.matches()) {
+                return Integer.parseInt(m.group(1));
+            }
+        }
+        throw new AssertionError("no port in " + node.home().resolve("etc/tandem.replication.cfg"));
+    }
+
+    /** Runs a shell command that must succeed; @return its output */
+    static String shell(TandemNode node, String command) throws IOException {
+        TandemNode.Result r = node.shell(command);
+        assertThat(r.exit()).as("%s: %s %s", command, r.out(), r.err()).isZero();
+        return r.out();
     }
 
     static void awaitStreaming(TandemNode replica) {
@@ -104,6 +146,46 @@ final class JournalCluster implements AutoCloseable {
         Matcher durable = Pattern.compile("(?m)^durable sequence:\\s*(\\d+)").matcher(r.out());
         assertThat(chain.find() && durable.find()).as(r.out()).isTrue();
         return durable.group(1) + "@" + chain.group(1);
+    }
+
+    /** Waits until every node's durable sequence is the primary's. */
+    void awaitConverged(TandemNode... nodes) {
+        awaitSequenceOf(primary, nodes);
+    }
+
+    /** Waits until every node's durable sequence is {@code reference}'s. */
+    static void awaitSequenceOf(TandemNode reference, TandemNode... nodes) {
+        TandemNode.await("every node at the primary's sequence", Duration.ofSeconds(60), () -> {
+            long p = sequence(reference);
+            for (TandemNode n : nodes) {
+                if (sequence(n) != p) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    /** The nodes hold the primary's keyspace (equal {@code store:digest}) and its chain value. */
+    void assertSameState(TandemNode... nodes) throws IOException {
+        assertStateOf(primary, nodes);
+    }
+
+    /** The nodes hold {@code reference}'s keyspace (equal {@code store:digest}) and its chain value. */
+    static void assertStateOf(TandemNode reference, TandemNode... nodes) throws IOException {
+        String digest = digest(reference);
+        String chain = chain(reference);
+        for (TandemNode n : nodes) {
+            // a replica applies what it made durable on its logic thread: the digest follows shortly after
+            TandemNode.await("digest of " + n.port(), Duration.ofSeconds(30), () -> {
+                try {
+                    return digest.equals(digest(n));
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            assertThat(chain(n)).isEqualTo(chain);
+        }
     }
 
     /**

@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -53,89 +50,16 @@ class JournalReplicationSystemTest {
         }
     }
 
-    /** Sets its own keys {@code <prefix>:<n>} = n in a loop; {@code acked} is the last n answered OK. */
-    private static final class Writer implements Runnable {
-        final String prefix;
-        final AtomicLong acked = new AtomicLong();
-        final AtomicLong sent = new AtomicLong();
-        final AtomicLong slowestNanos = new AtomicLong();
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
-        volatile boolean stop;
-        private Thread thread;
-
-        Writer(String prefix) {
-            this.prefix = prefix;
-        }
-
-        Writer start() {
-            thread = new Thread(this, "writer-" + prefix);
-            thread.start();
-            return this;
-        }
-
-        @Override
-        public void run() {
-            try (Jedis jedis = new Jedis("127.0.0.1", cluster.primary.port(), 5000, 60_000)) {
-                while (!stop) {
-                    long n = sent.incrementAndGet();
-                    long started = System.nanoTime();
-                    String reply = jedis.set(prefix + ":" + n, Long.toString(n));
-                    slowestNanos.accumulateAndGet(System.nanoTime() - started, Math::max);
-                    assertThat(reply).isEqualTo("OK");
-                    acked.set(n);
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }
-
-        void halt() throws InterruptedException {
-            stop = true;
-            thread.join(60_000);
-        }
-
-        void awaitProgress(long more) {
-            long from = acked.get();
-            TandemNode.await(prefix + " makes progress", Duration.ofSeconds(60),
-                    () -> failure.get() != null || acked.get() >= from + more);
-            assertThat(failure.get()).as("writer %s", prefix).isNull();
-        }
-    }
-
     private static List<Writer> writers(String tag, int n) {
-        List<Writer> ws = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            ws.add(new Writer(tag + i).start());
-        }
-        return ws;
+        return Writer.start(tag, n, cluster.primary::port);
     }
 
     private static void awaitConverged(TandemNode... nodes) {
-        TandemNode.await("every node at the primary's sequence", Duration.ofSeconds(60), () -> {
-            long p = JournalCluster.sequence(cluster.primary);
-            for (TandemNode n : nodes) {
-                if (JournalCluster.sequence(n) != p) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        cluster.awaitConverged(nodes);
     }
 
     private static void assertSameState(TandemNode... nodes) throws IOException {
-        String digest = JournalCluster.digest(cluster.primary);
-        String chain = JournalCluster.chain(cluster.primary);
-        for (TandemNode n : nodes) {
-            // a replica applies what it made durable on its logic thread: the digest follows shortly after
-            TandemNode.await("digest of " + n.port(), Duration.ofSeconds(30), () -> {
-                try {
-                    return digest.equals(JournalCluster.digest(n));
-                } catch (IOException e) {
-                    return false;
-                }
-            });
-            assertThat(JournalCluster.chain(n)).isEqualTo(chain);
-        }
+        cluster.assertSameState(nodes);
     }
 
     /** @return the sequence after which the replica's last session started streaming, from its log */

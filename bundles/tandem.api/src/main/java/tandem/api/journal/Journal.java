@@ -134,6 +134,13 @@ public interface Journal {
      */
     byte[] chainAt(long sequence);
 
+    /**
+     * @return a number that changes whenever the journal's whole history is replaced in this process (a segment seed
+     *         installed, a lineage archived, a primary's identity adopted), so that a reader can tell when what it
+     *         learned of the history (a chain value) no longer holds; it starts anew when the journal opens
+     */
+    long generation();
+
     /** @return the retained segments, oldest first (the live one last) */
     List<SegmentInfo> segments();
 

@@ -107,6 +107,9 @@ public final class ServerInfo {
                 if (link.lastError() != null) {
                     line(sb, "tandem_link_error", link.lastError().replace("\r", " ").replace("\n", " "));
                 }
+                if (link.transfer() != null) {
+                    line(sb, "tandem_transfer", link.transfer().toString());
+                }
             }
         }
         line(sb, "master_repl_offset", Long.toString(offset));

@@ -127,8 +127,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private long missingSinceNs;
     /** The error keyspace commands get while the journal or store cannot serve them, or null. */
     private String unavailable;
-    /** The journal's first segment when the store's origin was last compared with it. */
-    private String originCheckedAgainst;
+    /** The journal's generation when the store's origin was last compared with its chain; -1 for none. */
+    private long originCheckedAgainst = -1;
     /** The error client writes are refused with (the restart fence), or null. */
     private volatile String fenceError;
     private long lastTimestampNs;
@@ -222,7 +222,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                         + "installed");
             }
             keyspace.install(checkpoint, sequence, chain);
-            originCheckedAgainst = null;
+            originCheckedAgainst = -1;
             replayNeeded = true;
             return sequence;
         });
@@ -491,8 +491,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * A store installed from a checkpoint stands for one journal history at its origin: nothing is replayed into it
      * until the journal's chain value there is the checkpoint's. A replica installs the store and then the matching
      * journal; a crash between the two leaves a journal of the old history, which must never be applied on top of
-     * the new store. The journal is looked at again only when its first segment changes (a seed install, a lineage
-     * archive, a purge) or it grows up to the origin: the chain value at a sequence never changes otherwise.
+     * the new store. The journal's chain there is looked at once it is durable up to the origin, and again only when
+     * its generation changes (a seed install, a lineage archive): within one history a chain value never changes.
      *
      * @return true when the store has no origin or it matches (then it is reconciled); false while it waits
      */
@@ -507,10 +507,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (journal.durableSequence() < origin.sequence()) {
             return false;
         }
-        List<tandem.api.journal.SegmentInfo> segments = journal.segments();
-        String seen = segments.get(0).startSequence() + ":" + java.util.HexFormat.of().formatHex(
-                segments.get(0).anchor());
-        if (seen.equals(originCheckedAgainst)) {
+        long seen = journal.generation();
+        if (seen == originCheckedAgainst) {
             return false;
         }
         originCheckedAgainst = seen;
@@ -522,7 +520,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             return false;
         }
         keyspace.reconciled();
-        originCheckedAgainst = null;
+        originCheckedAgainst = -1;
         unavailable = null;
         replayNeeded = false;
         LOG.log(Level.INFO, "the journal holds the installed store''s history at {0}: applying from there", origin);

@@ -127,9 +127,9 @@ class PipelineTest {
                 + "waiting for the journal of its history)\r\n");
         assertThat(keyspace.appliedSequence()).isEqualTo(2);
 
-        // replication installs the matching journal: the first segment changes, the chain at 2 is the store's
+        // replication installs the matching journal: a new generation, whose chain at 2 is the store's
         journal.chains.put(2L, chain);
-        journal.firstAnchor = chain;
+        journal.generation++;
         pipeline.appended(3);
         await("the store is reconciled", () -> keyspace.origin() == null);
         assertThat(keyspace.appliedSequence()).as("entry 3 applied on the installed store").isEqualTo(3);
@@ -543,6 +543,13 @@ class PipelineTest {
         @Override
         public byte[] chainAt(long sequence) {
             return sequence > durable ? null : chains.get(sequence);
+        }
+
+        volatile long generation;
+
+        @Override
+        public long generation() {
+            return generation;
         }
 
         @Override

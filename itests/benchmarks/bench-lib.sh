@@ -1,4 +1,6 @@
-# Shared by run-jmh.sh, run-redis-comparison.sh and run-replication-latency.sh (sourced, not run).
+# Shared by the run-*.sh scripts (sourced, not run). The process helpers below expect the sourcing script to set
+# $work (its temporary directory: logs are $work/<name>.log) and $dist (the Tandem distribution), and to call
+# stop_all when it exits.
 
 # Prints a markdown list describing this machine; $1 is the directory whose file system the run used.
 machine_description() {
@@ -60,4 +62,98 @@ stop_pid() {
   echo "$(basename "$0"): process $pid ignored SIGTERM for 30 s; killing it" >&2
   kill -KILL "$pid" 2> /dev/null || true
   wait "$pid" 2> /dev/null || true
+}
+
+die() { echo "$(basename "$0"): $*" >&2; exit 2; }
+
+# ------------------------------------------------------------------------------------------------ processes
+declare -A pid_of=() # name -> pid
+stop() { # NAME
+  local name=$1
+  [[ -n ${pid_of[$name]:-} ]] || return 0
+  stop_pid "${pid_of[$name]}"
+  unset "pid_of[$name]"
+}
+stop_all() {
+  local name
+  for name in "${!pid_of[@]}"; do
+    stop "$name"
+  done
+}
+fail() { # NAME MESSAGE: the log's tail, then exit
+  [[ -f $work/$1.log ]] && tail -n 30 "$work/$1.log" >&2
+  die "$2"
+}
+
+# free_port VAR: sets VAR to a TCP port on 127.0.0.1 that nothing listens on and that this run has not handed out
+# (not a command substitution: the record of handed-out ports must survive), below the kernel's ephemeral range
+# (from 32768 by default), where an outgoing connection's local port could take it between the check and the bind
+declare -A used_ports=()
+free_port() {
+  local p
+  while true; do
+    p=$((20000 + RANDOM % 12000))
+    [[ -z ${used_ports[$p]:-} ]] || continue
+    if ! (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null; then
+      used_ports[$p]=1
+      printf -v "$1" '%s' "$p"
+      return
+    fi
+  done
+}
+
+# await NAME SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; fails the run after SECONDS
+await() {
+  local name=$1 seconds=$2 i
+  shift 2
+  for ((i = 0; i < seconds * 5; i++)); do
+    if "$@"; then return 0; fi
+    if [[ -f $work/$name.log ]] && grep -q 'cannot listen' "$work/$name.log"; then
+      fail "$name" "$name could not listen on its port"
+    fi
+    if [[ -n ${pid_of[$name]:-} ]] && ! kill -0 "${pid_of[$name]}" 2> /dev/null; then
+      fail "$name" "$name exited"
+    fi
+    sleep 0.2
+  done
+  fail "$name" "$name: timed out after $seconds s waiting for: $* (last: $("$@" 2>&1; echo "status $?"))"
+}
+answers_ping() { [[ $(redis-cli -h 127.0.0.1 -p "$1" ping 2> /dev/null) == PONG ]]; }
+info_has() { # PORT SECTION REGEX
+  redis-cli -h 127.0.0.1 -p "$1" INFO "$2" 2> /dev/null | tr -d '\r' | grep -Eq "$3"
+}
+count_in_info() { # PORT REGEX: how many lines of INFO replication match
+  redis-cli -h 127.0.0.1 -p "$1" INFO replication 2> /dev/null | tr -d '\r' | grep -Ec "$2" || true
+}
+has_count() { [[ $(count_in_info "$1" "$2") -eq $3 ]]; }
+info_equals() { # PORT SECTION KEY VALUE
+  [[ $(redis-cli -h 127.0.0.1 -p "$1" INFO "$2" 2> /dev/null | tr -d '\r' | awk -F: -v k="$3" '$1 == k { print substr($0, length(k) + 2) }') == "$4" ]]
+}
+
+# ------------------------------------------------------------------------------------------------ servers
+tandem_start() { # NAME PORT REPLICATION_PORT [--primary ADDR | --ack-policy P]
+  local name=$1 port=$2 rport=$3
+  shift 3
+  mkdir -p "$work/$name"
+  "$dist/bin/tandem" --home "$work/$name" --port "$port" --replication-port "$rport" --no-console "$@" \
+    > "$work/$name.log" 2>&1 < /dev/null &
+  pid_of[$name]=$!
+}
+tandem_shell() { # NAME COMMAND
+  "$dist/bin/tandem" shell --home "$work/$1" -c "$2"
+}
+redis_start() { # NAME PORT [OPTIONS...]
+  local name=$1 port=$2
+  shift 2
+  mkdir -p "$work/$name"
+  # no RDB snapshots, no automatic AOF rewrite (a fork would take a core away from the measured server), and
+  # a full sync that starts at once instead of after the default 5 s
+  redis-server --port "$port" --bind 127.0.0.1 --dir "$work/$name" --daemonize no --save '' \
+    --auto-aof-rewrite-percentage 0 --repl-diskless-sync-delay 0 --logfile "$work/$name.log" "$@" \
+    < /dev/null > /dev/null 2>&1 &
+  pid_of[$name]=$!
+}
+redis_idle() { # PORT: no fork in progress (a replica with AOF rewrites its AOF after the full sync)
+  info_has "$1" persistence '^aof_rewrite_in_progress:0$' && info_has "$1" persistence '^aof_rewrite_scheduled:0$' \
+    && info_has "$1" persistence '^rdb_bgsave_in_progress:0$'
 }

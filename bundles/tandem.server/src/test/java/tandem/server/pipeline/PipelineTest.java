@@ -131,8 +131,8 @@ class PipelineTest {
         journal.chains.put(2L, chain);
         journal.generation++;
         pipeline.appended(3);
-        await("the store is reconciled", () -> keyspace.origin() == null);
-        assertThat(keyspace.appliedSequence()).as("entry 3 applied on the installed store").isEqualTo(3);
+        await("the store is reconciled and entry 3 applied on it",
+                () -> keyspace.origin() == null && keyspace.appliedSequence() == 3);
         Client d = new Client(2);
         d.send("GET", "old");
         d.awaitReplies("$1\r\n2\r\n");

@@ -650,4 +650,30 @@ class ReplicaLinkTest {
         assertThat(names).isEmpty();
         assertThat(Arrays.asList(p.isOpen(), peers.get(1).isOpen())).containsExactly(false, true);
     }
+
+    @Test
+    void aGenesisOfAnotherLengthAsksForASnapshotWithAChainThatCannotMatch() throws Exception {
+        Nodes.append(replica, 10, "g");
+        replica.rotate(); // the replica's genesis segment, sealed with 10 entries
+        long last = Nodes.append(replica, 2, "h");
+        byte[] chain = replica.chainAt(last);
+        Peer p = connect();
+        authenticate(p, false);
+        SegmentInfo first = replica.segments().get(0);
+        p.feed(StreamStart.frame(last, first.startSequence(), first.anchor(), 0, AckPolicy.DISK.wire(), true, 7,
+                first.replicationOffset()), false);
+        p.awaitClosed();
+        assertThat(p.closedReason()).isEqualTo("genesis mismatch");
+        assertThat(link.status().lastError()).contains("holds 7 entries, this node's 10").contains("asking for");
+
+        scheduler.runPending();
+        ByteBuffer h = ByteBuffer.wrap(authenticate(peers.get(1), false)).order(ByteOrder.LITTLE_ENDIAN);
+        assertThat(Handshake.lastSequence(h)).isEqualTo(last);
+        byte[] claimed = Handshake.chainHash(h);
+        for (int i = 0; i < chain.length; i++) {
+            assertThat(claimed[i]).isEqualTo((byte) ~chain[i]);
+        }
+        assertThat(replica.durableSequence()).as("its journal is untouched until a snapshot replaces it")
+                .isEqualTo(last);
+    }
 }

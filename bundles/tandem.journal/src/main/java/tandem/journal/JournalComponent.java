@@ -214,6 +214,21 @@ public final class JournalComponent implements Journal {
     }
 
     @Override
+    public long offsetAfter(long sequence) {
+        return journal.offsetAfter(sequence);
+    }
+
+    @Override
+    public long sequenceAtOffset(long offset) {
+        return journal.sequenceAtOffset(offset);
+    }
+
+    @Override
+    public void reset(long startSequence, byte[] anchor, long replicationOffset) {
+        journal.reset(startSequence, anchor, replicationOffset);
+    }
+
+    @Override
     public List<SegmentInfo> segments() {
         return journal.segments();
     }

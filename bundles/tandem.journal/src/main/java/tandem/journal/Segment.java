@@ -44,7 +44,7 @@ final class Segment {
         this.bytes = tandem.protocol.journal.SegmentHeader.SIZE;
         this.endOffset = headerOffset;
         this.tailChain = anchor;
-        index.add(startSequence, tandem.protocol.journal.SegmentHeader.SIZE);
+        index.add(startSequence, tandem.protocol.journal.SegmentHeader.SIZE, headerOffset);
     }
 
     /** @return the shared read channel, opened on first use */

@@ -189,7 +189,7 @@ final class SegmentScanner {
             }
             byte tag = e.tag();
             if (!inGroup) {
-                segment.index.add(sequence, cursor.entryOffset());
+                segment.index.add(sequence, cursor.entryOffset(), offset);
             }
             try {
                 switch (tag) {

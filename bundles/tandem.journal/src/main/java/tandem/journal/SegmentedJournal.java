@@ -173,7 +173,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private final ReentrantLock waitLock = new ReentrantLock();
     private final Condition durableAdvanced = waitLock.newCondition();
 
-    private enum Kind { ROTATE, ARCHIVE_LINEAGE, ROTATE_AT, ADOPT, SEED }
+    private enum Kind { ROTATE, ARCHIVE_LINEAGE, ROTATE_AT, ADOPT, SEED, RESET }
 
     private record Mark(long sequence, byte[] expected, CompletableFuture<Boolean> result) {
     }
@@ -448,6 +448,15 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     }
 
     @Override
+    public void reset(long startSequence, byte[] anchor, long replicationOffset) {
+        if (startSequence < 1 || anchor.length != ChainHash.LENGTH || replicationOffset < 0) {
+            throw new IllegalArgumentException("invalid segment identity: start " + startSequence + ", anchor of "
+                    + anchor.length + " bytes, offset " + replicationOffset);
+        }
+        control(new Control(Kind.RESET, startSequence, anchor.clone(), replicationOffset));
+    }
+
+    @Override
     public void rotateAt(long boundarySequence, byte[] tailHash) {
         if (tailHash.length != ChainHash.LENGTH) {
             throw new IllegalArgumentException("tail hash of " + tailHash.length + " bytes");
@@ -623,6 +632,10 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
                 case ROTATE_AT -> rotateAtNow(control.sequence, control.hash);
                 case ADOPT -> adoptNow(control.sequence, control.hash, control.offset);
                 case SEED -> installSeedNow(control.path);
+                case RESET -> {
+                    archiveLineageNow();
+                    adoptNow(control.sequence, control.hash, control.offset);
+                }
                 default -> archiveLineageNow();
             }
         } catch (RuntimeException e) {
@@ -712,8 +725,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         long lastTs = 0;
         for (int p = 0; p < drainBytes; p += batchEntry.size()) {
             batchEntry.wrap(drainView, p);
-            if (!tailOpenGroup) {
-                liveSegment.index.add(batchEntry.sequence(), start + p);
+            if (p == 0 && !tailOpenGroup) {
+                // at a batch's start the replication offset before the entry is the segment's end offset
+                liveSegment.index.add(batchEntry.sequence(), start, liveSegment.endOffset);
             }
             tailOpenGroup = batchEntry.tag() == EntryTag.APP_CONTINUATION;
             lastTs = batchEntry.timestampNs();
@@ -950,6 +964,142 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     @Override
     public long generation() {
         return hashed.lineage();
+    }
+
+    // ------------------------------------------------------------------------------------------------ offsets
+
+    @Override
+    public long offsetAfter(long sequence) {
+        if (sequence < 0 || sequence > durableSequence) {
+            return -1;
+        }
+        for (Segment seg : segmentsSnapshot()) {
+            if (sequence == seg.startSequence - 1) {
+                return seg.headerOffset;
+            }
+            if (sequence < seg.startSequence || sequence > seg.lastSequence) {
+                continue;
+            }
+            if (sequence == seg.lastSequence) {
+                return seg.endOffset;
+            }
+            long[] point = seg.index.floor(sequence);
+            long[] result = {-1};
+            scanOffsets(seg, point, (seq, after, boundary) -> {
+                if (seq == sequence) {
+                    result[0] = after;
+                    return false;
+                }
+                return true;
+            });
+            return result[0];
+        }
+        return -1;
+    }
+
+    @Override
+    public long sequenceAtOffset(long offset) {
+        if (offset < 0 || offset > durableOffset) {
+            return -1;
+        }
+        for (Segment seg : segmentsSnapshot()) {
+            if (offset < seg.headerOffset) {
+                return -1; // before this segment, and after every earlier one: not a retained boundary
+            }
+            if (offset == seg.headerOffset) {
+                return seg.startSequence - 1;
+            }
+            if (offset > seg.endOffset) {
+                continue;
+            }
+            long[] point = seg.index.floorByOffset(offset);
+            if (point != null && point[2] == offset) {
+                return point[0] - 1;
+            }
+            long[] result = {-1};
+            scanOffsets(seg, point, (seq, after, boundary) -> {
+                if (!boundary) {
+                    return true;
+                }
+                if (after == offset) {
+                    result[0] = seq;
+                }
+                return after < offset;
+            });
+            return result[0];
+        }
+        return -1;
+    }
+
+    /** Sees each entry of a scan with the replication offset after it. */
+    private interface OffsetVisitor {
+        /**
+         * @param boundary whether the entry ends a command (not a fragment): the offset after it is a point a psync
+         *                 stream may resume at
+         * @return false to stop
+         */
+        boolean entry(long sequence, long offsetAfter, boolean boundary);
+    }
+
+    /**
+     * Reads a segment's durable entries from an index point (its first entry when null), adding each complete
+     * command's FRPL length to the offset the point records, as the scan at open computed it.
+     */
+    private void scanOffsets(Segment seg, long[] point, OffsetVisitor visitor) {
+        FileChannel ch;
+        long limit;
+        files.readLock().lock();
+        try {
+            limit = seg.bytes;
+            try {
+                ch = seg.readChannel();
+            } catch (IOException e) {
+                throw new IllegalArgumentException(seg.name() + " is no longer retained in " + directory, e);
+            }
+        } finally {
+            files.readLock().unlock();
+        }
+        long start = point == null ? SegmentHeader.SIZE : point[1];
+        long offset = point == null ? seg.headerOffset : point[2];
+        EntryCursor cursor = new EntryCursor(ch, start, limit);
+        ByteArrayOutputStream group = new ByteArrayOutputStream();
+        try {
+            while (true) {
+                int r = cursor.next();
+                if (r == JournalEntry.END && cursor.validEnd() == limit) {
+                    return;
+                }
+                if (r < 0) {
+                    throw new IllegalStateException(seg.name() + ": " + JournalEntry.reason(r) + " at offset "
+                            + cursor.entryOffset() + " inside the durable journal");
+                }
+                JournalEntry e = cursor.entry();
+                byte tag = e.tag();
+                boolean boundary = true;
+                if (tag == EntryTag.APP_CONTINUATION) {
+                    group.write(cursor.array(), e.payloadOffset(), e.payloadLength());
+                    boundary = false;
+                } else if (tag == EntryTag.APP) {
+                    byte[] payload;
+                    if (group.size() > 0) {
+                        group.write(cursor.array(), e.payloadOffset(), e.payloadLength());
+                        payload = group.toByteArray();
+                        group.reset();
+                    } else {
+                        payload = e.payload();
+                    }
+                    offset += FrplPayload.length(tag, e.timestampNs(), payload);
+                } else {
+                    group.reset(); // an entry after an open group discards the group
+                    offset += FrplPayload.length(tag, e.timestampNs(), null);
+                }
+                if (!visitor.entry(e.sequence(), offset, boundary)) {
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading " + seg.name() + ": " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -141,6 +141,30 @@ public interface Journal {
      */
     long generation();
 
+    /**
+     * The psync replication offset: the FRPL bytes of every complete command up to an entry (spec 001's offset,
+     * the stream a psync replica receives).
+     *
+     * @return the offset after the durable, retained entry {@code sequence} — after the last complete command at
+     *         or before it — or -1 when {@code sequence} is not durable or no longer retained
+     */
+    long offsetAfter(long sequence);
+
+    /**
+     * @return the sequence after which the psync replication offset is exactly {@code offset}: the end of a
+     *         complete command in the durable, retained journal (the sequence just before a segment's first entry
+     *         when {@code offset} is that segment's start); -1 when no retained command ends there (inside a
+     *         command, before the retained journal, beyond its durable end)
+     */
+    long sequenceAtOffset(long offset);
+
+    /**
+     * Psync replica after a full sync: archives the whole journal as a lineage ({@code lineage.<n>/}) and starts a
+     * new history whose first segment begins at {@code startSequence} with {@code anchor} and
+     * {@code replicationOffset} (the checkpoint's position in the primary's stream).
+     */
+    void reset(long startSequence, byte[] anchor, long replicationOffset);
+
     /** @return the retained segments, oldest first (the live one last) */
     List<SegmentInfo> segments();
 

@@ -553,6 +553,21 @@ class PipelineTest {
         }
 
         @Override
+        public long offsetAfter(long sequence) {
+            return -1;
+        }
+
+        @Override
+        public long sequenceAtOffset(long offset) {
+            return -1;
+        }
+
+        @Override
+        public void reset(long startSequence, byte[] anchor, long replicationOffset) {
+            throw new UnsupportedOperationException("not used by these tests");
+        }
+
+        @Override
         public List<tandem.api.journal.SegmentInfo> segments() {
             return List.of(new tandem.api.journal.SegmentInfo("journal", 1, durable, firstAnchor, 0, false));
         }

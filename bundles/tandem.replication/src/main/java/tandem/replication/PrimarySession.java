@@ -214,6 +214,12 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
             link.close("the replica's epoch " + replicaEpoch + " is above this primary's " + node.epoch());
             return;
         }
+        if (node.hub().upstream() != null) {
+            LOG.log(Level.WARNING, "replica {0} ({1}) refused: this node follows {2} itself", link.remoteAddress(), id,
+                    node.hub().upstream());
+            link.close("this node is a replica of " + node.hub().upstream() + ": no chained replication");
+            return;
+        }
         node.replaceOthers(this);
         ReplicationHub.ReplicaSlot s = node.hub().attach(id, "journal", link.remoteAddress());
         if (s == null) {

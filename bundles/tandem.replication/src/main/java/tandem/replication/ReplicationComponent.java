@@ -168,7 +168,9 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             link.start();
             LOG.log(Level.INFO, "journal replication: replica of {0}", s.primary());
         } else {
-            hub.follow(null);
+            if (!"psync".equals(hub.upstreamProtocol())) {
+                hub.follow(null); // a psync replica stays one: REPLICAOF NO ONE makes it a primary, not this
+            }
             journal.rotateBySize(true);
             applyPolicy();
             guardTenure(s);
@@ -390,6 +392,10 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
 
     @Override
     public synchronized String replicaOf(String address) {
+        if ("psync".equals(hub.upstreamProtocol())) {
+            throw new IllegalStateException("this node is a psync replica of " + hub.upstream() + ": REPLICAOF NO ONE "
+                    + "first");
+        }
         ReplicationSettings next = settings.withPrimary(address);
         if (next.primary() == null) {
             throw new IllegalArgumentException(ReplicationSettings.PID + ": primary=" + address

@@ -16,6 +16,11 @@ final class TestHub implements ReplicationHub {
     volatile long appended;
 
     @Override
+    public ReplicaSlot attach(String id, String protocol, String address, Runnable requestAck) {
+        return attach(id, protocol, address);
+    }
+
+    @Override
     public ReplicaSlot attach(String id, String protocol, String address) {
         if (full) {
             events.add("refused " + protocol);
@@ -40,6 +45,8 @@ final class TestHub implements ReplicationHub {
         };
     }
 
+    volatile String upstreamProtocol;
+
     @Override
     public void ackPolicy(AckPolicy p) {
         policy = p;
@@ -51,14 +58,20 @@ final class TestHub implements ReplicationHub {
     }
 
     @Override
-    public void follow(String up) {
+    public void follow(String up, String protocol) {
         upstream = up;
+        upstreamProtocol = up == null ? null : protocol;
         events.add("follow " + up);
     }
 
     @Override
     public String upstream() {
         return upstream;
+    }
+
+    @Override
+    public String upstreamProtocol() {
+        return upstreamProtocol;
     }
 
     @Override
@@ -80,7 +93,7 @@ final class TestHub implements ReplicationHub {
     volatile tandem.api.store.Keyspace store;
 
     @Override
-    public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) {
+    public long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) {
         tandem.api.store.Keyspace k = store;
         if (k != null) {
             k.install(checkpoint, sequence, chain);
@@ -88,6 +101,7 @@ final class TestHub implements ReplicationHub {
         installed = sequence;
         appended = sequence;
         events.add("install " + sequence);
+        return sequence;
     }
 
     @Override

@@ -49,6 +49,8 @@ import io.netty.util.CharsetUtil;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
 import tandem.api.replication.AckPolicy;
+import tandem.api.replication.PsyncService;
+import tandem.api.replication.ReplicationControl;
 import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
@@ -112,6 +114,20 @@ public final class RespServer implements ServerContext, ReplicationHub {
         @AttributeDefinition(description = "How long, in milliseconds, a command waits for the journal or the store "
                 + "while its bundle restarts before it is refused (100..600000). Read when the component activates.")
         int pause_max_ms() default 10000;
+
+        @AttributeDefinition(description = "Password every connection must present with AUTH (or HELLO ... AUTH) "
+                + "before any other command; empty: none. Applies live to commands that follow (Redis' "
+                + "requirepass).", type = org.osgi.service.metatype.annotations.AttributeType.PASSWORD)
+        String requirepass() default "";
+
+        @AttributeDefinition(description = "Writes are refused with -NOREPLICAS, before they are journaled, while "
+                + "fewer replicas than this (0..2; 0: never) are good. Applies live (Redis' min-replicas-to-write).")
+        int min_replicas_to_write() default 0;
+
+        @AttributeDefinition(description = "A replica is good for min.replicas.to.write when it acknowledged within "
+                + "this many milliseconds, or holds everything (0..86400000; 0: any connected replica). Applies "
+                + "live.")
+        long min_replicas_timeout_ms() default 5000;
     }
 
     private final Pipeline pipeline;
@@ -132,13 +148,10 @@ public final class RespServer implements ServerContext, ReplicationHub {
     private volatile Keyspace boundKeyspace;
     private volatile Channel listener;
     private final BundleContext context;
-    /**
-     * The replication protocols' status, by service reference; each service is fetched on first use, not when it
-     * is registered: a protocol registers its status while SCR activates it, and a fetch from inside that
-     * registration fails (the component is not active yet), after which a plain tracker would never retry.
-     */
-    private final org.osgi.util.tracker.ServiceTracker<ReplicationStatusSource,
-            java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource>> replicationSources;
+    private final LazyServices<ReplicationStatusSource> replicationSources;
+    private final LazyServices<ReplicationControl> replicationControls;
+    private final LazyServices<PsyncService> psyncServices;
+    private volatile String upstreamProtocol;
 
     private record Connection(Channel channel, ClientSession session) {
     }
@@ -149,34 +162,15 @@ public final class RespServer implements ServerContext, ReplicationHub {
         this.version = context.getBundle().getVersion().toString();
         this.pipeline = new Pipeline(s.pauseMaxMs());
         this.context = context;
-        this.replicationSources = new org.osgi.util.tracker.ServiceTracker<>(context, ReplicationStatusSource.class,
-                new org.osgi.util.tracker.ServiceTrackerCustomizer<ReplicationStatusSource,
-                        java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource>>() {
-                    @Override
-                    public java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource> addingService(
-                            org.osgi.framework.ServiceReference<ReplicationStatusSource> ref) {
-                        return new java.util.concurrent.atomic.AtomicReference<>();
-                    }
-
-                    @Override
-                    public void modifiedService(org.osgi.framework.ServiceReference<ReplicationStatusSource> ref,
-                            java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource> held) {
-                    }
-
-                    @Override
-                    public void removedService(org.osgi.framework.ServiceReference<ReplicationStatusSource> ref,
-                            java.util.concurrent.atomic.AtomicReference<ReplicationStatusSource> held) {
-                        if (held.getAndSet(null) != null) {
-                            context.ungetService(ref);
-                        }
-                    }
-                });
-        replicationSources.open();
-        String primary = configuredPrimary(context);
+        this.replicationSources = new LazyServices<>(context, ReplicationStatusSource.class);
+        this.replicationControls = new LazyServices<>(context, ReplicationControl.class);
+        this.psyncServices = new LazyServices<>(context, PsyncService.class);
+        String[] primary = configuredPrimary(context);
         if (primary != null) {
             // before the listener opens: a replica never journals a client's write, not even at its start
-            pipeline.follow(primary);
-            LOG.log(Level.INFO, "following {0} (tandem.replication primary): client writes are refused", primary);
+            pipeline.follow(primary[0]);
+            upstreamProtocol = primary[1];
+            LOG.log(Level.INFO, "following {0} ({1}): client writes are refused", primary[0], primary[1]);
         }
         this.table = Commands.table().with(() -> KeyspaceCommands.specs(pipeline.keyspaceCommands()));
         boolean epoll = switch (s.transport()) {
@@ -192,7 +186,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, factory);
         this.workerGroup = new MultiThreadIoEventLoopGroup(s.ioThreads(), factory);
-        this.settings = s;
+        apply(s);
         try {
             this.listener = bind(s);
             LOG.log(Level.INFO, "RESP server listening on {0} ({1}, {2} I/O threads)", listener.localAddress(),
@@ -238,7 +232,14 @@ public final class RespServer implements ServerContext, ReplicationHub {
                 return;
             }
         }
+        apply(next);
+    }
+
+    /** Makes {@code next} the running configuration, with what the pipeline enforces of it. */
+    private void apply(ServerSettings next) {
         settings = next;
+        pipeline.requirePass(next.requirePass());
+        pipeline.minReplicasToWrite(next.minReplicasToWrite(), next.minReplicasTimeoutMs());
     }
 
     private void rebind(ServerSettings next) {
@@ -288,7 +289,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
 
     private void accept(SocketChannel ch) {
         totalConnections.incrementAndGet();
-        if (connections.size() >= settings.maxClients()) {
+        if (connectedClients() >= settings.maxClients()) {
             ch.writeAndFlush(Unpooled.copiedBuffer("-ERR max number of clients reached\r\n", CharsetUtil.US_ASCII))
                     .addListener(ChannelFutureListener.CLOSE);
             LOG.log(Level.WARNING, "refused client {0}: max.clients={1} reached", ch.remoteAddress(),
@@ -308,6 +309,8 @@ public final class RespServer implements ServerContext, ReplicationHub {
     @Deactivate
     void deactivate() {
         replicationSources.close();
+        replicationControls.close();
+        psyncServices.close();
         Channel l = listener;
         if (l != null) {
             l.close().syncUninterruptibly();
@@ -344,9 +347,16 @@ public final class RespServer implements ServerContext, ReplicationHub {
         return settings.maxClients();
     }
 
+    /** @return the connected clients, without the replicas among them (as Redis counts) */
     @Override
     public int connectedClients() {
-        return connections.size();
+        int n = 0;
+        for (Connection c : connections.values()) {
+            if (!c.session().replica()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Override
@@ -358,7 +368,9 @@ public final class RespServer implements ServerContext, ReplicationHub {
     public List<ClientInfo> clients() {
         List<ClientInfo> list = new ArrayList<>();
         for (Connection c : connections.values()) {
-            list.add(c.session().info());
+            if (!c.session().replica()) {
+                list.add(c.session().info());
+            }
         }
         list.sort(Comparator.comparingLong(ClientInfo::id));
         return list;
@@ -446,31 +458,45 @@ public final class RespServer implements ServerContext, ReplicationHub {
         ServerSettings next = settings;
         for (Map.Entry<String, String> e : changes.entrySet()) {
             String name = e.getKey();
+            String raw = e.getValue();
+            if (name.equals("requirepass")) {
+                next = next.withRequirePass(raw);
+                continue;
+            }
+            long[] range = switch (name) {
+                case "maxclients" -> new long[] {1, 1_000_000};
+                case "proto-max-bulk-len" -> new long[] {1024, Integer.MAX_VALUE - 16};
+                case "min-replicas-to-write" -> new long[] {0, ReplicationHub.MAX_REPLICAS};
+                case "min-replicas-max-lag" -> new long[] {0, 86_400};
+                case "min-replicas-timeout-ms" -> new long[] {0, 86_400_000};
+                default -> null;
+            };
+            if (range == null) {
+                return "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'";
+            }
             long value;
-            switch (name) {
-                case "maxclients", "proto-max-bulk-len" -> {
-                    try {
-                        value = String2ll.parse(e.getValue().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-                    } catch (NumberFormatException notInteger) {
-                        return "ERR CONFIG SET failed (possibly related to argument '" + name
-                                + "') - argument couldn't be parsed into an integer";
-                    }
-                }
-                default -> {
-                    return "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'";
-                }
+            try {
+                value = String2ll.parse(raw.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            } catch (NumberFormatException notInteger) {
+                return "ERR CONFIG SET failed (possibly related to argument '" + name
+                        + "') - argument couldn't be parsed into an integer";
             }
-            long min = name.equals("maxclients") ? 1 : 1024;
-            long max = name.equals("maxclients") ? 1_000_000 : Integer.MAX_VALUE - 16;
-            if (value < min || value > max) {
+            if (value < range[0] || value > range[1]) {
                 return "ERR CONFIG SET failed (possibly related to argument '" + name + "') - argument must be "
-                        + "between " + min + " and " + max + " inclusive";
+                        + "between " + range[0] + " and " + range[1] + " inclusive";
             }
-            next = name.equals("maxclients") ? next.withMaxClients((int) value)
-                    : next.withMaxRequestSize((int) value);
+            next = switch (name) {
+                case "maxclients" -> next.withMaxClients((int) value);
+                case "proto-max-bulk-len" -> next.withMaxRequestSize((int) value);
+                case "min-replicas-to-write" -> next.withMinReplicas((int) value, next.minReplicasTimeoutMs());
+                case "min-replicas-max-lag" -> next.withMinReplicas(next.minReplicasToWrite(), value * 1000);
+                default -> next.withMinReplicas(next.minReplicasToWrite(), value);
+            };
         }
-        settings = next;
-        LOG.log(Level.INFO, "CONFIG SET applied until the next restart: {0}", changes);
+        apply(next);
+        Map<String, String> logged = new LinkedHashMap<>(changes);
+        logged.computeIfPresent("requirepass", (k, v) -> "(hidden)");
+        LOG.log(Level.INFO, "CONFIG SET applied until the next restart: {0}", logged);
         return null;
     }
 
@@ -483,6 +509,12 @@ public final class RespServer implements ServerContext, ReplicationHub {
         params.put("maxclients", Integer.toString(s.maxClients()));
         params.put("proto-max-bulk-len", Integer.toString(s.maxRequestSize()));
         params.put("io-threads", Integer.toString(s.ioThreads()));
+        params.put("requirepass", s.requirePass() == null ? "" : s.requirePass());
+        params.put("min-replicas-to-write", Integer.toString(s.minReplicasToWrite()));
+        // Redis' name counts seconds; rounded up so that a window in milliseconds never reads as 0 (off)
+        params.put("min-replicas-max-lag", Long.toString((s.minReplicasTimeoutMs() + 999) / 1000));
+        params.put("min-replicas-timeout-ms", Long.toString(s.minReplicasTimeoutMs()));
+        params.put("replica-read-only", "yes");
         params.put("databases", "1");
         params.put("save", "");
         params.put("appendonly", "no");
@@ -492,11 +524,13 @@ public final class RespServer implements ServerContext, ReplicationHub {
     // ---- replication ------------------------------------------------------------------------------------------
 
     /**
-     * The journal protocol's {@code primary} from ConfigurationAdmin, read directly (ConfigurationAdmin persists it
-     * under {@code data/config}) so that the role is known before any client connects, whatever the order in which
-     * bundles start.
+     * The primary this node follows, from ConfigurationAdmin — the journal protocol's {@code primary} or the psync
+     * protocol's {@code replicaof} — read directly (ConfigurationAdmin persists them under {@code data/config}) so
+     * that the role is known before any client connects, whatever the order in which bundles start.
+     *
+     * @return {address, protocol}, or null
      */
-    private static String configuredPrimary(BundleContext context) {
+    private static String[] configuredPrimary(BundleContext context) {
         try {
             org.osgi.framework.ServiceReference<org.osgi.service.cm.ConfigurationAdmin> ref =
                     context.getServiceReference(org.osgi.service.cm.ConfigurationAdmin.class);
@@ -505,13 +539,15 @@ public final class RespServer implements ServerContext, ReplicationHub {
             }
             org.osgi.service.cm.ConfigurationAdmin cm = context.getService(ref);
             try {
-                org.osgi.service.cm.Configuration[] found = cm == null ? null
-                        : cm.listConfigurations("(service.pid=tandem.replication)");
-                if (found == null) {
+                if (cm == null) {
                     return null;
                 }
-                Object primary = found[0].getProperties() == null ? null : found[0].getProperties().get("primary");
-                return primary == null || primary.toString().isBlank() ? null : primary.toString().trim();
+                String journal = property(cm, "tandem.replication", "primary");
+                if (journal != null) {
+                    return new String[] {journal, "journal"};
+                }
+                String psync = property(cm, "tandem.psync", "replicaof");
+                return psync == null ? null : new String[] {psync, "psync"};
             } finally {
                 context.ungetService(ref);
             }
@@ -521,9 +557,24 @@ public final class RespServer implements ServerContext, ReplicationHub {
         }
     }
 
+    private static String property(org.osgi.service.cm.ConfigurationAdmin cm, String pid, String key)
+            throws Exception {
+        org.osgi.service.cm.Configuration[] found = cm.listConfigurations("(service.pid=" + pid + ")");
+        if (found == null || found[0].getProperties() == null) {
+            return null;
+        }
+        Object value = found[0].getProperties().get(key);
+        return value == null || value.toString().isBlank() ? null : value.toString().trim();
+    }
+
     @Override
     public ReplicaSlot attach(String id, String protocol, String address) {
         return pipeline.gate().attach(id, protocol, address);
+    }
+
+    @Override
+    public ReplicaSlot attach(String id, String protocol, String address, Runnable requestAck) {
+        return pipeline.gate().attach(id, protocol, address, requestAck);
     }
 
     @Override
@@ -537,17 +588,53 @@ public final class RespServer implements ServerContext, ReplicationHub {
     }
 
     @Override
-    public void follow(String upstream) {
+    public void follow(String upstream, String protocol) {
         if (!java.util.Objects.equals(upstream, pipeline.upstream())) {
             LOG.log(Level.INFO, upstream == null ? "this node is a primary: client writes are accepted"
-                    : "following " + upstream + ": client writes are refused");
+                    : "following " + upstream + " (" + protocol + "): client writes are refused");
         }
+        upstreamProtocol = upstream == null ? null : protocol;
         pipeline.follow(upstream);
     }
 
     @Override
     public String upstream() {
         return pipeline.upstream();
+    }
+
+    @Override
+    public String upstreamProtocol() {
+        return pipeline.upstream() == null ? null : upstreamProtocol;
+    }
+
+    @Override
+    public String requirePass() {
+        return settings.requirePass();
+    }
+
+    @Override
+    public PsyncService psyncService() {
+        List<PsyncService> all = psyncServices.all();
+        return all.isEmpty() ? null : all.get(0);
+    }
+
+    @Override
+    public ReplicationControl replicationControl(String protocol) {
+        for (ReplicationControl c : replicationControls.all()) {
+            if (c.protocol().equals(protocol)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public long offsetAfter(long sequence) {
+        Journal j = boundJournal;
+        if (j == null || sequence < 0) {
+            return -1;
+        }
+        return sequence == 0 ? 0 : j.offsetAfter(sequence);
     }
 
     @Override
@@ -561,8 +648,8 @@ public final class RespServer implements ServerContext, ReplicationHub {
     }
 
     @Override
-    public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
-        pipeline.install(checkpoint, sequence, chain);
+    public long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
+        return pipeline.install(checkpoint, sequence, chain);
     }
 
     @Override
@@ -594,25 +681,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
     @Override
     public List<ReplicationStatus> replicationStatuses() {
         List<ReplicationStatus> out = new ArrayList<>();
-        // a tracker, not a DS reference: the replication components reference this component's hub, and a
-        // reference back would make a cycle that SCR resolves only sometimes at startup
-        for (var tracked : replicationSources.getTracked().entrySet()) {
-            ReplicationStatusSource source = tracked.getValue().get();
-            if (source == null) {
-                ReplicationStatusSource fetched = context.getService(tracked.getKey());
-                if (fetched == null) {
-                    continue; // still activating
-                }
-                if (tracked.getValue().compareAndSet(null, fetched)) {
-                    source = fetched;
-                } else {
-                    context.ungetService(tracked.getKey());
-                    source = tracked.getValue().get();
-                }
-            }
-            if (source == null) {
-                continue;
-            }
+        for (ReplicationStatusSource source : replicationSources.all()) {
             try {
                 out.add(source.replicationStatus());
             } catch (RuntimeException e) {

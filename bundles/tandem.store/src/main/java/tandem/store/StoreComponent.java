@@ -160,17 +160,17 @@ public final class StoreComponent implements Keyspace {
     // ---------------------------------------------------------------- install
 
     @Override
-    public void install(Path checkpoint, long sequence, byte[] chain) {
+    public long install(Path checkpoint, long sequence, byte[] chain) {
         if (chain == null || chain.length != 32) {
             throw new IllegalArgumentException("the chain value of an install must have 32 bytes");
         }
         // opened read-only first: a checkpoint that does not open, or holds another sequence, changes nothing
         long held = RocksKeyspace.appliedSequenceOf(checkpoint);
-        if (held != sequence) {
+        if (sequence >= 0 && held != sequence) {
             throw new IllegalArgumentException("the checkpoint " + checkpoint + " holds applied sequence " + held
                     + ", not " + sequence);
         }
-        Origin o = new Origin(sequence, chain);
+        Origin o = new Origin(held, chain);
         synchronized (directory) {
             directory.commit(checkpoint, o);
             StoreSettings s = settings;
@@ -181,6 +181,7 @@ public final class StoreComponent implements Keyspace {
             origin = directory.origin();
         }
         LOG.log(Level.INFO, "store replaced by a checkpoint at {0}", o);
+        return held;
     }
 
     @Override

@@ -4,7 +4,8 @@ import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * The node's side of replication, provided by the server. On a primary, replication protocols attach each replica
- * they serve and report its acknowledgements; the response gate answers a write once the ack policy holds for it.
+ * they serve and report its acknowledgements; the response gate answers a write once the ack policy holds for it
+ * (counting the journal protocol's replicas), and {@code WAIT} counts the replicas of every protocol.
  * On a replica, the protocol switches the node to follow its primary: client writes are refused with
  * {@code -READONLY}, no Tick is emitted, and what the protocol appends to the journal is applied once durable.
  */
@@ -24,6 +25,13 @@ public interface ReplicationHub {
      */
     ReplicaSlot attach(String id, String protocol, String address);
 
+    /**
+     * {@link #attach(String, String, String)}, for a protocol whose replicas acknowledge only from time to time:
+     * {@code requestAck} is called when a client waits for acknowledgements ({@code WAIT}), so that it can ask its
+     * replica for one at once ({@code REPLCONF GETACK}).
+     */
+    ReplicaSlot attach(String id, String protocol, String address, Runnable requestAck);
+
     /** Sets the policy the response gate enforces from now on; writes already waiting are re-evaluated. */
     void ackPolicy(AckPolicy policy);
 
@@ -36,10 +44,23 @@ public interface ReplicationHub {
      *
      * @param upstream the primary's address, for status and errors
      */
-    void follow(String upstream);
+    default void follow(String upstream) {
+        follow(upstream, "journal");
+    }
+
+    /**
+     * {@link #follow(String)} through a protocol: a node follows one primary through one protocol, and only that
+     * protocol makes it a primary again.
+     *
+     * @param protocol {@code journal} or {@code psync}
+     */
+    void follow(String upstream, String protocol);
 
     /** @return the primary this node follows, or null when it is a primary */
     String upstream();
+
+    /** @return the protocol through which this node follows its primary, or null when it is a primary */
+    String upstreamProtocol();
 
     /**
      * Tells the pipeline that the entries replication appended to the journal are durable up to {@code sequence}:
@@ -58,11 +79,13 @@ public interface ReplicationHub {
      * in between is safe: the store remembers its origin, and no journal of another history is replayed into it.
      *
      * @param checkpoint a complete, verified checkpoint directory on the store's file system (moved into place)
+     * @param sequence   the applied sequence the checkpoint holds, or -1 to take whatever it holds
+     * @return the applied sequence the store holds now
      * @throws IllegalStateException when no store is active or the store refused the checkpoint (then nothing
      *                               changed), naming why
      * @throws InterruptedException  when the caller is interrupted while it waits
      */
-    void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException;
+    long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException;
 
     /**
      * Promotion of a replica: once everything its journal holds durably is applied, appends an EpochBump for

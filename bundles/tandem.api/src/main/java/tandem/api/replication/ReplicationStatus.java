@@ -13,14 +13,35 @@ import java.util.List;
  * @param upstream   on a replica, its link to the primary; null on a primary
  * @param replicas   on a primary, the replicas it serves (connected or registered)
  * @param fence      on a primary that refuses writes, why (the error writes get); null otherwise
+ * @param psync      the psync protocol's identity and counters; null for other protocols
  */
 public record ReplicationStatus(String protocol, String role, AckPolicy ackPolicy, long epoch, String listening,
-        Upstream upstream, List<Replica> replicas, String fence) {
+        Upstream upstream, List<Replica> replicas, String fence, Psync psync) {
 
-    /** A status without a fence. */
+    /** A status without a fence or psync identity. */
     public ReplicationStatus(String protocol, String role, AckPolicy ackPolicy, long epoch, String listening,
             Upstream upstream, List<Replica> replicas) {
-        this(protocol, role, ackPolicy, epoch, listening, upstream, replicas, null);
+        this(protocol, role, ackPolicy, epoch, listening, upstream, replicas, null, null);
+    }
+
+    /** A status without a psync identity. */
+    public ReplicationStatus(String protocol, String role, AckPolicy ackPolicy, long epoch, String listening,
+            Upstream upstream, List<Replica> replicas, String fence) {
+        this(protocol, role, ackPolicy, epoch, listening, upstream, replicas, fence, null);
+    }
+
+    /**
+     * The psync protocol's identity and counters, for {@code INFO replication} and {@code INFO stats}.
+     *
+     * @param replicationId     this node's replication id, 40 hex digits
+     * @param replicationId2    the id it took over from its former primary, or 40 zeros
+     * @param secondOffset      the offset up to which {@code replicationId2} is valid (inclusive), -1 when none
+     * @param syncFull          full syncs served
+     * @param syncPartialOk     {@code +CONTINUE}s served
+     * @param syncPartialErr    named partial syncs refused (each became a full sync)
+     */
+    public record Psync(String replicationId, String replicationId2, long secondOffset, long syncFull,
+            long syncPartialOk, long syncPartialErr) {
     }
 
     /**

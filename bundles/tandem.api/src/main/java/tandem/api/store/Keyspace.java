@@ -77,14 +77,15 @@ public interface Keyspace {
      *
      * @param checkpoint a complete, verified checkpoint directory on the store's file system (it is moved, not
      *                   copied)
-     * @param sequence   the applied sequence the checkpoint holds
-     * @param chain      the journal's chain value at {@code sequence} in the history the checkpoint belongs to
+     * @param sequence   the applied sequence the checkpoint holds, or -1 to take whatever it holds
+     * @param chain      the journal's chain value at that sequence in the history the checkpoint belongs to
      *                   (32 bytes)
+     * @return the applied sequence the store holds now
      * @throws IllegalArgumentException when the checkpoint does not open as a store at {@code sequence} (the store
      *                                  is then left as it was)
      * @throws IllegalStateException    naming the directories when a rename or sync fails
      */
-    void install(java.nio.file.Path checkpoint, long sequence, byte[] chain);
+    long install(java.nio.file.Path checkpoint, long sequence, byte[] chain);
 
     /**
      * @return where this store came from when it was installed from a checkpoint and has not been reconciled with

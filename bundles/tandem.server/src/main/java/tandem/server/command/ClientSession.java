@@ -16,6 +16,11 @@ public final class ClientSession {
     private volatile String lastCommand = "";
     private volatile byte[] name;
     private int db;
+    private volatile boolean authenticated;
+    private volatile boolean replica;
+    private int listeningPort;
+    private java.util.Set<String> capabilities = java.util.Set.of();
+    private String replicaVersion;
 
     public ClientSession(long id, String remoteAddress) {
         this.id = id;
@@ -50,6 +55,53 @@ public final class ClientSession {
 
     public void db(int index) {
         this.db = index;
+    }
+
+    /** @return whether the connection presented the {@code requirepass} password ({@code AUTH}, {@code HELLO}) */
+    public boolean authenticated() {
+        return authenticated;
+    }
+
+    public void authenticated(boolean value) {
+        authenticated = value;
+    }
+
+    /** @return whether the connection was handed to the psync protocol ({@code PSYNC}): a replica, not a client */
+    public boolean replica() {
+        return replica;
+    }
+
+    public void replica(boolean value) {
+        replica = value;
+    }
+
+    /** @return the port announced with {@code REPLCONF listening-port}, 0 when none */
+    public int listeningPort() {
+        return listeningPort;
+    }
+
+    public void listeningPort(int port) {
+        listeningPort = port;
+    }
+
+    /** @return the tokens announced with {@code REPLCONF capa}, lower case */
+    public java.util.Set<String> capabilities() {
+        return capabilities;
+    }
+
+    public void capability(String token) {
+        java.util.Set<String> next = new java.util.LinkedHashSet<>(capabilities);
+        next.add(token);
+        capabilities = java.util.Set.copyOf(next);
+    }
+
+    /** @return the version announced with {@code REPLCONF tandem-version} or {@code frogdb-version}, or null */
+    public String replicaVersion() {
+        return replicaVersion;
+    }
+
+    public void replicaVersion(String version) {
+        replicaVersion = version;
     }
 
     public void commandReceived(String commandName) {

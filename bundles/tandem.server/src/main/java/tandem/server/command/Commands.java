@@ -62,7 +62,7 @@ public final class Commands {
         command.put("help", sub("command", "help", 2, CONN_SLOW, "server", "5.0.0",
                 "Returns helpful text about the different subcommands.", (c, a) -> help(c, "COMMAND", command)));
 
-        return new CommandTable.Builder()
+        CommandTable.Builder builder = new CommandTable.Builder()
                 .add("ping", -1, CONN, List.of("fast", "connection"), "connection", "1.0.0",
                         "Returns the server's liveliness response.", Commands::ping)
                 .add("echo", 2, CONN, List.of("fast", "connection"), "connection", "1.0.0",
@@ -92,6 +92,12 @@ public final class Commands {
                 .add("unwatch", 1, List.of("noscript", "loading", "stale", "fast", "allow_busy"),
                         List.of("fast", "transaction"), "transactions", "2.2.0",
                         "Forgets about watched keys of a transaction.", Commands::sequencerOnly)
+                .add("auth", -2, List.of("noscript", "loading", "stale", "fast", "no_auth", "allow_busy"),
+                        List.of("fast", "connection"), "connection", "1.0.0",
+                        "Authenticates the connection.", Commands::auth)
+                .add("wait", 3, List.of("noscript"), List.of("slow", "connection"), "generic", "3.0.0",
+                        "Blocks until the asynchronous replication of all preceding write commands sent by the "
+                        + "connection is completed.", Commands::sequencerOnly)
                 .add("time", 1, List.of("loading", "stale", "fast"), List.of("fast"), "server", "2.6.0",
                         "Returns the server time.", Commands::time)
                 .add("info", -1, List.of("loading", "stale"), List.of("slow", "dangerous"), "server", "1.0.0",
@@ -101,8 +107,8 @@ public final class Commands {
                 .container("config", -2, "server", "2.0.0", "A container for server configuration commands.", null,
                         config)
                 .container("command", -1, "server", "2.8.13", "Returns detailed information about all commands.",
-                        Commands::commandInfo, command)
-                .build();
+                        Commands::commandInfo, command);
+        return ReplicationCommands.register(builder).build();
     }
 
     private static void ping(CommandContext c, byte[][] a) {
@@ -117,6 +123,21 @@ public final class Commands {
 
     private static void sequencerOnly(CommandContext c, byte[][] a) {
         c.reply().error("ERR transactions need the ordered pipeline, which this connection does not use");
+    }
+
+    private static void auth(CommandContext c, byte[][] a) {
+        if (a.length > 3) {
+            c.reply().error("ERR syntax error");
+            return;
+        }
+        byte[][] credentials = Auth.credentials(a);
+        String refused = Auth.check(c.server().requirePass(), credentials[0], credentials[1]);
+        if (refused != null) {
+            c.reply().error(refused);
+            return;
+        }
+        c.session().authenticated(true);
+        c.reply().ok();
     }
 
     private static void time(CommandContext c, byte[][] a) {
@@ -163,10 +184,17 @@ public final class Commands {
             }
         }
         byte[] newName = null;
+        boolean authenticating = false;
         for (int i = 2; i < a.length; i++) {
             String option = ascii(a[i]).toLowerCase(Locale.ROOT);
             if (option.equals("auth") && a.length - i - 1 >= 2) {
-                i += 2; // no password is configured yet: every user is accepted, as Redis' nopass default user
+                String refused = Auth.check(c.server().requirePass(), a[i + 1], a[i + 2]);
+                if (refused != null) {
+                    c.reply().error(refused);
+                    return;
+                }
+                authenticating = true;
+                i += 2;
             } else if (option.equals("setname") && a.length - i - 1 >= 1) {
                 newName = a[++i];
                 if (!validName(newName)) {
@@ -178,9 +206,19 @@ public final class Commands {
                 return;
             }
         }
+        if (!authenticating && c.server().requirePass() != null && !c.session().authenticated()) {
+            c.reply().error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+                    + "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
+                    + "protocol version at the same time");
+            return;
+        }
+        if (authenticating) {
+            c.session().authenticated(true);
+        }
         if (newName != null) {
             c.session().name(newName);
         }
+        boolean replica = c.server().upstream() != null;
         RespWriter r = c.reply();
         r.array(14);
         r.bulk("server").bulk("redis");
@@ -188,7 +226,7 @@ public final class Commands {
         r.bulk("proto").integer(2);
         r.bulk("id").integer(c.session().id());
         r.bulk("mode").bulk("standalone");
-        r.bulk("role").bulk("master");
+        r.bulk("role").bulk(replica ? "replica" : "master");
         r.bulk("modules").array(0);
     }
 

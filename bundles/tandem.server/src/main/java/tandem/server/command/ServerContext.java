@@ -52,4 +52,22 @@ public interface ServerContext extends ServerStatus {
 
     /** @return what each replication protocol reports */
     List<tandem.api.replication.ReplicationStatus> replicationStatuses();
+
+    /** @return the password of {@code requirepass}, or null when none is set */
+    String requirePass();
+
+    /** @return the psync protocol's primary side, or null while {@code tandem.psync} is not active */
+    tandem.api.replication.PsyncService psyncService();
+
+    /** @return the operator actions of a replication protocol ({@code journal}, {@code psync}), or null */
+    tandem.api.replication.ReplicationControl replicationControl(String protocol);
+
+    /** @return the protocol through which this node follows its primary, or null on a primary */
+    String upstreamProtocol();
+
+    /**
+     * @return the psync replication offset after a journal sequence (what a replica that acknowledged
+     *         {@code sequence} holds), or -1 when the journal does not retain it
+     */
+    long offsetAfter(long sequence);
 }

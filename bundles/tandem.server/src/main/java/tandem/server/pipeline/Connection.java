@@ -38,6 +38,21 @@ public final class Connection implements CommandContext {
      */
     long gatedSequence;
 
+    /** The sequence of this connection's last write, what {@code WAIT} waits for. */
+    long lastWriteSequence;
+
+    /** Set from {@code WAIT} until it is answered: what the connection sends meanwhile waits in {@link #deferred}. */
+    Pipeline.Wait waiting;
+    /** Requests that arrived while the connection waited in {@code WAIT}, in order. */
+    final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
+
+    /** Set while a command finishes on another thread ({@link #later}): what the connection sends meanwhile waits. */
+    boolean parked;
+    private java.util.function.Supplier<String> later;
+
+    /** The psync session this connection was handed to after {@code PSYNC}, or null for a client. */
+    private volatile tandem.api.replication.PsyncSession psync;
+
     /** Commands queued since MULTI, or null outside a transaction. */
     List<byte[][]> transaction;
     /** True when a queued command was refused: EXEC answers EXECABORT. */
@@ -110,6 +125,36 @@ public final class Connection implements CommandContext {
         } else {
             buf.release();
         }
+    }
+
+    @Override
+    public tandem.api.replication.PsyncLink psyncLink() {
+        flush(); // replies to what came before PSYNC leave before the psync stream starts
+        return new NettyPsyncLink(channel);
+    }
+
+    @Override
+    public void handOff(tandem.api.replication.PsyncSession session) {
+        psync = session;
+        session().replica(true);
+    }
+
+    @Override
+    public void later(java.util.function.Supplier<String> work) {
+        later = work;
+    }
+
+    /** @return the work {@link #later} left for another thread, clearing it; null when none */
+    java.util.function.Supplier<String> takeLater() {
+        java.util.function.Supplier<String> w = later;
+        later = null;
+        return w;
+    }
+
+    /** @return the psync session this connection belongs to, or null */
+    @Override
+    public tandem.api.replication.PsyncSession psync() {
+        return psync;
     }
 
     /** Drops replies not yet sent (the channel is gone). */

@@ -16,6 +16,10 @@ public final class InlineSink implements RequestSink {
         }
         if (message instanceof RespRequest request) {
             c.table().dispatch(c, request.args());
+            java.util.function.Supplier<String> later = c.takeLater();
+            if (later != null) {
+                tandem.server.command.CommandContext.replyLine(c.reply(), later.get());
+            }
         } else if (message instanceof RespProtocolError error) {
             Protocol.fail(c, error);
         }

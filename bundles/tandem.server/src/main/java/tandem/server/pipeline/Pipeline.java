@@ -73,7 +73,17 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private enum Kind { IMMEDIATE, CONNECTION, READ, WRITE, TRANSACTION, READ_TRANSACTION, TICK, EPOCH_BUMP, ERROR }
+    private enum Kind { IMMEDIATE, CONNECTION, READ, WRITE, TRANSACTION, READ_TRANSACTION, TICK, EPOCH_BUMP, WAIT, ERROR }
+
+    /** A {@code WAIT}: how many replicas must have acknowledged which sequence, until when. */
+    record Wait(long sequence, long replicas, long deadlineNanos) {
+    }
+
+    private static final java.util.Set<String> AUTH_EXEMPT = java.util.Set.of("auth", "hello", "quit");
+    static final String WAIT_ON_REPLICA = "ERR WAIT cannot be used with replica instances. Please also note that "
+            + "since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to "
+            + "replicas are just local and are not propagated.";
+    static final String NOREPLICAS = "NOREPLICAS Not enough good replicas to write.";
 
     /** Work another thread hands to the logic thread, run between requests with the services held. */
     private record Control(java.util.concurrent.Callable<Long> task, java.util.concurrent.CompletableFuture<Long> done) {
@@ -90,6 +100,13 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final ReentrantLock services = new ReentrantLock();
     private final Condition servicesChanged = services.newCondition();
     private final Thread logic;
+    /** Runs what commands finish off the logic thread ({@code REPLICAOF}), one at a time. */
+    private final java.util.concurrent.ExecutorService admin = java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> {
+                Thread t = new Thread(r, "tandem-admin");
+                t.setDaemon(true);
+                return t;
+            });
     /**
      * Told by the journal thread after each {@code fdatasync}: the logic thread never blocks on one, and no thread
      * of its own waits for it either. While a batch syncs, this thread keeps sequencing the next.
@@ -131,6 +148,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private long originCheckedAgainst = -1;
     /** The error client writes are refused with (the restart fence), or null. */
     private volatile String fenceError;
+    /** The password of {@code requirepass}, or null. */
+    private volatile String requirePass;
+    private volatile int minReplicasToWrite;
+    private volatile long minReplicasMaxLagNanos;
+    /** Connections parked in {@code WAIT}. */
+    private final List<Connection> waiters = new ArrayList<>();
     private long lastTimestampNs;
     private long lastTickNs;
     private long tickPendingSequence;
@@ -214,17 +237,17 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * Replaces the keyspace by a checkpoint, on the logic thread; returns once it is installed. See
      * {@link tandem.api.replication.ReplicationHub#install}.
      */
-    public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
-        onLogicThread(() -> {
+    public long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
+        return onLogicThread(() -> {
             awaitServices();
             if (keyspace == null) {
                 throw new IllegalStateException("the store (tandem.store) is not active: the snapshot cannot be "
                         + "installed");
             }
-            keyspace.install(checkpoint, sequence, chain);
+            long held = keyspace.install(checkpoint, sequence, chain);
             originCheckedAgainst = -1;
             replayNeeded = true;
-            return sequence;
+            return held;
         });
     }
 
@@ -271,6 +294,21 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             j.awaitDurable(sequence);
         }
         return sequence;
+    }
+
+    /** Sets the password every connection must present ({@code AUTH}), or none with null. */
+    public void requirePass(String password) {
+        requirePass = password == null || password.isEmpty() ? null : password;
+    }
+
+    /**
+     * Refuses writes, before they are sequenced, with {@code -NOREPLICAS} while fewer than {@code replicas}
+     * replicas are good (0: never); a replica is good when it acknowledged within {@code maxLagMillis} (0: any
+     * engaged replica) or has nothing left to acknowledge.
+     */
+    public void minReplicasToWrite(int replicas, long maxLagMillis) {
+        minReplicasToWrite = replicas;
+        minReplicasMaxLagNanos = TimeUnit.MILLISECONDS.toNanos(maxLagMillis);
     }
 
     /** Refuses client writes with {@code error}, or accepts them again with null. */
@@ -330,6 +368,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (j != null) {
             j.removeDurabilityListener(durability);
         }
+        admin.shutdownNow();
         logic.interrupt();
         try {
             logic.join(10_000);
@@ -343,7 +382,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private void run() {
         while (running) {
             try {
-                Event first = queue.poll(TICK_INTERVAL_NS, TimeUnit.NANOSECONDS);
+                Event first = queue.poll(pollNanos(), TimeUnit.NANOSECONDS);
                 services.lockInterruptibly();
                 try {
                     waited = false;
@@ -358,6 +397,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                         applyFollowed();
                     }
                     drain();
+                    answerWaits();
                     maybePurge();
                     gateReplies();
                     if (missingSinceNs != 0) {
@@ -383,6 +423,81 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 failPending("ERR internal error: " + e);
             }
         }
+    }
+
+    /** @return how long the logic thread may sleep: until the next Tick, or the nearest {@code WAIT} deadline */
+    private long pollNanos() {
+        long wait = TICK_INTERVAL_NS;
+        long now = System.nanoTime();
+        for (Connection c : waiters) {
+            Wait w = c.waiting;
+            if (w != null && w.deadlineNanos() != Long.MAX_VALUE) {
+                wait = Math.min(wait, Math.max(0, w.deadlineNanos() - now));
+            }
+        }
+        return wait;
+    }
+
+    /** Answers the parked {@code WAIT}s whose replicas acknowledged or whose time is up, and resumes them. */
+    private void answerWaits() {
+        if (waiters.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        List<Connection> done = new ArrayList<>();
+        for (java.util.Iterator<Connection> it = waiters.iterator(); it.hasNext(); ) {
+            Connection c = it.next();
+            Wait w = c.waiting;
+            int count = gate.acknowledged(w.sequence());
+            if (count >= w.replicas() || now - w.deadlineNanos() >= 0) {
+                it.remove();
+                c.reply().integer(count);
+                touched.add(c);
+                done.add(c);
+            }
+        }
+        gate.wakeOnEveryAck(!waiters.isEmpty());
+        for (Connection c : done) {
+            resume(c);
+        }
+    }
+
+    /** The connection's {@code WAIT} was answered: what it sent meanwhile is sequenced now, in order. */
+    private void resume(Connection c) {
+        c.waiting = null;
+        c.parked = false;
+        while (!c.deferred.isEmpty() && c.waiting == null && !c.parked) {
+            sequence(new Event(c, c.deferred.poll()));
+        }
+    }
+
+    /**
+     * A command that {@link Connection#later finishes on another thread} ran: its work goes to the admin thread,
+     * whose answer comes back to this thread as the reply; the connection stays parked until then.
+     */
+    private void finishLater(Connection c) {
+        java.util.function.Supplier<String> work = c.takeLater();
+        if (work == null) {
+            resume(c); // answered at once (an argument error)
+            return;
+        }
+        admin.execute(() -> {
+            String line;
+            try {
+                line = work.get();
+            } catch (RuntimeException e) {
+                line = "-ERR " + e.getMessage();
+            }
+            String answer = line;
+            queue.add(new Event(null, new Control(() -> {
+                if (c.parked) {
+                    tandem.server.command.CommandContext.replyLine(c.reply(), answer);
+                    touched.add(c);
+                    resume(c);
+                }
+                return 0L;
+            }, new java.util.concurrent.CompletableFuture<>())));
+        });
     }
 
     /**
@@ -623,6 +738,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             held.remove(c);
             watches.unwatchAll(c);
             c.transaction = null;
+            waiters.remove(c);
+            c.deferred.clear();
+            return;
+        }
+        if (c.waiting != null || c.parked) {
+            c.deferred.add(e.message()); // a client in WAIT sends nothing else until it is answered
             return;
         }
         if (c.ending) {
@@ -635,6 +756,13 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         byte[][] args = ((RespRequest) e.message()).args();
         String name = new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+        if (requirePass != null && !c.session().authenticated() && !AUTH_EXEMPT.contains(name)) {
+            if (c.transaction != null) {
+                c.transactionFailed = true;
+            }
+            immediate(c, "NOAUTH Authentication required.");
+            return;
+        }
         switch (name) {
             case "multi" -> multi(c, args);
             case "exec" -> exec(c, args);
@@ -644,6 +772,21 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             case "quit" -> {
                 c.ending = true;
                 pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null));
+            }
+            case "wait" -> {
+                if (c.transaction != null) {
+                    queueInTransaction(c, name, args);
+                } else {
+                    waitCommand(c, args);
+                }
+            }
+            case "replicaof", "slaveof" -> {
+                if (c.transaction != null) {
+                    queueInTransaction(c, name, args);
+                } else {
+                    c.parked = true; // nothing after it runs before its answer: the role may change
+                    pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null));
+                }
             }
             default -> {
                 if (c.transaction != null) {
@@ -683,14 +826,15 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             immediate(c, READONLY);
             return;
         }
-        String fenced = fenceError;
-        if (fenced != null) {
-            immediate(c, fenced);
+        String refused = refusal();
+        if (refused != null) {
+            immediate(c, refused);
             return;
         }
         long ts = nextTimestamp();
         try {
             long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(args));
+            c.lastWriteSequence = seq;
             touch(d, args);
             pending.add(new Pending(c, Kind.WRITE, seq, ts, args, null, null));
         } catch (JournalStoppedException e) {
@@ -730,6 +874,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (d.write() && upstream != null) {
             c.transactionFailed = true;
             immediate(c, READONLY);
+            return;
+        }
+        String refused = d.write() ? refusal() : null;
+        if (refused != null) {
+            c.transactionFailed = true;
+            immediate(c, refused);
             return;
         }
         c.transaction.add(args);
@@ -776,14 +926,15 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             immediate(c, "EXECABORT Transaction discarded because of previous errors.");
             return;
         }
-        String fenced = fenceError;
-        if (fenced != null) {
-            immediate(c, fenced);
+        String refused = refusal();
+        if (refused != null) {
+            immediate(c, refused);
             return;
         }
         long ts = nextTimestamp();
         try {
             long seq = journal.append(ts, 0, EntryTag.APP, CommandPayload.encodeTransaction(commands));
+            c.lastWriteSequence = seq;
             for (byte[][] command : commands) {
                 CommandDescriptor d = keyspace.describe(name(command));
                 if (d != null && d.write()) {
@@ -829,6 +980,54 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             watches.unwatchAll(c);
             pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
         }
+    }
+
+    /**
+     * @return why a write would be refused before it is sequenced (the restart fence, then
+     *         {@code min-replicas-to-write}), or null
+     */
+    private String refusal() {
+        String fenced = fenceError;
+        if (fenced != null) {
+            return fenced;
+        }
+        int min = minReplicasToWrite;
+        if (min > 0 && gate.good(journal.durableSequence(), minReplicasMaxLagNanos) < min) {
+            return NOREPLICAS;
+        }
+        return null;
+    }
+
+    /**
+     * {@code WAIT numreplicas timeout}: the number of replicas, of every protocol, that acknowledged this
+     * connection's last write; answered at once when enough did, else once enough do or the timeout (ms; 0 =
+     * forever) passes. Nothing else of the connection runs meanwhile.
+     */
+    private void waitCommand(Connection c, byte[][] args) {
+        if (args.length != 3) {
+            immediate(c, "ERR wrong number of arguments for 'wait' command");
+            return;
+        }
+        if (upstream != null) {
+            immediate(c, WAIT_ON_REPLICA);
+            return;
+        }
+        long replicas;
+        long timeout;
+        try {
+            replicas = tandem.protocol.command.String2ll.parse(args[1]);
+            timeout = tandem.protocol.command.String2ll.parse(args[2]);
+        } catch (NumberFormatException e) {
+            immediate(c, "ERR value is not an integer or out of range");
+            return;
+        }
+        if (timeout < 0) {
+            immediate(c, "ERR timeout is negative");
+            return;
+        }
+        long deadline = timeout == 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
+        c.waiting = new Wait(c.lastWriteSequence, replicas, deadline);
+        pending.add(new Pending(c, Kind.WAIT, 0, 0, args, null, null));
     }
 
     private void immediate(Connection c, String error) {
@@ -928,7 +1127,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 continue;
             }
             boolean needsKeyspace = p.kind() != Kind.IMMEDIATE && p.kind() != Kind.CONNECTION
-                    && p.kind() != Kind.ERROR;
+                    && p.kind() != Kind.ERROR && p.kind() != Kind.WAIT;
             if (needsKeyspace && p.sequence() == 0 && loading()) {
                 failHead(unavailable); // a read while a snapshot installs: answered at once, as Redis does
                 continue;
@@ -1009,9 +1208,28 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 keyspace.advance(p.sequence());
                 return;
             }
+            case WAIT -> {
+                Wait w = c.waiting;
+                int count = gate.acknowledged(w.sequence());
+                if (count >= w.replicas()) {
+                    c.reply().integer(count);
+                    touched.add(c);
+                    resume(c);
+                } else {
+                    waiters.add(c);
+                    gate.wakeOnEveryAck(true);
+                    gate.requestAcks();
+                }
+                return;
+            }
             case IMMEDIATE -> writeImmediate(c, p.immediate());
             case ERROR -> Protocol.fail(c, p.error());
-            case CONNECTION -> c.table().dispatch(c, p.args());
+            case CONNECTION -> {
+                c.table().dispatch(c, p.args());
+                if (c.parked) {
+                    finishLater(c);
+                }
+            }
             case READ -> keyspace.read(nextTimestamp(), p.args(), c.reply());
             case WRITE -> {
                 keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.reply());

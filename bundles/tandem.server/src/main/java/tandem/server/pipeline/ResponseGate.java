@@ -12,6 +12,9 @@ import tandem.api.replication.ReplicationHub;
  * few replicas the answer waits; the gate never weakens the policy, and it never fails a write that was journaled.
  * Other clients are served meanwhile and, as in Redis before {@code WAIT} returns, may read the write.
  *
+ * <p>The ack policies count the journal protocol's replicas (the replicas a primary registers, DESIGN.md § Roles);
+ * {@code WAIT} and {@code min-replicas-to-write} count every protocol's.
+ *
  * <p>Slots are written by replication threads and read by the logic thread; an acknowledgement that releases what
  * the logic thread waits for wakes it.
  */
@@ -21,6 +24,8 @@ public final class ResponseGate {
     private final Slot[] slots = new Slot[ReplicationHub.MAX_REPLICAS];
     private volatile AckPolicy policy = AckPolicy.DISK;
     private volatile long waitingFor = Long.MAX_VALUE;
+    /** Set while a client waits in {@code WAIT}: then every acknowledgement wakes the logic thread. */
+    private volatile boolean wakeOnEveryAck;
 
     ResponseGate(Runnable wake) {
         this.wake = wake;
@@ -31,19 +36,23 @@ public final class ResponseGate {
         final String id;
         final String protocol;
         final String address;
+        final Runnable requestAck;
         volatile long inMemory = -1;
         volatile long acked = -1;
+        volatile long lastAckNanos;
 
-        Slot(String id, String protocol, String address) {
+        Slot(String id, String protocol, String address, Runnable requestAck) {
             this.id = id;
             this.protocol = protocol;
             this.address = address;
+            this.requestAck = requestAck;
         }
 
         @Override
         public void seed(long sequence) {
             acked = sequence;
             inMemory = sequence;
+            lastAckNanos = System.nanoTime();
             changed();
         }
 
@@ -55,7 +64,12 @@ public final class ResponseGate {
             if (inMemorySequence > inMemory) {
                 inMemory = inMemorySequence;
             }
+            lastAckNanos = System.nanoTime();
             changed();
+        }
+
+        boolean countsForPolicy() {
+            return JOURNAL.equals(protocol);
         }
 
         @Override
@@ -70,17 +84,68 @@ public final class ResponseGate {
         }
     }
 
-    /** @return a free slot, or null when every one is taken */
+    private static final String JOURNAL = "journal";
+
+    /** {@link #attach(String, String, String, Runnable)} for a protocol whose replicas acknowledge on their own. */
     public ReplicationHub.ReplicaSlot attach(String id, String protocol, String address) {
+        return attach(id, protocol, address, null);
+    }
+
+    /** @return a free slot, or null when every one is taken */
+    public ReplicationHub.ReplicaSlot attach(String id, String protocol, String address, Runnable requestAck) {
         synchronized (slots) {
             for (int i = 0; i < slots.length; i++) {
                 if (slots[i] == null) {
-                    slots[i] = new Slot(id, protocol, address);
+                    slots[i] = new Slot(id, protocol, address, requestAck);
                     return slots[i];
                 }
             }
             return null;
         }
+    }
+
+    /** @return how many replicas, of every protocol, acknowledged {@code sequence} (and so everything before it) */
+    int acknowledged(long sequence) {
+        int n = 0;
+        for (Slot s : slots) {
+            if (s != null && s.acked >= sequence && s.acked >= 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * @return how many replicas are good for {@code min-replicas-to-write}: engaged, and either holding everything
+     *         durable here or acknowledged within {@code maxLagNanos} (0: no lag limit); a replica with nothing to
+     *         acknowledge sends no acknowledgement, and is not late for that
+     */
+    int good(long localDurable, long maxLagNanos) {
+        long now = System.nanoTime();
+        int n = 0;
+        for (Slot s : slots) {
+            if (s == null || s.acked < 0) {
+                continue;
+            }
+            if (maxLagNanos == 0 || s.acked >= localDurable || now - s.lastAckNanos < maxLagNanos) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Asks every replica whose protocol acknowledges only from time to time for an acknowledgement now. */
+    void requestAcks() {
+        for (Slot s : slots) {
+            if (s != null && s.requestAck != null) {
+                s.requestAck.run();
+            }
+        }
+    }
+
+    /** While true, every acknowledgement wakes the logic thread (a client waits in {@code WAIT}). */
+    void wakeOnEveryAck(boolean on) {
+        wakeOnEveryAck = on;
     }
 
     public void policy(AckPolicy p) {
@@ -92,7 +157,7 @@ public final class ResponseGate {
         return policy;
     }
 
-    /** @return the number of replicas attached */
+    /** @return the number of replicas attached, of every protocol */
     public int attached() {
         int n = 0;
         for (Slot s : slots) {
@@ -111,7 +176,7 @@ public final class ResponseGate {
         }
         long best = 0;
         for (Slot s : slots) {
-            if (s != null) {
+            if (s != null && s.countsForPolicy()) {
                 best = Math.max(best, p == AckPolicy.TWO_DISKS ? s.acked : s.inMemory);
             }
         }
@@ -133,6 +198,10 @@ public final class ResponseGate {
     }
 
     private void changed() {
+        if (wakeOnEveryAck) {
+            wake.run();
+            return;
+        }
         long w = waitingFor;
         if (w != Long.MAX_VALUE) {
             // the logic thread re-evaluates with the journal's durable sequence; a spurious wake costs one round

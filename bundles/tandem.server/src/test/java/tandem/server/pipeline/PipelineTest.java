@@ -174,13 +174,13 @@ class PipelineTest {
         c.send("INCR", "n");
         c.send("EXEC");
         c.send("GET", "k");
-        c.awaitReplies("+OK\r\n-FENCED restarted after a crash\r\n+OK\r\n+QUEUED\r\n"
-                + "-FENCED restarted after a crash\r\n$1\r\nv\r\n");
+        c.awaitReplies("+OK\r\n-FENCED restarted after a crash\r\n+OK\r\n-FENCED restarted after a crash\r\n"
+                + "-EXECABORT Transaction discarded because of previous errors.\r\n$1\r\nv\r\n");
         assertThat(journal.entries).as("nothing journaled while fenced").hasSize(1);
         pipeline.fence(null);
         c.send("SET", "k", "w");
-        c.awaitReplies("+OK\r\n-FENCED restarted after a crash\r\n+OK\r\n+QUEUED\r\n"
-                + "-FENCED restarted after a crash\r\n$1\r\nv\r\n+OK\r\n");
+        c.awaitReplies("+OK\r\n-FENCED restarted after a crash\r\n+OK\r\n-FENCED restarted after a crash\r\n"
+                + "-EXECABORT Transaction discarded because of previous errors.\r\n$1\r\nv\r\n+OK\r\n");
     }
 
     @Test
@@ -681,7 +681,7 @@ class PipelineTest {
         private volatile Origin origin;
 
         @Override
-        public void install(java.nio.file.Path checkpoint, long sequence, byte[] chain) {
+        public long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) {
             Map<String, String> content = checkpoints.remove(checkpoint);
             if (content == null) {
                 throw new IllegalArgumentException("no checkpoint at " + checkpoint);
@@ -690,6 +690,7 @@ class PipelineTest {
             data.putAll(content);
             applied = sequence;
             origin = new Origin(sequence, chain);
+            return sequence;
         }
 
         @Override

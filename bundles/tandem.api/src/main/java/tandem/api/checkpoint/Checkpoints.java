@@ -45,7 +45,8 @@ public interface Checkpoints {
 
         /**
          * Streams the checkpoint into {@code out} (blocking; not closed), hashing it on the way; zero-copy where
-         * {@code out} is a socket or file channel.
+         * {@code out} is a socket or file channel, or sends files itself ({@code tandem.protocol}'s
+         * {@code CheckpointStreamWriter.FileSink}: a Netty channel's file region).
          *
          * @return the bytes written: {@link #streamLength} of the same fields
          * @throws IOException from the files or {@code out}

@@ -20,9 +20,10 @@ public interface PsyncLink {
      * passing through the heap where the transport allows ({@code sendfile}). The file is opened before the call
      * returns: it may be deleted then.
      *
+     * @return completes once the file's bytes are written to the socket, exceptionally when the connection fails
      * @throws java.io.UncheckedIOException when the file cannot be opened
      */
-    void sendFile(Path file, long position, long count);
+    java.util.concurrent.CompletionStage<Void> sendFile(Path file, long position, long count);
 
     /**
      * @return false while the connection's outbound buffer is over its high-water mark; a sender should then wait

@@ -38,6 +38,16 @@ public final class CheckpointStreamWriter {
     }
 
     /**
+     * A destination that sends a file's bytes itself, without passing them through the heap (a Netty channel's
+     * file region); {@link #write} hashes each file, then hands it over instead of copying it.
+     */
+    public interface FileSink extends WritableByteChannel {
+
+        /** Queues {@code count} bytes of {@code file} from {@code position}, after what was written before. */
+        void sendFile(Path file, long position, long count) throws IOException;
+    }
+
+    /**
      * @return {@code $FROGDB_CHECKPOINT\r\n<count>\r\n}
      * @throws IllegalArgumentException when count is outside 0..{@value CheckpointStream#MAX_FILE_COUNT}
      */
@@ -147,7 +157,7 @@ public final class CheckpointStreamWriter {
             entries.add(new CheckpointFile(name(sorted.get(i)), sizes[i]));
         }
         streamLength(entries, replicationId, replicationOffset); // checks count, id and metadata before any byte
-        boolean zeroCopy = out instanceof FileChannel || out instanceof SocketChannel;
+        boolean zeroCopy = out instanceof FileChannel || out instanceof SocketChannel || out instanceof FileSink;
         ByteBuffer buf = ByteBuffer.allocateDirect(CheckpointStream.CHUNK_SIZE);
         CheckpointChecksum checksum = new CheckpointChecksum();
         long written = writeFully(out, prelude(sorted.size()));
@@ -163,7 +173,11 @@ public final class CheckpointStreamWriter {
                 checksum.beginFile(entries.get(i).name());
                 if (zeroCopy) {
                     hash(in, size, buf, checksum, p);
-                    transfer(in, size, out, p);
+                    if (out instanceof FileSink sink) {
+                        sink.sendFile(p, 0, size);
+                    } else {
+                        transfer(in, size, out, p);
+                    }
                 } else {
                     copy(in, size, buf, checksum, out, p);
                 }

@@ -37,14 +37,22 @@ final class NettyPsyncLink implements PsyncLink {
     }
 
     @Override
-    public void sendFile(Path file, long position, long count) {
+    public java.util.concurrent.CompletionStage<Void> sendFile(Path file, long position, long count) {
         FileChannel in;
         try {
             in = FileChannel.open(file, StandardOpenOption.READ);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open " + file + " to send it: " + e.getMessage(), e);
         }
-        channel.writeAndFlush(new DefaultFileRegion(in, position, count), channel.voidPromise());
+        java.util.concurrent.CompletableFuture<Void> written = new java.util.concurrent.CompletableFuture<>();
+        channel.writeAndFlush(new DefaultFileRegion(in, position, count)).addListener(f -> {
+            if (f.isSuccess()) {
+                written.complete(null);
+            } else {
+                written.completeExceptionally(f.cause());
+            }
+        });
+        return written;
     }
 
     @Override

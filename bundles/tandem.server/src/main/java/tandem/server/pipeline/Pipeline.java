@@ -756,6 +756,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         byte[][] args = ((RespRequest) e.message()).args();
         String name = new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+        if (requirePass != null && (name.equals("auth") || name.equals("hello")) && !c.session().authenticated()) {
+            // decided now, not when AUTH runs: a client may pipeline its first command right behind AUTH
+            byte[][] credentials = tandem.server.command.Auth.credentials(args);
+            if (credentials != null && tandem.server.command.Auth.check(requirePass, credentials[0],
+                    credentials[1]) == null) {
+                c.session().authenticated(true);
+            }
+        }
         if (requirePass != null && !c.session().authenticated() && !AUTH_EXEMPT.contains(name)) {
             if (c.transaction != null) {
                 c.transactionFailed = true;

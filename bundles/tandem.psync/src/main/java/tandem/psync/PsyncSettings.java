@@ -1,0 +1,97 @@
+package tandem.psync;
+
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+/** The validated configuration of PID {@value #PID}; every error names its property. */
+record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth, int ackIntervalMs,
+        int writeTimeoutMs, int maxLagFrames, int handshakeTimeoutMs, int reconnectMaxMs, Path stateDirectory) {
+
+    static final String PID = "tandem.psync";
+
+    static PsyncSettings of(PsyncComponent.Config c, String home) {
+        String[] hostPort = address(c.replicaof());
+        return new PsyncSettings(hostPort == null ? null : hostPort[0],
+                hostPort == null ? 0 : Integer.parseInt(hostPort[1]),
+                c.masterauth() == null || c.masterauth().isEmpty() ? null : c.masterauth(),
+                range("ack.interval.ms", c.ack_interval_ms(), 10, 60_000),
+                range("write.timeout.ms", c.write_timeout_ms(), 0, 600_000),
+                range("max.lag.frames", c.max_lag_frames(), 100, 10_000_000),
+                range("handshake.timeout.ms", c.handshake_timeout_ms(), 100, 600_000),
+                range("reconnect.max.ms", c.reconnect_max_ms(), 100, 600_000),
+                directory(c.state_directory(), home));
+    }
+
+    /** @return {@code ip:port} of the primary followed, or null on a primary */
+    String replicaOf() {
+        if (replicaOfHost == null) {
+            return null;
+        }
+        return (replicaOfHost.indexOf(':') >= 0 ? "[" + replicaOfHost + "]" : replicaOfHost) + ":" + replicaOfPort;
+    }
+
+    /** @return these settings following {@code address} ({@code IP:PORT}), or none with null or empty */
+    PsyncSettings withReplicaOf(String address) {
+        String[] hostPort = address(address);
+        return new PsyncSettings(hostPort == null ? null : hostPort[0],
+                hostPort == null ? 0 : Integer.parseInt(hostPort[1]), masterAuth, ackIntervalMs, writeTimeoutMs,
+                maxLagFrames, handshakeTimeoutMs, reconnectMaxMs, stateDirectory);
+    }
+
+    InetAddress replicaOfAddress() {
+        return tandem.protocol.net.IpLiteral.parse(replicaOfHost);
+    }
+
+    /**
+     * @return {@code [host, port]} of {@code IP:PORT} ({@code [v6]:PORT} too), or null for an empty one
+     * @throws IllegalArgumentException naming {@code replicaof} when it is not an IP literal and a port
+     */
+    private static String[] address(String text) {
+        String a = text == null ? "" : text.trim();
+        if (a.isEmpty()) {
+            return null;
+        }
+        int colon = a.lastIndexOf(':');
+        if (colon <= 0 || colon == a.length() - 1) {
+            throw invalid("replicaof", a, "must be IP:PORT (the primary's RESP port)");
+        }
+        String host = a.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            tandem.protocol.net.IpLiteral.parse(host);
+        } catch (IllegalArgumentException e) {
+            throw invalid("replicaof", a, e.getMessage());
+        }
+        int port;
+        try {
+            port = range("replicaof", Integer.parseInt(a.substring(colon + 1)), 1, 65535);
+        } catch (NumberFormatException e) {
+            throw invalid("replicaof", a, "must be IP:PORT");
+        }
+        return new String[] {host, Integer.toString(port)};
+    }
+
+    private static Path directory(String configured, String home) {
+        String d = configured == null ? "" : configured.trim();
+        Path base = home == null ? Paths.get("").toAbsolutePath() : Paths.get(home);
+        if (d.isEmpty()) {
+            return base.resolve("data").resolve("psync");
+        }
+        Path p = Paths.get(d);
+        return p.isAbsolute() ? p : base.resolve(p).toAbsolutePath();
+    }
+
+    private static int range(String property, int value, int min, int max) {
+        if (value < min || value > max) {
+            throw invalid(property, Integer.toString(value), "must be between " + min + " and " + max);
+        }
+        return value;
+    }
+
+    static IllegalArgumentException invalid(String property, String value, String why) {
+        return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
+    }
+}

@@ -178,6 +178,11 @@ final class ReplicaClient {
 
     private void session() throws IOException, InterruptedException {
         state = "connecting";
+        int port = ctx.listeningPort();
+        if (port <= 0) {
+            throw new IOException("this node's RESP listener is not up (see the tandem.server log), so there is no "
+                    + "port to announce to the primary");
+        }
         Socket s = new Socket();
         socket = s;
         if (stopped) {
@@ -193,7 +198,7 @@ final class ReplicaClient {
         if (auth != null) {
             expectOk(wire, out, "AUTH", auth);
         }
-        expectOk(wire, out, "REPLCONF", "listening-port", Integer.toString(ctx.listeningPort()));
+        expectOk(wire, out, "REPLCONF", "listening-port", Integer.toString(port));
         expectOk(wire, out, "REPLCONF", "capa", "eof", "capa", "psync2");
         expectOk(wire, out, "REPLCONF", "tandem-version", ctx.version());
         Journal journal = ctx.journal();

@@ -629,6 +629,16 @@ public final class RespServer implements ServerContext, ReplicationHub {
     }
 
     @Override
+    public long backlogStart() {
+        Journal j = boundJournal;
+        if (j == null) {
+            return 0;
+        }
+        List<tandem.api.journal.SegmentInfo> segments = j.segments();
+        return segments.isEmpty() ? 0 : segments.get(0).replicationOffset();
+    }
+
+    @Override
     public long offsetAfter(long sequence) {
         Journal j = boundJournal;
         if (j == null || sequence < 0) {

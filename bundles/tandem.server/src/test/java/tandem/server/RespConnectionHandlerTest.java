@@ -326,7 +326,8 @@ class RespConnectionHandlerTest {
         assertReplies("INFO nothing\r\n", "$0\r\n\r\n");
         String clients = "# Clients\r\nconnected_clients:3\r\nmaxclients:10000\r\nblocked_clients:0\r\n";
         assertReplies("INFO clients\r\n", "$" + clients.length() + "\r\n" + clients + "\r\n");
-        String stats = "# Stats\r\ntotal_connections_received:42\r\n";
+        String stats = "# Stats\r\ntotal_connections_received:42\r\nsync_full:0\r\nsync_partial_ok:0\r\n"
+                + "sync_partial_err:0\r\n";
         assertReplies("INFO CLIENTS stats\r\n",
                 "$" + (clients.length() + 2 + stats.length()) + "\r\n" + clients + "\r\n" + stats + "\r\n");
         String all = run(bytes("INFO\r\n"), true).replies;
@@ -535,6 +536,11 @@ class RespConnectionHandlerTest {
         @Override
         public long offsetAfter(long sequence) {
             return sequence;
+        }
+
+        @Override
+        public long backlogStart() {
+            return 0;
         }
 
         @Override

@@ -80,7 +80,7 @@ class NodeSystemTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> rows = r.out().lines().filter(l -> l.matches("\\s*\\d+\\|.*")).toList();
         assertThat(rows).hasSizeGreaterThan(15);
-        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(10).allMatch(l -> l.contains("|Active"));
+        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(11).allMatch(l -> l.contains("|Active"));
         assertThat(rows).allMatch(l -> l.contains("|Active") || l.contains("Native/Epoll") && l.contains("|Resolved"),
                 "every bundle Active (the epoll fragment Resolved)");
     }
@@ -94,7 +94,7 @@ class NodeSystemTest {
                 "tandem.store.StoreComponent", "tandem.shell.admin.AdminChannel",
                 "tandem.shell.ServerCommands", "tandem.replication.ReplicationComponent",
                 "tandem.auth.AuthComponent", "tandem.transport.tcp.TcpTransport",
-                "tandem.checkpoint.CheckpointComponent");
+                "tandem.checkpoint.CheckpointComponent", "tandem.psync.PsyncComponent");
         assertThat(Pattern.compile("State:ACTIVE").matcher(r.out()).results().count()).isGreaterThanOrEqualTo(3);
     }
 

@@ -70,4 +70,7 @@ public interface ServerContext extends ServerStatus {
      *         {@code sequence} holds), or -1 when the journal does not retain it
      */
     long offsetAfter(long sequence);
+
+    /** @return the psync offset at the start of the retained journal (the backlog's floor), 0 without a journal */
+    long backlogStart();
 }

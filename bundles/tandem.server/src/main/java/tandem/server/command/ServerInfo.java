@@ -50,8 +50,9 @@ public final class ServerInfo {
     }
 
     /**
-     * Redis' replication fields, plus Tandem's own ({@code tandem_*}, and per replica the journal protocol's
-     * sequences). {@code offset} of a replica is the last sequence it made durable.
+     * Redis' replication fields in Redis' order, then Tandem's own ({@code tandem_*}). A replica's {@code offset} is
+     * in psync offset bytes, for either protocol: the FRPL bytes of the commands up to the last sequence it
+     * acknowledged; the journal protocol's sequences follow on the same line.
      */
     private static void replication(StringBuilder sb, ServerContext s) {
         sb.append("# Replication\r\n");
@@ -59,6 +60,7 @@ public final class ServerInfo {
         List<ReplicationStatus> statuses = s.replicationStatuses();
         JournalStatus journal = s.journalStatus();
         long offset = journal == null ? 0 : journal.replicationOffset();
+        ReplicationStatus.Psync psync = psync(statuses);
         if (upstream == null) {
             line(sb, "role", "master");
             int i = 0;
@@ -72,15 +74,14 @@ public final class ServerInfo {
                     long lag = r.lastAckMillis() < 0 ? -1 : r.lastAckMillis() / 1000;
                     slaves.append("slave").append(i++).append(":ip=").append(r.address(), 0, colon)
                             .append(",port=").append(r.address().substring(colon + 1)).append(",state=")
-                            .append(r.state()).append(",offset=").append(r.acked()).append(",lag=").append(lag)
-                            .append(",protocol=").append(status.protocol()).append(",id=").append(r.id())
-                            .append(",sent=").append(r.sent()).append(",in_memory=").append(r.inMemory())
-                            .append(",acked=").append(r.acked()).append("\r\n");
+                            .append(r.state()).append(",offset=").append(Math.max(0, s.offsetAfter(r.acked())))
+                            .append(",lag=").append(lag).append(",protocol=").append(status.protocol())
+                            .append(",id=").append(r.id()).append(",sent=").append(r.sent()).append(",in_memory=")
+                            .append(r.inMemory()).append(",acked=").append(r.acked()).append("\r\n");
                 }
             }
             line(sb, "connected_slaves", Integer.toString(i));
             sb.append(slaves);
-            line(sb, "master_failover_state", "no-failover");
         } else {
             int colon = upstream.lastIndexOf(':');
             line(sb, "role", "slave");
@@ -96,11 +97,30 @@ public final class ServerInfo {
             line(sb, "master_link_status", up ? "up" : "down");
             line(sb, "master_last_io_seconds_ago", link == null || link.lastFrameMillis() < 0 ? "-1"
                     : Long.toString(link.lastFrameMillis() / 1000));
-            line(sb, "master_sync_in_progress", "0");
+            line(sb, "master_sync_in_progress", link != null && link.transfer() != null ? "1" : "0");
             line(sb, "slave_repl_offset", Long.toString(offset));
             line(sb, "slave_read_only", "1");
             line(sb, "connected_slaves", "0");
-            if (link != null) {
+        }
+        line(sb, "master_failover_state", "no-failover");
+        line(sb, "master_replid", psync == null ? ZERO_ID : psync.replicationId());
+        line(sb, "master_replid2", psync == null ? ZERO_ID : psync.replicationId2());
+        line(sb, "master_repl_offset", Long.toString(offset));
+        line(sb, "second_repl_offset", Long.toString(psync == null || psync.secondOffset() < 0 ? -1
+                : psync.secondOffset() + 1)); // Redis' convention: the first offset the old id does not cover
+        // the retained journal is the backlog: a replica whose offset lies in it continues (+CONTINUE)
+        long floor = journal == null ? 0 : s.backlogStart();
+        line(sb, "repl_backlog_active", journal == null ? "0" : "1");
+        line(sb, "repl_backlog_size", Long.toString(journal == null ? 0 : journal.bytes()));
+        line(sb, "repl_backlog_first_byte_offset", Long.toString(floor + 1));
+        line(sb, "repl_backlog_histlen", Long.toString(Math.max(0, offset - floor)));
+        if (upstream != null) {
+            for (ReplicationStatus status : statuses) {
+                ReplicationStatus.Upstream link = status.upstream();
+                if (link == null) {
+                    continue;
+                }
+                line(sb, "tandem_link_protocol", status.protocol());
                 line(sb, "tandem_link_state", link.state());
                 line(sb, "tandem_received_sequence", Long.toString(link.received()));
                 line(sb, "tandem_acked_sequence", Long.toString(link.acked()));
@@ -111,8 +131,15 @@ public final class ServerInfo {
                     line(sb, "tandem_transfer", link.transfer().toString());
                 }
             }
+        } else {
+            for (ReplicationStatus status : statuses) {
+                for (ReplicationStatus.Replica r : status.replicas()) {
+                    if (r.transfer() != null) {
+                        line(sb, "tandem_transfer_" + r.id().replace(':', '_'), r.transfer().toString());
+                    }
+                }
+            }
         }
-        line(sb, "master_repl_offset", Long.toString(offset));
         tandem.api.replication.AckPolicy policy = s.ackPolicy();
         for (ReplicationStatus status : statuses) {
             if (upstream != null && status.upstream() != null && status.ackPolicy() != null) {
@@ -132,6 +159,17 @@ public final class ServerInfo {
         if (journal != null) {
             line(sb, "tandem_journal_sequence", Long.toString(journal.durableSequence()));
         }
+    }
+
+    private static final String ZERO_ID = "0".repeat(40);
+
+    private static ReplicationStatus.Psync psync(List<ReplicationStatus> statuses) {
+        for (ReplicationStatus status : statuses) {
+            if (status.psync() != null) {
+                return status.psync();
+            }
+        }
+        return null;
     }
 
     private static void server(StringBuilder sb, ServerContext s) {
@@ -163,6 +201,10 @@ public final class ServerInfo {
     private static void stats(StringBuilder sb, ServerContext s) {
         sb.append("# Stats\r\n");
         line(sb, "total_connections_received", Long.toString(s.totalConnections()));
+        ReplicationStatus.Psync psync = psync(s.replicationStatuses());
+        line(sb, "sync_full", Long.toString(psync == null ? 0 : psync.syncFull()));
+        line(sb, "sync_partial_ok", Long.toString(psync == null ? 0 : psync.syncPartialOk()));
+        line(sb, "sync_partial_err", Long.toString(psync == null ? 0 : psync.syncPartialErr()));
     }
 
     private static void memory(StringBuilder sb) {

@@ -424,6 +424,80 @@ class RespConnectionHandlerTest {
         assertThat(assertReplies(script, expected).open).isFalse();
     }
 
+    @Test
+    @Timeout(10)
+    void authAnswersAsRedis7WithAndWithoutRequirepass() {
+        assertReplies("AUTH pw\r\nAUTH default anything\r\nAUTH alice pw\r\nAUTH a b c\r\n",
+                "-ERR AUTH <password> called without any password configured for the default user. Are you sure "
+                        + "your configuration is correct?\r\n+OK\r\n"
+                        + "-WRONGPASS invalid username-password pair or user is disabled.\r\n-ERR syntax error\r\n");
+        server.requirePass = "s3cret";
+        assertReplies("AUTH wrong\r\nAUTH s3cret\r\nAUTH default s3cret\r\n",
+                "-WRONGPASS invalid username-password pair or user is disabled.\r\n+OK\r\n+OK\r\n");
+        assertThat(session.authenticated()).isTrue();
+        String hello = run(bytes("HELLO 2\r\nHELLO 2 AUTH default nope\r\nHELLO 2 AUTH default s3cret\r\n"),
+                true).replies;
+        assertThat(hello).startsWith("-NOAUTH HELLO must be called with the client already authenticated")
+                .contains("\r\n-WRONGPASS invalid username-password pair or user is disabled.\r\n*14\r\n");
+        server.requirePass = null;
+    }
+
+    @Test
+    @Timeout(10)
+    void replconfRecordsWhatAReplicaAnnouncesAndAcksGetNoReply() {
+        Result r = assertReplies("REPLCONF listening-port 6380\r\nREPLCONF capa eof capa psync2\r\n"
+                + "REPLCONF tandem-version 0.1.0\r\nREPLCONF listening-port x\r\nREPLCONF listening-port 0\r\n"
+                + "REPLCONF ACK 5\r\nREPLCONF GETACK *\r\nREPLCONF odd\r\nREPLCONF ip-address 127.0.0.1\r\n"
+                + "REPLCONF\r\n",
+                "+OK\r\n+OK\r\n+OK\r\n-ERR value is not an integer or out of range\r\n-ERR invalid port number\r\n"
+                        + "-ERR syntax error\r\n+OK\r\n+OK\r\n");
+        assertThat(r.open).isTrue();
+        assertThat(session.listeningPort()).isEqualTo(6380);
+        assertThat(session.capabilities()).containsExactlyInAnyOrder("eof", "psync2");
+        assertThat(session.replicaVersion()).isEqualTo("0.1.0");
+    }
+
+    @Test
+    @Timeout(10)
+    void psyncHandsTheConnectionToThePsyncServiceWhichGetsWhatTheReplicaSendsNext() {
+        assertReplies("PSYNC ? -1\r\n", "-ERR PSYNC not supported - the psync protocol (bundle tandem.psync) is not "
+                + "active\r\n");
+        List<tandem.api.replication.PsyncRequest> requests = new ArrayList<>();
+        List<String> received = new ArrayList<>();
+        server.psync = (request, link) -> {
+            requests.add(request);
+            link.send(java.nio.ByteBuffer.wrap(bytes("+FULLRESYNC " + "a".repeat(40) + " 0\r\n")));
+            return new tandem.api.replication.PsyncSession() {
+                @Override
+                public void command(byte[][] args) {
+                    received.add(new String(args[0], StandardCharsets.ISO_8859_1) + " "
+                            + new String(args[args.length - 1], StandardCharsets.ISO_8859_1));
+                }
+
+                @Override
+                public void writable() {
+                }
+
+                @Override
+                public void closed(String reason) {
+                    received.add("closed");
+                }
+            };
+        };
+        Result r = assertReplies("REPLCONF listening-port 6380\r\nPSYNC ? -1\r\nREPLCONF ACK 10\r\nPING\r\n",
+                "+OK\r\n+FULLRESYNC " + "a".repeat(40) + " 0\r\n");
+        assertThat(r.open).isTrue();
+        assertThat(session.replica()).as("a replica, not a client").isTrue();
+        assertThat(requests).hasSize(2).allSatisfy(q -> {
+            assertThat(q.replicationId()).isEqualTo("?");
+            assertThat(q.offset()).isEqualTo(-1);
+            assertThat(q.announcedAddress()).isEqualTo("127.0.0.1:6380");
+        });
+        assertThat(received).containsExactly("REPLCONF 10", "PING PING", "REPLCONF 10", "PING PING");
+        assertReplies("PSYNC ? x\r\n", "-ERR value is not an integer or out of range\r\n");
+        server.psync = null;
+    }
+
     // ---- machinery ----------------------------------------------------------------------------------------
 
     private record Result(String replies, boolean open) {

@@ -47,6 +47,12 @@ class PipelineTest {
     private final MapKeyspace keyspace = new MapKeyspace();
     private final CommandTable table = Commands.table();
     private Pipeline pipeline;
+    private volatile String requirePass;
+    /** The server as AUTH sees it: only its requirepass. */
+    private final tandem.server.command.ServerContext server = (tandem.server.command.ServerContext)
+            java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {tandem.server.command.ServerContext.class},
+                    (proxy, method, args) -> method.getName().equals("requirePass") ? requirePass : null);
 
     @BeforeEach
     void start() {
@@ -65,7 +71,7 @@ class PipelineTest {
 
         Client(long id) {
             connection = new Connection(new RecordingChannel(received), new ClientSession(id, "local:" + id), table,
-                    null);
+                    server);
         }
 
         void send(String... args) {
@@ -159,6 +165,70 @@ class PipelineTest {
         assertThat(journal.entries).hasSize(3);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> pipeline.lead(8))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("a primary already");
+    }
+
+    @Test
+    void withRequirepassEveryCommandButAuthAnswersNoauthAndAnAuthPipelinedBeforeAWriteLetsItThrough() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        requirePass = "secret";
+        pipeline.requirePass("secret");
+        Client c = new Client(1);
+        c.send("GET", "k");
+        c.send("SET", "k", "v");
+        c.send("AUTH", "wrong");
+        c.send("AUTH", "default", "secret");
+        c.send("SET", "k", "v");
+        c.awaitReplies("-NOAUTH Authentication required.\r\n-NOAUTH Authentication required.\r\n"
+                + "-WRONGPASS invalid username-password pair or user is disabled.\r\n+OK\r\n+OK\r\n");
+        assertThat(journal.entries).as("only the authenticated write is journaled").hasSize(1);
+        Client other = new Client(2);
+        other.send("MULTI");
+        other.send("AUTH", "secret");
+        other.send("GET", "k");
+        other.awaitReplies("-NOAUTH Authentication required.\r\n+OK\r\n$1\r\nv\r\n");
+    }
+
+    @Test
+    void waitCountsTheReplicasThatAcknowledgedTheConnectionsLastWriteAndHoldsWhatFollows() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("WAIT", "0", "0");
+        c.send("WAIT", "1", "50");
+        c.awaitReplies(":0\r\n:0\r\n"); // nobody to wait for: the timeout ends it, never an error
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        tandem.api.replication.ReplicationHub.ReplicaSlot slot = pipeline.gate().attach("r1", "psync",
+                "127.0.0.1:1", asked::incrementAndGet);
+        slot.seed(0);
+        c.send("SET", "k", "v");
+        c.send("WAIT", "1", "0");
+        c.send("GET", "k");
+        c.awaitReplies(":0\r\n:0\r\n+OK\r\n");
+        await("the replica is asked for an ACK", () -> asked.get() > 0);
+        assertThat(c.received.toString()).as("GET waits behind WAIT").isEqualTo(":0\r\n:0\r\n+OK\r\n");
+        slot.ack(1, 1);
+        c.awaitReplies(":0\r\n:0\r\n+OK\r\n:1\r\n$1\r\nv\r\n");
+        c.send("WAIT", "2", "30");
+        c.send("WAIT", "x", "0");
+        c.awaitReplies(":0\r\n:0\r\n+OK\r\n:1\r\n$1\r\nv\r\n:1\r\n"
+                + "-ERR value is not an integer or out of range\r\n");
+    }
+
+    @Test
+    void minReplicasToWriteRefusesWritesBeforeTheyAreSequenced() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.minReplicasToWrite(1, 0);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.send("GET", "k");
+        c.awaitReplies("-" + Pipeline.NOREPLICAS + "\r\n$-1\r\n");
+        assertThat(journal.entries).isEmpty();
+        pipeline.gate().attach("r1", "psync", "127.0.0.1:1", null).seed(0);
+        c.send("SET", "k", "v");
+        c.awaitReplies("-" + Pipeline.NOREPLICAS + "\r\n$-1\r\n+OK\r\n");
+        pipeline.minReplicasToWrite(0, 0);
     }
 
     @Test

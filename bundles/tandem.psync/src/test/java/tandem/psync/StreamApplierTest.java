@@ -1,0 +1,127 @@
+package tandem.psync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import tandem.api.journal.EntryTag;
+import tandem.protocol.command.CommandPayload;
+import tandem.protocol.frpl.FrplFrame;
+import tandem.protocol.frpl.FrplPayload;
+
+/** The replica's side of the FRPL stream: frames back into the primary's journal entries, offsets byte-exact. */
+@Timeout(10)
+class StreamApplierTest {
+
+    private record Entry(long timestampNs, long keyHash, byte tag, byte[] payload) {
+    }
+
+    private final List<Entry> journaled = new ArrayList<>();
+    private final StreamApplier applier = new StreamApplier(1000, c -> c.length > 1 ? c[1].length : 0,
+            (ts, kh, tag, p) -> {
+                journaled.add(new Entry(ts, kh, tag, p));
+                return journaled.size();
+            });
+    private long offset = 1000;
+
+    private static byte[][] args(String... a) {
+        byte[][] out = new byte[a.length][];
+        for (int i = 0; i < a.length; i++) {
+            out[i] = a[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return out;
+    }
+
+    /** Streams an entry as the primary does: its frames, each with the offset after it. */
+    private void stream(byte tag, long ts, byte[] payload) throws StreamApplier.DivergenceException {
+        for (byte[] f : FrplPayload.frames(tag, ts, payload)) {
+            offset += f.length;
+            applier.frame(0, offset, ByteBuffer.wrap(f));
+        }
+    }
+
+    @Test
+    void aCommandBecomesTheEntryItCameFromWithThePrimarysTimestamp() throws Exception {
+        byte[] set = CommandPayload.encode(args("SET", "key", "value"));
+        stream(EntryTag.APP, 1_700_000_000_123_456_789L, set);
+        assertThat(journaled).hasSize(1);
+        assertThat(journaled.get(0).payload()).isEqualTo(set);
+        assertThat(journaled.get(0).timestampNs()).isEqualTo(1_700_000_000_123_456_789L);
+        assertThat(journaled.get(0).keyHash()).isEqualTo(3);
+        assertThat(applier.offset()).isEqualTo(1000 + FrplPayload.length(EntryTag.APP, 1_700_000_000_123_456_789L,
+                set));
+        assertThat(applier.lastSequence()).isEqualTo(1);
+    }
+
+    @Test
+    void aTransactionIsJournaledAtExecAsOneEntry() throws Exception {
+        byte[] txn = CommandPayload.encodeTransaction(List.of(args("INCR", "n"), args("SET", "k", "v")));
+        List<byte[]> frames = FrplPayload.frames(EntryTag.APP, 42, txn);
+        assertThat(frames).hasSize(4);
+        for (int i = 0; i < 3; i++) {
+            offset += frames.get(i).length;
+            applier.frame(0, offset, ByteBuffer.wrap(frames.get(i)));
+        }
+        assertThat(journaled).as("nothing before EXEC").isEmpty();
+        assertThat(applier.offset()).as("an open group is not counted").isEqualTo(1000);
+        offset += frames.get(3).length;
+        applier.frame(0, offset, ByteBuffer.wrap(frames.get(3)));
+        assertThat(journaled).hasSize(1);
+        assertThat(journaled.get(0).payload()).isEqualTo(txn);
+        assertThat(journaled.get(0).timestampNs()).isEqualTo(42);
+        assertThat(applier.offset()).isEqualTo(offset);
+    }
+
+    @Test
+    void aTickCarriesItsTimestamp() throws Exception {
+        stream(EntryTag.TICK, 987654321L, new byte[8]);
+        assertThat(journaled).hasSize(1);
+        assertThat(journaled.get(0).tag()).isEqualTo(EntryTag.TICK);
+        assertThat(ByteBuffer.wrap(journaled.get(0).payload()).order(ByteOrder.LITTLE_ENDIAN).getLong())
+                .isEqualTo(987654321L);
+    }
+
+    @Test
+    void aRepeatedFrameIsSkippedAndAGapIsADivergence() throws Exception {
+        byte[] f = FrplPayload.frames(EntryTag.APP, 5, CommandPayload.encode(args("SET", "a", "1"))).get(0);
+        applier.frame(0, 1000 + f.length, ByteBuffer.wrap(f));
+        applier.frame(0, 1000 + f.length, ByteBuffer.wrap(f));
+        assertThat(journaled).hasSize(1);
+        assertThat(applier.duplicates()).isEqualTo(1);
+        assertThatThrownBy(() -> applier.frame(0, 1000 + 3L * f.length, ByteBuffer.wrap(f)))
+                .isInstanceOf(StreamApplier.DivergenceException.class).hasMessageContaining("ends at offset");
+    }
+
+    @Test
+    void aGetAckOwesTheOffsetReceivedAndAdvancesNothing() throws Exception {
+        stream(EntryTag.APP, 9, CommandPayload.encode(args("DEL", "x")));
+        long at = applier.offset();
+        byte[] control = FrplFrame.getAck(at);
+        ByteBuffer header = ByteBuffer.wrap(control, 0, FrplFrame.HEADER);
+        applier.frame(FrplFrame.shard(header), FrplFrame.sequence(header),
+                ByteBuffer.wrap(control, FrplFrame.HEADER, control.length - FrplFrame.HEADER));
+        assertThat(applier.takeOwedAck()).isEqualTo(at);
+        assertThat(applier.takeOwedAck()).isEqualTo(-1);
+        assertThat(applier.offset()).isEqualTo(at);
+        assertThat(journaled).hasSize(1);
+    }
+
+    @Test
+    void aCommandWithoutTandemAtIsRefused() {
+        byte[] plain = CommandPayload.encode(args("SET", "k", "v"));
+        assertThatThrownBy(() -> applier.frame(0, 1000 + plain.length, ByteBuffer.wrap(plain)))
+                .isInstanceOf(StreamApplier.DivergenceException.class).hasMessageContaining("'SET'");
+        byte[] padded = CommandPayload.encode(args("TANDEM.AT", "007", "SET", "k", "v"));
+        assertThatThrownBy(() -> applier.frame(0, 1000 + padded.length, ByteBuffer.wrap(padded)))
+                .isInstanceOf(StreamApplier.DivergenceException.class).hasMessageContaining("canonical");
+        assertThat(journaled).isEmpty();
+    }
+}

@@ -351,8 +351,7 @@ final class PrimaryStream implements PsyncSession {
                 }
                 long left = deadline - System.nanoTime();
                 if (timeoutMs > 0 && left <= 0) {
-                    closeReason = "its socket took nothing for " + timeoutMs + " ms (write.timeout.ms)";
-                    throw new IOException(closeReason);
+                    throw new IOException("its socket took nothing for " + timeoutMs + " ms (write.timeout.ms)");
                 }
                 try {
                     signal.wait(timeoutMs > 0 ? Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)) : 100);
@@ -387,8 +386,8 @@ final class PrimaryStream implements PsyncSession {
                 long budget = timeoutMs == 0 ? Long.MAX_VALUE : timeoutMs + count / (1 << 20);
                 written.toCompletableFuture().get(budget, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                closeReason = "its socket took less than 1 MiB/s of " + file.getFileName() + " (write.timeout.ms)";
-                throw new IOException(closeReason);
+                throw new IOException("its socket took less than 1 MiB/s of " + file.getFileName()
+                        + " (write.timeout.ms)");
             } catch (ExecutionException e) {
                 throw new IOException("sending " + file.getFileName() + ": " + e.getCause(), e.getCause());
             } catch (InterruptedException e) {

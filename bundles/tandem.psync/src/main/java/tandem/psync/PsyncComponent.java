@@ -199,6 +199,12 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
             refuse(link, "ERR PSYNC not supported - server is not running as primary");
             return null;
         }
+        String mismatch = versionMismatch(request.version(), version());
+        if (mismatch != null) {
+            LOG.log(Level.WARNING, "replica {0} refused: {1}", request.address(), mismatch);
+            refuse(link, "ERR PSYNC refused - " + mismatch);
+            return null;
+        }
         for (PrimaryStream other : streams) {
             if (other.id().equals(request.announcedAddress())) {
                 other.close("replaced by a new connection of the same replica");
@@ -249,6 +255,30 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         streams.add(stream);
         stream.start();
         return stream;
+    }
+
+    /**
+     * FrogDB's version gate (FM-REPLICATION-064): both ends must share the major version; a minor difference, or a
+     * version that does not parse or was not announced, is served.
+     *
+     * @return why the versions cannot replicate, or null
+     */
+    static String versionMismatch(String theirs, String ours) {
+        int m = major(theirs);
+        int n = major(ours);
+        if (m < 0 || n < 0 || m == n) {
+            return null;
+        }
+        return "replica announced version " + theirs + " (major " + m + ") but this primary is version " + ours
+                + " (major " + n + "); replication requires both ends on the same major version";
+    }
+
+    private static int major(String version) {
+        if (version == null) {
+            return -1;
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d{1,6})(\\.|$)").matcher(version.trim());
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
     }
 
     private static void refuse(PsyncLink link, String error) {

@@ -66,6 +66,14 @@ public final class ReplicationCommands {
             if (s.fence() != null) {
                 line(out, "fence:", s.fence());
             }
+            ReplicationStatus.Psync id = s.psync();
+            if (id != null) {
+                line(out, "replid:", id.replicationId());
+                line(out, "replid2:", id.replicationId2() + (id.secondOffset() < 0 ? ""
+                        : " (valid up to offset " + id.secondOffset() + ")"));
+                line(out, "syncs:", "full " + id.syncFull() + ", partial ok " + id.syncPartialOk() + ", partial err "
+                        + id.syncPartialErr());
+            }
             ReplicationStatus.Upstream u = s.upstream();
             if (u != null) {
                 line(out, "upstream:", u.address());
@@ -175,14 +183,15 @@ public final class ReplicationCommands {
         return removed ? "forgotten: " + id : "not registered, nothing forgotten: " + id;
     }
 
-    @Descriptor("promotes this replica: once what it received is durable and applied, it journals an EpochBump for "
-            + "the next epoch and becomes a primary that accepts writes and replicas (kept in "
-            + "etc/tandem.replication.cfg); on a primary fenced after a crash, --force lifts the fence")
+    @Descriptor("promotes this replica, through the protocol it follows (journal or psync): once what it received "
+            + "is durable and applied, it journals an EpochBump for the next epoch and becomes a primary that accepts "
+            + "writes and replicas (kept in its etc/ configuration; psync: a new replication id, the old one kept as "
+            + "replid2, as REPLICAOF NO ONE); on a primary fenced after a crash, --force lifts the fence")
     public String promote(
             @Parameter(names = {"-f", "--force"}, absentValue = "false", presentValue = "true")
             @Descriptor("promote even while the primary still streams to this node; on a fenced primary, lift the "
                     + "fence (what a replica ahead of it holds is then given up)") boolean force) {
-        ReplicationControl control = control(JOURNAL);
+        ReplicationControl control = control(followedProtocol());
         if (control == null) {
             return NOT_ACTIVE;
         }
@@ -197,17 +206,33 @@ public final class ReplicationCommands {
     }
 
     @Descriptor("makes this node a replica of the primary whose replication port is IP:PORT (kept in "
-            + "etc/tandem.replication.cfg); a diverged journal is archived and replaced by a snapshot")
-    public String replicaof(@Descriptor("the primary's replication address, IP:PORT") String address) {
-        ReplicationControl control = control(JOURNAL);
+            + "etc/tandem.replication.cfg); a diverged journal is archived and replaced by a snapshot. With --psync, "
+            + "IP:PORT is the primary's RESP port and the psync protocol follows it, as REPLICAOF does")
+    public String replicaof(
+            @Parameter(names = {"-p", "--psync"}, absentValue = "false", presentValue = "true")
+            @Descriptor("follow through the psync protocol (the primary's RESP port) instead of the journal "
+                    + "protocol") boolean psync,
+            @Descriptor("the primary's address, IP:PORT") String address) {
+        ReplicationControl control = control(psync ? "psync" : JOURNAL);
         if (control == null) {
             return NOT_ACTIVE;
         }
         try {
             return control.replicaOf(address);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             return e.getMessage();
         }
+    }
+
+    /** @return the protocol through which this node follows a primary; the journal protocol's on a primary */
+    private String followedProtocol() {
+        for (ReplicationStatusSource s : sources) {
+            ReplicationStatus status = s.replicationStatus();
+            if (status.upstream() != null) {
+                return status.protocol();
+            }
+        }
+        return JOURNAL;
     }
 
     private ReplicationStatusSource journalSource() {

@@ -149,6 +149,7 @@ class ReplicationCommandsTest {
     void promoteAndReplicaofCallTheJournalProtocolAndSayWhatHappened() throws Exception {
         journal.status = new ReplicationStatus("journal", "primary", AckPolicy.DISK, 0, null, null, List.of());
         TestProtocol psync = new TestProtocol("psync");
+        psync.status = new ReplicationStatus("psync", "primary", null, 0, null, null, List.of());
         bind(journal, psync);
         assertThat(run("repl:promote")).isEqualTo("not promoted: this node is a primary already");
         assertThat(run("repl:promote --force")).isEqualTo("promoted");
@@ -157,6 +158,11 @@ class ReplicationCommandsTest {
         assertThat(journal.calls).containsExactly("promote false", "promote true", "replicaOf 127.0.0.1:7101",
                 "replicaOf nowhere");
         assertThat(psync.calls).isEmpty();
+        assertThat(run("repl:replicaof --psync 127.0.0.1:6379")).isEqualTo("following 127.0.0.1:6379");
+        psync.status = new ReplicationStatus("psync", "replica", null, 0, null,
+                new ReplicationStatus.Upstream("127.0.0.1:6379", "streaming", 5, 5, 10, null), List.of());
+        assertThat(run("repl:promote")).as("the protocol the node follows promotes it").isEqualTo("promoted");
+        assertThat(psync.calls).containsExactly("replicaOf 127.0.0.1:6379", "promote false");
     }
 
     @Test

@@ -449,7 +449,13 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             Connection c = it.next();
             Wait w = c.waiting;
             int count = gate.acknowledged(w.sequence());
-            if (count >= w.replicas() || now - w.deadlineNanos() >= 0) {
+            if (upstream != null) {
+                it.remove(); // this node became a replica: what it waited for will never come from here
+                c.reply().error("UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+                        + "replica?)");
+                touched.add(c);
+                done.add(c);
+            } else if (count >= w.replicas() || now - w.deadlineNanos() >= 0) {
                 it.remove();
                 c.reply().integer(count);
                 touched.add(c);

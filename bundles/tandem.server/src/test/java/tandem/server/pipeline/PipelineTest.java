@@ -209,10 +209,17 @@ class PipelineTest {
         assertThat(c.received.toString()).as("GET waits behind WAIT").isEqualTo(":0\r\n:0\r\n+OK\r\n");
         slot.ack(1, 1);
         c.awaitReplies(":0\r\n:0\r\n+OK\r\n:1\r\n$1\r\nv\r\n");
+        c.send("SET", "k", "w");
+        c.send("WAIT", "1", "0");
+        await("the second WAIT is parked", () -> asked.get() > 1);
+        pipeline.follow("127.0.0.1:2"); // demoted while it waits (FM-REPLICATION-040)
+        c.awaitReplies(":0\r\n:0\r\n+OK\r\n:1\r\n$1\r\nv\r\n+OK\r\n-UNBLOCKED force unblock from blocking "
+                + "operation, instance state changed (master -> replica?)\r\n");
+        pipeline.follow(null);
+        c.received.setLength(0);
         c.send("WAIT", "2", "30");
         c.send("WAIT", "x", "0");
-        c.awaitReplies(":0\r\n:0\r\n+OK\r\n:1\r\n$1\r\nv\r\n:1\r\n"
-                + "-ERR value is not an integer or out of range\r\n");
+        c.awaitReplies(":0\r\n-ERR value is not an integer or out of range\r\n");
     }
 
     @Test

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Full sync of a large keyspace, side by side in one run on this machine: how long a fresh replica takes to hold a
-# primary's $KEYS keys of $VALUE_SIZE bytes each (about 1.1 GB by default), Tandem's journal-protocol snapshot next
-# to Redis 7's full sync of the same data.
+# primary's $KEYS keys of $VALUE_SIZE bytes each (about 1.1 GB by default), Tandem's journal-protocol snapshot and
+# Tandem's psync full sync next to Redis 7's full sync of the same data.
 #
 #   Tandem  a primary (disk policy, 64 MiB segments, no archived segment kept once the store flushed it) is loaded
 #           with Populate, so that a fresh replica is behind the retained journal and gets a snapshot: a RocksDB
 #           checkpoint (hard links) streamed in SnapshotChunk frames, verified and installed, then the segment seed.
 #           Timed from the auth:allow that admits the already-running replica to its INFO showing the link up at the
 #           primary's sequence (the snapshot installed, the tail caught up).
+#   psync   then a second fresh Tandem node is told REPLICAOF the same primary's RESP port: +FULLRESYNC, a RocksDB
+#           checkpoint cut for it and streamed zero-copy in the checkpoint stream format, verified, installed; timed
+#           from the REPLICAOF to its INFO showing the link up at the primary's offset.
 #   Redis   a primary (no persistence) loaded with the same keys and values; a running empty redis-server is told
 #           REPLICAOF; timed from that command to master_link_status:up with the load done (diskless sync,
 #           repl-diskless-sync-delay 0; the replica writes the RDB to disk and loads it, Redis 7's default).
@@ -99,6 +102,24 @@ checkpoint_bytes=$(sed -E 's/.*sent: ([0-9,]+) bytes of checkpoint.*/\1/' <<< "$
 echo "snapshot done in $tandem_ms ms ($sent)"
 [[ $(tandem_shell tp store:digest | grep -Eo '[0-9a-f]{64}') == $(tandem_shell tr store:digest | grep -Eo '[0-9a-f]{64}') ]] \
   || die "the replica's digest differs from the primary's"
+
+same_offset() { # PRIMARY_PORT REPLICA_PORT
+  info_has "$2" replication '^master_link_status:up$' \
+    && [[ $(info_field "$2" replication master_repl_offset) == $(info_field "$1" replication master_repl_offset) ]]
+}
+free_port tq; free_port tqr
+tandem_start tq "$tq" "$tqr"
+await tq 120 answers_ping "$tq"
+echo "### Tandem: psync full sync to a fresh replica"
+t0=$(now_ms)
+redis-cli -h 127.0.0.1 -p "$tq" REPLICAOF 127.0.0.1 "$tp" > /dev/null
+await tq 1800 same_offset "$tp" "$tq"
+t1=$(now_ms)
+psync_ms=$((t1 - t0))
+psync_sent=$(sed -nE 's/.*full sync sent, ([0-9]+) bytes.*/\1/p' "$work/tp.log" | tail -n 1)
+echo "psync full sync done in $psync_ms ms ($psync_sent bytes)"
+[[ $(tandem_shell tp store:digest | grep -Eo '[0-9a-f]{64}') == $(tandem_shell tq store:digest | grep -Eo '[0-9a-f]{64}') ]] \
+  || die "the psync replica's digest differs from the primary's"
 stop_all
 
 # ------------------------------------------------------------------------------------------------ Redis
@@ -134,12 +155,12 @@ mib() { awk -v b="$1" 'BEGIN { if (b == "") print "n/a"; else printf "%.0f MiB",
   echo "A fresh replica of a primary that holds $KEYS keys of $VALUE_SIZE pseudo-random bytes"
   echo "($(mib "$tandem_bytes") of keys and values, the same data on both), timed until the replica holds it all."
   echo
-  echo "| | Tandem (journal-protocol snapshot) | Redis 7 (full sync) | Redis / Tandem |"
-  echo "|---|---|---|---|"
-  echo "| time to a synced replica | $tandem_ms ms | $redis_ms ms | $(ratio "$redis_ms" "$tandem_ms") |"
-  echo "| what was sent | $(mib "$checkpoint_bytes") checkpoint stream + segment seed | $(mib "$rdb_bytes") (RDB, diskless) | |"
-  echo "| primary's data | store on disk $(mib "$store_bytes") | used_memory $(mib "$redis_memory") | |"
-  echo "| load of the keyspace (Populate, 4 connections, pipeline 64; for context) | $tandem_load_s s | $redis_load_s s | |"
+  echo "| | Tandem (journal-protocol snapshot) | Tandem (psync full sync) | Redis 7 (full sync) | Redis / Tandem snapshot | Redis / Tandem psync |"
+  echo "|---|---|---|---|---|---|"
+  echo "| time to a synced replica | $tandem_ms ms | $psync_ms ms | $redis_ms ms | $(ratio "$redis_ms" "$tandem_ms") | $(ratio "$redis_ms" "$psync_ms") |"
+  echo "| what was sent | $(mib "$checkpoint_bytes") checkpoint stream + segment seed | $(mib "$psync_sent") checkpoint stream (zero-copy) | $(mib "$rdb_bytes") (RDB, diskless) | | |"
+  echo "| primary's data | store on disk $(mib "$store_bytes") | (the same primary) | used_memory $(mib "$redis_memory") | | |"
+  echo "| load of the keyspace (Populate, 4 connections, pipeline 64; for context) | $tandem_load_s s | | $redis_load_s s | | |"
   echo
   echo "Machine:"
   echo

@@ -146,7 +146,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         this.server = server;
         this.configAdmin = configAdmin;
         this.settings = PsyncSettings.of(config, context.getProperty("tandem.home"));
-        this.identity = Identity.load(settings.stateDirectory());
+        this.identity = loadIdentity(settings.stateDirectory());
         journal.addDurabilityListener(durability);
         if (settings.replicaOf() != null) {
             follow(settings);
@@ -156,6 +156,24 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         }
         LOG.log(Level.INFO, "psync: {0}, replication id {1}", settings.replicaOf() == null ? "primary"
                 : "replica of " + settings.replicaOf(), identity.replicationId());
+    }
+
+    /**
+     * A damaged identity file is set aside ({@code state.damaged}) and replaced by a fresh identity: a new id claims
+     * nothing, so the worst it costs is a full sync of every replica (FM-REPLICATION-021).
+     */
+    private static Identity loadIdentity(Path dir) throws IOException {
+        try {
+            return Identity.load(dir);
+        } catch (IOException e) {
+            Path damaged = dir.resolve(Identity.FILE + ".damaged");
+            Files.move(dir.resolve(Identity.FILE), damaged, StandardCopyOption.REPLACE_EXISTING);
+            Identity fresh = Identity.fresh(0);
+            fresh.store(dir);
+            LOG.log(Level.ERROR, "psync: {0}; set aside as {1}, this node starts a new history {2} (its replicas "
+                    + "full-sync)", e.getMessage(), damaged, fresh.replicationId());
+            return fresh;
+        }
     }
 
     @Modified

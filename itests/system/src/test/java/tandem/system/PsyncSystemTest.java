@@ -155,6 +155,11 @@ class PsyncSystemTest {
         assertThat(p.get("connected_slaves")).isEqualTo("1");
         assertThat(p.get("slave0")).startsWith("ip=127.0.0.1,port=" + a.port() + ",state=online,offset=");
         assertThat(p.get("master_replid")).matches("[0-9a-f]{40}");
+        assertThat(p.get("master_replid2")).isEqualTo("0".repeat(40));
+        assertThat(p.get("second_repl_offset")).isEqualTo("-1");
+        assertThat(p.get("repl_backlog_active")).as("FM-REPLICATION-059: the retained journal").isEqualTo("1");
+        assertThat(Long.parseLong(p.get("repl_backlog_histlen"))).isEqualTo(Long.parseLong(p.get("master_repl_offset"))
+                - Long.parseLong(p.get("repl_backlog_first_byte_offset")) + 1);
         Map<String, String> r = info(a, "replication");
         assertThat(r.get("role")).isEqualTo("slave");
         assertThat(r.get("master_port")).isEqualTo(Integer.toString(primary.port()));
@@ -340,6 +345,47 @@ class PsyncSystemTest {
         } finally {
             cli(primary, "-a", "s3cret", "--no-auth-warning", "CONFIG", "SET", "requirepass", "");
         }
+    }
+
+    @Test
+    @Order(9)
+    void replicaofNoOnePromotesAReplicaAndTheOthersContinueWithoutAFullSync() throws Exception {
+        String oldId = info(primary, "replication").get("master_replid");
+        try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {
+            jedis.set("before", "failover");
+            assertThat(jedis.waitReplicas(2, 10_000)).isEqualTo(2);
+        }
+        primary.kill();
+        assertThat(cli(a, "REPLICAOF", "NO", "ONE")).isEqualTo("OK");
+        Map<String, String> promoted = info(a, "replication");
+        assertThat(promoted.get("role")).isEqualTo("master");
+        assertThat(promoted.get("master_replid")).as("FM-REPLICATION-019: a new id").isNotEqualTo(oldId)
+                .matches("[0-9a-f]{40}");
+        assertThat(promoted.get("master_replid2")).isEqualTo(oldId);
+        assertThat(Long.parseLong(promoted.get("second_repl_offset")))
+                .isEqualTo(Long.parseLong(promoted.get("master_repl_offset")) + 1);
+        assertThat(cli(a, "SET", "after", "failover")).isEqualTo("OK");
+        replicaOf(b, a.port());
+        assertThat(stat(a, "sync_full")).as("b continues with the former primary's id").isZero();
+        assertThat(stat(a, "sync_partial_ok")).isEqualTo(1);
+        assertThat(info(b, "replication").get("master_replid")).isEqualTo(promoted.get("master_replid"));
+        assertThat(cli(b, "GET", "after")).isEqualTo("failover");
+        // the old primary comes back and follows the new one: it is not ahead, so it continues too
+        primary.restart();
+        replicaOf(primary, a.port());
+        assertThat(stat(a, "sync_full")).isZero();
+        assertThat(stat(a, "sync_partial_ok")).isEqualTo(2);
+        TandemNode old = primary;
+        primary = a; // the reference for assertConverged
+        try {
+            assertConverged(b, old);
+        } finally {
+            primary = old;
+        }
+        a.stop();
+        a.restart(); // FM-REPLICATION-021: the promoted identity survives a restart
+        assertThat(info(a, "replication").get("master_replid")).isEqualTo(promoted.get("master_replid"));
+        assertThat(info(a, "replication").get("master_replid2")).isEqualTo(oldId);
     }
 
     private static String cliQuiet(TandemNode node, String... args) {

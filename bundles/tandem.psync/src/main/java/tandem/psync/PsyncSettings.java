@@ -48,30 +48,11 @@ record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth,
      * @throws IllegalArgumentException naming {@code replicaof} when it is not an IP literal and a port
      */
     private static String[] address(String text) {
-        String a = text == null ? "" : text.trim();
-        if (a.isEmpty()) {
-            return null;
-        }
-        int colon = a.lastIndexOf(':');
-        if (colon <= 0 || colon == a.length() - 1) {
-            throw invalid("replicaof", a, "must be IP:PORT (the primary's RESP port)");
-        }
-        String host = a.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
         try {
-            tandem.protocol.net.IpLiteral.parse(host);
+            return tandem.protocol.net.IpLiteral.hostPort(text);
         } catch (IllegalArgumentException e) {
-            throw invalid("replicaof", a, e.getMessage());
+            throw invalid("replicaof", text.trim(), e.getMessage() + " (the primary's RESP port)");
         }
-        int port;
-        try {
-            port = range("replicaof", Integer.parseInt(a.substring(colon + 1)), 1, 65535);
-        } catch (NumberFormatException e) {
-            throw invalid("replicaof", a, "must be IP:PORT");
-        }
-        return new String[] {host, Integer.toString(port)};
     }
 
     private static Path directory(String configured, String home) {

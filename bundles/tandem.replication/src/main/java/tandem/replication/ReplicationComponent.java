@@ -647,25 +647,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             return;
         }
         Path cfg = Path.of(home, "etc", ReplicationSettings.PID + ".cfg");
-        if (!Files.exists(cfg)) {
-            return;
-        }
         try {
-            List<String> lines = new ArrayList<>(Files.readAllLines(cfg, StandardCharsets.ISO_8859_1));
-            boolean replaced = false;
-            String pattern = "\\s*" + java.util.regex.Pattern.quote(key) + "\\s*[=:].*";
-            for (int i = 0; i < lines.size(); i++) {
-                if (lines.get(i).matches(pattern)) {
-                    lines.set(i, key + " = " + value);
-                    replaced = true;
-                }
-            }
-            if (!replaced) {
-                lines.add(key + " = " + value);
-            }
-            Path tmp = cfg.resolveSibling(cfg.getFileName() + ".tmp");
-            Files.write(tmp, lines, StandardCharsets.ISO_8859_1);
-            Files.move(tmp, cfg, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            tandem.protocol.config.CfgFile.put(cfg, key, value);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + key + " to " + cfg + ": " + e.getMessage(), e);
         }

@@ -47,26 +47,11 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
      * @throws IllegalArgumentException naming the property when it is not an IP literal and a port
      */
     private static String[] primary(String text) {
-        String primary = text == null ? "" : text.trim();
-        if (primary.isEmpty()) {
-            return null;
-        }
-        int colon = primary.lastIndexOf(':');
-        if (colon <= 0 || colon == primary.length() - 1) {
-            throw invalid("primary", primary, "must be IP:PORT");
-        }
-        String host = primary.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        literal("primary", host);
-        int port;
         try {
-            port = range("primary", Integer.parseInt(primary.substring(colon + 1)), 1, 65535);
-        } catch (NumberFormatException e) {
-            throw invalid("primary", primary, "must be IP:PORT");
+            return tandem.protocol.net.IpLiteral.hostPort(text);
+        } catch (IllegalArgumentException e) {
+            throw invalid("primary", text.trim(), e.getMessage());
         }
-        return new String[] {host, Integer.toString(port)};
     }
 
     /** @return these settings with another primary ({@code IP:PORT}, or empty/null for none) */

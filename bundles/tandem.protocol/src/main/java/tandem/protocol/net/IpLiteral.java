@@ -47,4 +47,36 @@ public final class IpLiteral {
         throw new IllegalArgumentException("must be an IPv4 or IPv6 address literal such as 127.0.0.1 or ::1; host "
                 + "names are refused (no name lookup is done)");
     }
+
+    /**
+     * Splits {@code IP:PORT} ({@code [v6]:PORT} too) into the literal (without brackets) and the port, checking both.
+     *
+     * @return {@code [host, port]}, or null for an empty or blank text
+     * @throws IllegalArgumentException saying why, without naming the value (the caller names the property)
+     */
+    public static String[] hostPort(String text) {
+        String a = text == null ? "" : text.trim();
+        if (a.isEmpty()) {
+            return null;
+        }
+        int colon = a.lastIndexOf(':');
+        if (colon <= 0 || colon == a.length() - 1) {
+            throw new IllegalArgumentException("must be IP:PORT");
+        }
+        String host = a.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        parse(host);
+        int port;
+        try {
+            port = Integer.parseInt(a.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("must be IP:PORT");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("the port must be between 1 and 65535");
+        }
+        return new String[] {host, Integer.toString(port)};
+    }
 }

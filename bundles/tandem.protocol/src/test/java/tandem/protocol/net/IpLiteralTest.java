@@ -29,4 +29,16 @@ class IpLiteralTest {
     void malformedLiteralsAreRefused(String text) {
         assertThatThrownBy(() -> IpLiteral.parse(text)).hasMessage("is not a valid IP address");
     }
+
+    @org.junit.jupiter.api.Test
+    void hostPortSplitsALiteralAndAPortAndNamesWhatIsWrong() {
+        assertThat(IpLiteral.hostPort("127.0.0.1:6379")).containsExactly("127.0.0.1", "6379");
+        assertThat(IpLiteral.hostPort(" [::1]:7001 ")).containsExactly("::1", "7001");
+        assertThat(IpLiteral.hostPort("  ")).isNull();
+        assertThatThrownBy(() -> IpLiteral.hostPort("localhost:6379")).hasMessageContaining("host names are refused");
+        assertThatThrownBy(() -> IpLiteral.hostPort("127.0.0.1")).hasMessage("must be IP:PORT");
+        assertThatThrownBy(() -> IpLiteral.hostPort("127.0.0.1:x")).hasMessage("must be IP:PORT");
+        assertThatThrownBy(() -> IpLiteral.hostPort("127.0.0.1:0"))
+                .hasMessage("the port must be between 1 and 65535");
+    }
 }

@@ -135,11 +135,16 @@ final class PrimaryStream implements PsyncSession {
         }
     }
 
-    /** Ends the stream: the connection is closed. */
+    /**
+     * Ends the stream: the connection is closed, and its replica slot is free at once (a replica that reconnects
+     * takes it over before this stream's thread has noticed).
+     */
     void close(String reason) {
         if (closeReason == null) {
             closeReason = reason;
         }
+        phase = Phase.DISCONNECTING;
+        slot.detach();
         link.close(reason);
         wake();
     }
@@ -198,6 +203,7 @@ final class PrimaryStream implements PsyncSession {
             closeReason = reason;
         }
         phase = Phase.DISCONNECTING;
+        slot.detach();
         wake();
     }
 

@@ -178,6 +178,10 @@ final class ReplicaClient {
 
     private void session() throws IOException, InterruptedException {
         state = "connecting";
+        if (ctx.checkpoints() == null) {
+            // any PSYNC may be answered with a full sync: ask only once one could be received
+            throw new IOException("waiting for tandem.checkpoint, which a full sync needs");
+        }
         int port = ctx.listeningPort();
         if (port <= 0) {
             throw new IOException("this node's RESP listener is not up (see the tandem.server log), so there is no "

@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A real TCP hop on loopback between a psync replica and its primary's RESP port that passes bytes through
- * unchanged, except that on the first connection it flips one byte of the primary's stream, at a given position
- * (corruption in transit, once).
+ * unchanged, except that it flips one byte of the primary's stream at a given position, in the first connection
+ * whose stream gets that far (corruption in transit, once).
  */
 final class ByteProxy implements AutoCloseable {
 
@@ -27,7 +27,7 @@ final class ByteProxy implements AutoCloseable {
     private final AtomicLong corrupted = new AtomicLong();
     private volatile boolean closed;
 
-    /** @param corruptAt the position, in the primary's bytes of the first connection, of the byte to flip */
+    /** @param corruptAt the position, in the primary's bytes of a connection, of the byte to flip (once in all) */
     ByteProxy(int target, long corruptAt) throws IOException {
         this.target = target;
         this.corruptAt = corruptAt;
@@ -57,9 +57,9 @@ final class ByteProxy implements AutoCloseable {
                 primary.connect(new InetSocketAddress("127.0.0.1", target), 5000);
                 sockets.add(replica);
                 sockets.add(primary);
-                boolean first = connections.incrementAndGet() == 1;
+                connections.incrementAndGet();
                 pump(replica.getInputStream(), primary.getOutputStream(), -1, replica, primary);
-                pump(primary.getInputStream(), replica.getOutputStream(), first ? corruptAt : -1, primary, replica);
+                pump(primary.getInputStream(), replica.getOutputStream(), corruptAt, primary, replica);
             } catch (IOException e) {
                 if (!closed) {
                     System.getLogger("tandem.system").log(System.Logger.Level.WARNING, "proxy: " + e);
@@ -74,9 +74,8 @@ final class ByteProxy implements AutoCloseable {
             long at = 0;
             try {
                 for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
-                    if (flipAt >= at && flipAt < at + n) {
+                    if (flipAt >= at && flipAt < at + n && corrupted.compareAndSet(0, 1)) {
                         buf[(int) (flipAt - at)] ^= 0x5A;
-                        corrupted.incrementAndGet();
                     }
                     at += n;
                     out.write(buf, 0, n);

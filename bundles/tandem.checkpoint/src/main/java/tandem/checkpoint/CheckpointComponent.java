@@ -26,6 +26,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import tandem.api.checkpoint.Checkpoints;
 import tandem.api.store.Keyspace;
 import tandem.protocol.checkpoint.CheckpointStreamException;
+import tandem.protocol.files.DurableFiles;
 
 /**
  * The node's checkpoints for full syncs, under one root ({@link CheckpointRoot}): a primary's per-transfer copies

@@ -14,6 +14,7 @@ import tandem.protocol.checkpoint.CheckpointStream;
 import tandem.protocol.checkpoint.CheckpointStreamException;
 import tandem.protocol.checkpoint.CheckpointStreamReader;
 import tandem.protocol.checkpoint.CheckpointTrailer;
+import tandem.protocol.files.DurableFiles;
 
 /**
  * Receives one checkpoint stream into {@code <root>/incoming} and, once it is complete and verified, commits it to

@@ -13,6 +13,7 @@ import java.util.List;
 
 import tandem.protocol.checkpoint.CheckpointFile;
 import tandem.protocol.checkpoint.CheckpointStreamWriter;
+import tandem.protocol.files.DurableFiles;
 
 /**
  * The primary's side of one full sync: a directory holding a checkpoint cut for this one replica

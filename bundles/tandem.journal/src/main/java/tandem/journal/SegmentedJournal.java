@@ -27,7 +27,6 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongConsumer;
-import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 import tandem.api.journal.DurabilityListener;
@@ -1458,7 +1457,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             List<Integer> all = lineages();
             int keep = settings.lineageArchivesKeep();
             for (int i = 0; i < all.size() - keep; i++) {
-                deleteTree(directory.resolve(LINEAGE + all.get(i)));
+                tandem.protocol.files.DurableFiles.deleteTree(directory.resolve(LINEAGE + all.get(i)));
             }
             genesis = createLive(1, anchor, 0);
             segments.add(genesis);
@@ -1512,14 +1511,6 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         }
         out.sort(Comparator.naturalOrder());
         return out;
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 
     private void failStop(Throwable e) {

@@ -160,8 +160,6 @@ record Identity(String replicationId, String secondaryId, long secondaryOffset, 
             ch.force(true);
         }
         Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        }
+        tandem.protocol.files.DurableFiles.syncDirectory(dir);
     }
 }

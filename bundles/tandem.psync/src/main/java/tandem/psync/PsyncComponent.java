@@ -549,7 +549,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         }
         Path cfg = Path.of(home, "etc", PsyncSettings.PID + ".cfg");
         try {
-            tandem.protocol.config.CfgFile.put(cfg, key, value);
+            tandem.protocol.files.CfgFile.put(cfg, key, value);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + key + " to " + cfg + ": " + e.getMessage(), e);
         }

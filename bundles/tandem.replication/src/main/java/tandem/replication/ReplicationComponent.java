@@ -648,7 +648,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         }
         Path cfg = Path.of(home, "etc", ReplicationSettings.PID + ".cfg");
         try {
-            tandem.protocol.config.CfgFile.put(cfg, key, value);
+            tandem.protocol.files.CfgFile.put(cfg, key, value);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + key + " to " + cfg + ": " + e.getMessage(), e);
         }

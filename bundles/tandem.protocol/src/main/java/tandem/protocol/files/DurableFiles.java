@@ -1,4 +1,4 @@
-package tandem.checkpoint;
+package tandem.protocol.files;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -13,11 +13,11 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * The few file-system operations the checkpoint classes build their crash safety on: a same-file-system rename
+ * The few file-system operations the store, the checkpoints and the replication state build their crash safety on: a same-file-system rename
  * that is atomic or fails (never a copy), a directory fsync that makes renames, creations and deletions in it
  * durable, and a recursive delete that never follows a symbolic link out of the tree.
  */
-final class DurableFiles {
+public final class DurableFiles {
 
     private DurableFiles() {
     }
@@ -26,7 +26,7 @@ final class DurableFiles {
      * Renames {@code from} to {@code to}, which must not exist. ATOMIC_MOVE so a rename across file systems fails
      * instead of degrading into a copy that a crash could leave half done.
      */
-    static void rename(Path from, Path to) throws IOException {
+    public static void rename(Path from, Path to) throws IOException {
         if (Files.exists(to, LinkOption.NOFOLLOW_LINKS)) {
             // rename(2) would silently replace an empty directory: refuse instead of guessing
             throw new IOException("cannot rename " + from + " to " + to + ": the target exists");
@@ -35,18 +35,18 @@ final class DurableFiles {
     }
 
     /** Makes the renames, creations and deletions in {@code directory} durable. */
-    static void syncDirectory(Path directory) throws IOException {
+    public static void syncDirectory(Path directory) throws IOException {
         try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
             ch.force(true);
         }
     }
 
     /** Syncs the directory that holds {@code path}'s entry. */
-    static void syncParent(Path path) throws IOException {
+    public static void syncParent(Path path) throws IOException {
         syncDirectory(parent(path));
     }
 
-    static Path parent(Path path) {
+    public static Path parent(Path path) {
         Path parent = path.toAbsolutePath().normalize().getParent();
         if (parent == null) {
             throw new IllegalArgumentException("no parent directory: " + path);
@@ -58,7 +58,7 @@ final class DurableFiles {
      * Deletes {@code tree} and everything under it; a missing tree is no error. Symbolic links are removed, not
      * followed.
      */
-    static void deleteTree(Path tree) throws IOException {
+    public static void deleteTree(Path tree) throws IOException {
         if (!Files.exists(tree, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
@@ -89,7 +89,7 @@ final class DurableFiles {
     }
 
     /** {@link #deleteTree}, logging instead of throwing: for clean-up on a path that is already failing. */
-    static boolean deleteTreeQuietly(Path tree, System.Logger log) {
+    public static boolean deleteTreeQuietly(Path tree, System.Logger log) {
         try {
             deleteTree(tree);
             return true;

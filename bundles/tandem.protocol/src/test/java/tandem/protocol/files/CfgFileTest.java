@@ -1,4 +1,4 @@
-package tandem.protocol.config;
+package tandem.protocol.files;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package tandem.protocol.config;
+package tandem.protocol.files;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

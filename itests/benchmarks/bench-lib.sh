@@ -157,3 +157,14 @@ redis_idle() { # PORT: no fork in progress (a replica with AOF rewrites its AOF 
   info_has "$1" persistence '^aof_rewrite_in_progress:0$' && info_has "$1" persistence '^aof_rewrite_scheduled:0$' \
     && info_has "$1" persistence '^rdb_bgsave_in_progress:0$'
 }
+
+# bench_workdir NAME: sets $base ($TANDEM_BENCH_DIR, default /tmp) and a fresh $work directory under it for one run;
+# at exit every process started through this file is stopped and $work removed
+bench_workdir() {
+  base=${TANDEM_BENCH_DIR:-/tmp}
+  mkdir -p "$base"
+  work=$(mktemp -d "$base/tandem-$1.XXXXXX")
+  trap 'stop_all; rm -rf "$work"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}

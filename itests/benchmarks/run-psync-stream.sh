@@ -34,16 +34,7 @@ for tool in redis-server redis-cli redis-benchmark; do
   command -v "$tool" > /dev/null || die "$tool is not on the PATH"
 done
 
-base=${TANDEM_BENCH_DIR:-/tmp}
-mkdir -p "$base"
-work=$(mktemp -d "$base/tandem-psync-bench.XXXXXX")
-cleanup() {
-  stop_all
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_workdir psync-bench
 
 now_ms() { date +%s%3N; }
 offset_of() { # PORT

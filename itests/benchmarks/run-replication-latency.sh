@@ -50,20 +50,10 @@ for tool in redis-server redis-benchmark redis-cli java; do
 done
 driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
 
-base=${TANDEM_BENCH_DIR:-/tmp}
-mkdir -p "$base"
-work=$(mktemp -d "$base/tandem-repl-bench.XXXXXX")
+bench_workdir repl-bench
 results=$work/results
 mkdir -p "$results"
 : > "$results/latency.txt"
-
-cleanup() {
-  stop_all
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # ------------------------------------------------------------------------------------------------ measuring
 latency() { # LABEL PORT [--wait]

@@ -45,16 +45,7 @@ for tool in redis-server redis-cli java; do
 done
 driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
 
-base=${TANDEM_BENCH_DIR:-/tmp}
-mkdir -p "$base"
-work=$(mktemp -d "$base/tandem-snapshot-bench.XXXXXX")
-cleanup() {
-  stop_all
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_workdir snapshot-bench
 
 populate() { # PORT
   java -Xmx256m -cp "$driver_cp" tandem.benchmarks.Populate --port "$1" --keys "$KEYS" --value-size "$VALUE_SIZE" \

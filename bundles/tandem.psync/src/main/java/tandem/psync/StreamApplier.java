@@ -14,6 +14,7 @@ import tandem.protocol.command.CommandPayload;
 import tandem.protocol.command.String2ll;
 import tandem.protocol.frpl.FrplFrame;
 import tandem.protocol.frpl.FrplPayload;
+import tandem.protocol.frpl.Replconf;
 
 /**
  * A psync replica's side of the FRPL stream: turns each frame back into the journal entry the primary streamed it
@@ -100,7 +101,7 @@ final class StreamApplier {
         byte[] bytes = new byte[payload.remaining()];
         payload.get(bytes);
         if (shard == FrplFrame.CONTROL_SHARD) {
-            if (Arrays.equals(bytes, FrplFrame.GETACK)) {
+            if (isGetAck(bytes)) {
                 owedAck = received;
             }
             return; // other control frames carry nothing Tandem acts on
@@ -176,6 +177,15 @@ final class StreamApplier {
             }
             default -> throw new DivergenceException("the stream carries '" + name + "' at offset " + sequence
                     + " where a Tandem primary sends TANDEM.AT or TANDEM.TICK");
+        }
+    }
+
+    /** One codec for the REPLCONF grammar (case-insensitive), whatever the bytes' spelling. */
+    private static boolean isGetAck(byte[] bytes) {
+        try {
+            return Replconf.isGetAck(CommandPayload.decode(bytes).get(0));
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 

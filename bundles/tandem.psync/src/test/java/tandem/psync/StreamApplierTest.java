@@ -110,6 +110,9 @@ class StreamApplierTest {
                 ByteBuffer.wrap(control, FrplFrame.HEADER, control.length - FrplFrame.HEADER));
         assertThat(applier.takeOwedAck()).isEqualTo(at);
         assertThat(applier.takeOwedAck()).isEqualTo(-1);
+        byte[] lower = CommandPayload.encode(args("replconf", "getack", "*"));
+        applier.frame(FrplFrame.CONTROL_SHARD, at, ByteBuffer.wrap(lower));
+        assertThat(applier.takeOwedAck()).as("tokens are case-insensitive (FM-REPLICATION-033)").isEqualTo(at);
         assertThat(applier.offset()).isEqualTo(at);
         assertThat(journaled).hasSize(1);
     }

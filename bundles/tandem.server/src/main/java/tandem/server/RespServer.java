@@ -428,6 +428,11 @@ public final class RespServer implements ServerContext, ReplicationHub {
     }
 
     @Override
+    public String applyStopped() {
+        return pipeline.applyStopped();
+    }
+
+    @Override
     public String version() {
         return version;
     }

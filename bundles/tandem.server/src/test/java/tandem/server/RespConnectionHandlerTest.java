@@ -333,7 +333,7 @@ class RespConnectionHandlerTest {
         String all = run(bytes("INFO\r\n"), true).replies;
         assertThat(all).contains("# Server\r\nredis_version:7.0.0\r\ntandem_version:0.1.0-test\r\n")
                 .contains("process_id:4242\r\nrun_id:0123456789abcdef0123456789abcdef01234567\r\n").contains("tcp_port:6379\r\n").contains(clients).contains(stats)
-                .contains("# Persistence\r\nloading:0\r\njournal_enabled:0\r\nstore_enabled:0\r\n")
+                .contains("# Persistence\r\nloading:0\r\njournal_enabled:0\r\napply_status:ok\r\nstore_enabled:0\r\n")
                 .endsWith("# Keyspace\r\n\r\n");
         int length = Integer.parseInt(all.substring(1, all.indexOf('\r')));
         assertThat(all.getBytes(StandardCharsets.ISO_8859_1).length)
@@ -642,6 +642,11 @@ class RespConnectionHandlerTest {
 
         @Override
         public tandem.api.journal.JournalStatus journalStatus() {
+            return null;
+        }
+
+        @Override
+        public String applyStopped() {
             return null;
         }
 

@@ -32,9 +32,11 @@ public final class ServerCommands {
         }
         String listening = s.port() < 0 ? "NOT listening on " + s.bindAddress() + " (see the log)"
                 : "listening on " + s.bindAddress() + ":" + s.port();
+        String stopped = s.applyStopped();
         return String.format(Locale.ROOT,
-                "RESP server: %s (%s)%nclients: %d connected, %d max, %d accepted in total",
-                listening, s.transport(), s.connectedClients(), s.maxClients(), s.totalConnections());
+                "RESP server: %s (%s)%nclients: %d connected, %d max, %d accepted in total%napply: %s",
+                listening, s.transport(), s.connectedClients(), s.maxClients(), s.totalConnections(),
+                stopped == null ? "ok" : "STOPPED, writes are refused: " + stopped);
     }
 
     @Descriptor("lists the connected RESP clients")

@@ -22,7 +22,20 @@ final class Commands {
         void run(Tx tx, byte[][] args, Reply reply);
     }
 
-    record Spec(CommandDescriptor descriptor, Handler handler) {
+    /**
+     * The checks a write passes before it is sequenced: those whose outcome does not depend on the keyspace (option
+     * syntax, integers and floats, offsets and lengths). Throws {@link CommandError} when the write fails whatever
+     * the keyspace holds; such a write is never journaled. Must never refuse a write that could succeed: the
+     * handler runs the same checks again when the write is applied, in Redis' order.
+     */
+    @FunctionalInterface
+    interface Check {
+        /** @param nowMs the time the write would be applied at, or an earlier one */
+        void check(byte[][] args, long nowMs);
+    }
+
+    /** @param check null when the command has no check beyond its arity */
+    record Spec(CommandDescriptor descriptor, Handler handler, Check check) {
     }
 
     private static final Map<String, Spec> TABLE = new HashMap<>();
@@ -33,25 +46,25 @@ final class Commands {
         d("get", 2, false, 1, 1, 1, List.of("readonly", "fast"), "string", "1.0.0",
                 "Get the value of a key", StringCommands::get);
         d("set", -3, true, 1, 1, 1, List.of("write", "denyoom"), "string", "1.0.0",
-                "Set the string value of a key", StringCommands::set);
+                "Set the string value of a key", StringCommands::set, StringCommands::checkSet);
         d("mget", -2, false, 1, -1, 1, List.of("readonly", "fast"), "string", "1.0.0",
                 "Get the values of all the given keys", StringCommands::mget);
         d("mset", -3, true, 1, -1, 2, List.of("write", "denyoom"), "string", "1.0.1",
-                "Set multiple keys to multiple values", StringCommands::mset);
+                "Set multiple keys to multiple values", StringCommands::mset, StringCommands::checkMset);
         d("msetnx", -3, true, 1, -1, 2, List.of("write", "denyoom"), "string", "1.0.1",
-                "Set multiple keys to multiple values, only if none of the keys exist", StringCommands::msetnx);
+                "Set multiple keys to multiple values, only if none of the keys exist", StringCommands::msetnx, StringCommands::checkMset);
         d("setnx", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
                 "Set the value of a key, only if the key does not exist", StringCommands::setnx);
         d("setex", 4, true, 1, 1, 1, List.of("write", "denyoom"), "string", "2.0.0",
-                "Set the value and expiration of a key", StringCommands::setex);
+                "Set the value and expiration of a key", StringCommands::setex, StringCommands::checkSetex);
         d("psetex", 4, true, 1, 1, 1, List.of("write", "denyoom"), "string", "2.6.0",
-                "Set the value and expiration in milliseconds of a key", StringCommands::psetex);
+                "Set the value and expiration in milliseconds of a key", StringCommands::psetex, StringCommands::checkPsetex);
         d("getset", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
                 "Set the string value of a key and return its old value", StringCommands::getset);
         d("getdel", 2, true, 1, 1, 1, List.of("write", "fast"), "string", "6.2.0",
                 "Get the value of a key and delete the key", StringCommands::getdel);
         d("getex", -2, true, 1, 1, 1, List.of("write", "fast"), "string", "6.2.0",
-                "Get the value of a key and optionally set its expiration", StringCommands::getex);
+                "Get the value of a key and optionally set its expiration", StringCommands::getex, StringCommands::checkGetex);
         d("append", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "2.0.0",
                 "Append a value to a key", StringCommands::append);
         d("strlen", 2, false, 1, 1, 1, List.of("readonly", "fast"), "string", "2.2.0",
@@ -61,15 +74,15 @@ final class Commands {
         d("decr", 2, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
                 "Decrement the integer value of a key by one", StringCommands::decr);
         d("incrby", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
-                "Increment the integer value of a key by the given amount", StringCommands::incrby);
+                "Increment the integer value of a key by the given amount", StringCommands::incrby, StringCommands::checkIncrby);
         d("decrby", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "1.0.0",
-                "Decrement the integer value of a key by the given number", StringCommands::decrby);
+                "Decrement the integer value of a key by the given number", StringCommands::decrby, StringCommands::checkDecrby);
         d("incrbyfloat", 3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "string", "2.6.0",
-                "Increment the float value of a key by the given amount", StringCommands::incrbyfloat);
+                "Increment the float value of a key by the given amount", StringCommands::incrbyfloat, StringCommands::checkIncrbyfloat);
         d("getrange", 4, false, 1, 1, 1, List.of("readonly"), "string", "2.4.0",
                 "Get a substring of the string stored at a key", StringCommands::getrange);
         d("setrange", 4, true, 1, 1, 1, List.of("write", "denyoom"), "string", "2.2.0",
-                "Overwrite part of a string at key starting at the specified offset", StringCommands::setrange);
+                "Overwrite part of a string at key starting at the specified offset", StringCommands::setrange, StringCommands::checkSetrange);
         // keys
         d("del", -2, true, 1, -1, 1, List.of("write"), "generic", "1.0.0",
                 "Delete a key", KeyCommands::del);
@@ -81,13 +94,13 @@ final class Commands {
         d("type", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "1.0.0",
                 "Determine the type stored at key", KeyCommands::type);
         d("expire", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "1.0.0",
-                "Set a key's time to live in seconds", KeyCommands::expire);
+                "Set a key's time to live in seconds", KeyCommands::expire, KeyCommands::checkExpire);
         d("pexpire", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "2.6.0",
-                "Set a key's time to live in milliseconds", KeyCommands::pexpire);
+                "Set a key's time to live in milliseconds", KeyCommands::pexpire, KeyCommands::checkPexpire);
         d("expireat", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "1.2.0",
-                "Set the expiration for a key as a UNIX timestamp", KeyCommands::expireat);
+                "Set the expiration for a key as a UNIX timestamp", KeyCommands::expireat, KeyCommands::checkExpireat);
         d("pexpireat", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "2.6.0",
-                "Set the expiration for a key as a UNIX timestamp specified in milliseconds", KeyCommands::pexpireat);
+                "Set the expiration for a key as a UNIX timestamp specified in milliseconds", KeyCommands::pexpireat, KeyCommands::checkPexpireat);
         d("ttl", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "1.0.0",
                 "Get the time to live for a key in seconds", KeyCommands::ttl);
         d("pttl", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "2.6.0",
@@ -111,12 +124,12 @@ final class Commands {
         d("dbsize", 1, false, 0, 0, 0, List.of("readonly", "fast"), "server", "1.0.0",
                 "Return the number of keys in the selected database", KeyCommands::dbsize);
         d("flushdb", -1, true, 0, 0, 0, List.of("write"), "server", "1.0.0",
-                "Remove all keys from the current database", KeyCommands::flush);
+                "Remove all keys from the current database", KeyCommands::flush, KeyCommands::checkFlush);
         d("flushall", -1, true, 0, 0, 0, List.of("write"), "server", "1.0.0",
-                "Remove all keys from all databases", KeyCommands::flush);
+                "Remove all keys from all databases", KeyCommands::flush, KeyCommands::checkFlush);
         // hashes
         d("hset", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
-                "Set the string value of a hash field", HashCommands::hset);
+                "Set the string value of a hash field", HashCommands::hset, HashCommands::checkHset);
         d("hsetnx", 4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
                 "Set the value of a hash field, only if the field does not exist", HashCommands::hsetnx);
         d("hget", 3, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "2.0.0",
@@ -136,9 +149,9 @@ final class Commands {
         d("hexists", 3, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "2.0.0",
                 "Determine if a hash field exists", HashCommands::hexists);
         d("hincrby", 4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
-                "Increment the integer value of a hash field by the given number", HashCommands::hincrby);
+                "Increment the integer value of a hash field by the given number", HashCommands::hincrby, HashCommands::checkHincrby);
         d("hincrbyfloat", 4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.6.0",
-                "Increment the float value of a hash field by the given amount", HashCommands::hincrbyfloat);
+                "Increment the float value of a hash field by the given amount", HashCommands::hincrbyfloat, HashCommands::checkHincrbyfloat);
         d("hstrlen", 3, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "3.2.0",
                 "Get the length of the value of a hash field", HashCommands::hstrlen);
         d("hscan", -3, false, 1, 1, 1, List.of("readonly"), "hash", "2.8.0",
@@ -150,9 +163,14 @@ final class Commands {
 
     private static void d(String name, int arity, boolean write, int firstKey, int lastKey, int keyStep,
             List<String> flags, String group, String since, String summary, Handler handler) {
+        d(name, arity, write, firstKey, lastKey, keyStep, flags, group, since, summary, handler, null);
+    }
+
+    private static void d(String name, int arity, boolean write, int firstKey, int lastKey, int keyStep,
+            List<String> flags, String group, String since, String summary, Handler handler, Check check) {
         CommandDescriptor descriptor = new CommandDescriptor(name, arity, write, firstKey, lastKey, keyStep, flags,
                 group, since, summary);
-        TABLE.put(name, new Spec(descriptor, handler));
+        TABLE.put(name, new Spec(descriptor, handler, check));
         DESCRIPTORS.add(descriptor);
     }
 

@@ -22,10 +22,31 @@ final class HashCommands {
     private HashCommands() {
     }
 
-    static void hset(Tx tx, byte[][] a, Reply r) {
+    static void checkHset(byte[][] a, long nowMs) {
         if (a.length % 2 == 1) {
             throw CommandError.arity("hset");
         }
+    }
+
+    static void checkHincrby(byte[][] a, long nowMs) {
+        Numbers.parseLong(a[3]);
+    }
+
+    static void checkHincrbyfloat(byte[][] a, long nowMs) {
+        floatIncrement(a[3]);
+    }
+
+    /** HINCRBYFLOAT's increment: a float, neither NaN nor infinite. */
+    private static BigDecimal floatIncrement(byte[] arg) {
+        BigDecimal by = Numbers.parseLongDouble(arg, CommandError.NOT_FLOAT);
+        if (by == null) {
+            throw new CommandError("ERR value is NaN or Infinity");
+        }
+        return by;
+    }
+
+    static void hset(Tx tx, byte[][] a, Reply r) {
+        checkHset(a, tx.nowMs);
         Rec old = tx.hash(a[1]);
         long count = old == null ? 0 : old.fieldCount();
         long added = 0;
@@ -152,10 +173,7 @@ final class HashCommands {
     }
 
     static void hincrbyfloat(Tx tx, byte[][] a, Reply r) {
-        BigDecimal by = Numbers.parseLongDouble(a[3], CommandError.NOT_FLOAT);
-        if (by == null) {
-            throw new CommandError("ERR value is NaN or Infinity");
-        }
+        BigDecimal by = floatIncrement(a[3]);
         Rec old = tx.hash(a[1]);
         byte[] current = old == null ? null : tx.field(a[1], a[2]);
         BigDecimal value = current == null ? BigDecimal.ZERO

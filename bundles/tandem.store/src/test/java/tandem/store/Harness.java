@@ -44,7 +44,16 @@ final class Harness implements AutoCloseable {
     String exec(byte[][] args) {
         RespRecorder r = new RespRecorder();
         if (ks.describe(Args.lower(args[0])).write()) {
-            ks.apply(++seq, nowNs(), args, r);
+            // as the pipeline does: a write its check refuses is answered at its turn and never applied
+            if (ks.check(args, nowNs()) != null) {
+                long applied = ks.appliedSequence();
+                ks.refuse(nowNs(), args, r);
+                if (ks.appliedSequence() != applied) {
+                    throw new AssertionError("a refused write recorded a sequence");
+                }
+            } else {
+                ks.apply(++seq, nowNs(), args, r);
+            }
         } else {
             ks.read(nowNs(), args, r);
         }

@@ -38,6 +38,13 @@ public interface ServerStatus {
     List<ClientInfo> clients();
 
     /**
+     * @return why this node stopped applying journal entries, or null while it applies them. While stopped (an
+     *         entry failed to apply: a bug, or the store refusing a write), writes are refused, reads go on, and
+     *         nothing after that entry is applied until the store is bound again or the node restarts
+     */
+    String applyStopped();
+
+    /**
      * Closes one client connection.
      *
      * @param id the client id as reported by {@link ClientInfo#id()} and {@code CLIENT ID}

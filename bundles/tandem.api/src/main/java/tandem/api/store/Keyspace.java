@@ -44,6 +44,25 @@ public interface Keyspace {
     /** Runs a read-only command with "now" = {@code nowNs}; an expired key reads as absent, nothing is written. */
     void read(long nowNs, byte[][] args, Reply reply);
 
+    /**
+     * Looks at a write before it is sequenced: whether it fails whatever the keyspace holds (a malformed option, an
+     * integer out of range, an offset past the largest string, an increment that cannot be added). Such a write is
+     * never journaled; {@link #refuse} answers it at its turn. Pure: reads nothing, writes nothing.
+     *
+     * @param args  the command, arity already checked
+     * @param nowNs the timestamp the write would be sequenced with
+     * @return null when the write may succeed; otherwise one error it certainly gets (Redis may name another
+     *         first, such as a type error, which only {@link #refuse} can tell)
+     */
+    String check(byte[][] args, long nowNs);
+
+    /**
+     * Answers, at its turn in the pipeline, a write that {@link #check} refused: the reply Redis gives in the present
+     * state (a type error before an argument error where Redis looks at the key first). Writes nothing, records no
+     * sequence.
+     */
+    void refuse(long nowNs, byte[][] args, Reply reply);
+
     /** @return the last applied sequence (what restart replays after) */
     long appliedSequence();
 

@@ -41,7 +41,8 @@ public final class ServerInfo {
                 case "stats" -> stats(sb, server);
                 case "replication" -> replication(sb, server);
                 case "memory" -> memory(sb);
-                case "persistence" -> persistence(sb, server.journalStatus(), server.storeStatus());
+                case "persistence" -> persistence(sb, server.journalStatus(), server.storeStatus(),
+                        server.applyStopped());
                 case "keyspace" -> keyspace(sb, server.storeStatus());
                 default -> throw new IllegalStateException(section);
             }
@@ -159,6 +160,10 @@ public final class ServerInfo {
         if (journal != null) {
             line(sb, "tandem_journal_sequence", Long.toString(journal.durableSequence()));
         }
+        String applyStopped = s.applyStopped();
+        if (applyStopped != null) {
+            line(sb, "tandem_apply_stopped", oneLine(applyStopped));
+        }
     }
 
     private static final String ZERO_ID = "0".repeat(40);
@@ -215,7 +220,7 @@ public final class ServerInfo {
         line(sb, "maxmemory", "0");
     }
 
-    private static void persistence(StringBuilder sb, JournalStatus j, StoreStatus st) {
+    private static void persistence(StringBuilder sb, JournalStatus j, StoreStatus st, String applyStopped) {
         sb.append("# Persistence\r\n");
         line(sb, "loading", "0");
         line(sb, "journal_enabled", j == null ? "0" : "1");
@@ -231,6 +236,10 @@ public final class ServerInfo {
             line(sb, "journal_segments", Integer.toString(j.segments()));
             line(sb, "journal_bytes", Long.toString(j.bytes()));
         }
+        line(sb, "apply_status", applyStopped == null ? "ok" : "stopped");
+        if (applyStopped != null) {
+            line(sb, "apply_stopped_reason", oneLine(applyStopped));
+        }
         line(sb, "store_enabled", st == null ? "0" : "1");
         if (st != null) {
             line(sb, "store_applied_sequence", Long.toString(st.appliedSequence()));
@@ -244,6 +253,10 @@ public final class ServerInfo {
         if (st != null && st.keys() > 0) {
             line(sb, "db0", "keys=" + st.keys() + ",expires=" + st.keysWithExpiry() + ",avg_ttl=0");
         }
+    }
+
+    private static String oneLine(String text) {
+        return text.replace('\r', ' ').replace('\n', ' ');
     }
 
     private static void line(StringBuilder sb, String key, String value) {

@@ -88,6 +88,18 @@ public final class Connection implements CommandContext {
         return writer;
     }
 
+    /** @return where the reply written next begins, for {@link #resetReply} */
+    int replyMark() {
+        return out == null ? 0 : out.writerIndex();
+    }
+
+    /** Takes back what was written after {@code mark}: a reply begun by a request that then failed. */
+    void resetReply(int mark) {
+        if (out != null) {
+            out.writerIndex(mark);
+        }
+    }
+
     @Override
     public ServerContext server() {
         return server;

@@ -73,7 +73,22 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private enum Kind { IMMEDIATE, CONNECTION, READ, WRITE, TRANSACTION, READ_TRANSACTION, TICK, EPOCH_BUMP, WAIT, ERROR }
+    private enum Kind { IMMEDIATE, CONNECTION, READ, REFUSED, WRITE, TRANSACTION, READ_TRANSACTION, TICK, EPOCH_BUMP, WAIT, ERROR }
+
+    /** Why applying stopped: the entry, its command, and what went wrong. */
+    record ApplyFailure(long sequence, String command, String cause) {
+
+        /** What writers are answered while applying is stopped. */
+        String error() {
+            return "MISCONF writes are stopped: applying journal entry " + sequence + " (" + command + ") failed: "
+                    + cause + "; reads go on, see INFO persistence";
+        }
+
+        @Override
+        public String toString() {
+            return "applying journal entry " + sequence + " (" + command + ") failed: " + cause;
+        }
+    }
 
     /** A {@code WAIT}: how many replicas must have acknowledged which sequence, until when. */
     record Wait(long sequence, long replicas, long deadlineNanos) {
@@ -148,6 +163,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private long originCheckedAgainst = -1;
     /** The error client writes are refused with (the restart fence), or null. */
     private volatile String fenceError;
+    /**
+     * Why this node stopped applying journal entries, or null. Set when applying an entry failed unexpectedly (a
+     * bug, or RocksDB refusing a write): nothing after that entry is applied, no write is sequenced, reads go on.
+     * Cleared when a keyspace is bound again, whose replay then retries the entry.
+     */
+    private volatile ApplyFailure applyFailure;
     /** The password of {@code requirepass}, or null. */
     private volatile String requirePass;
     private volatile int minReplicasToWrite;
@@ -195,6 +216,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         try {
             keyspace = next;
             replayNeeded = true;
+            if (next != null && applyFailure != null) {
+                LOG.log(Level.INFO, "a store is bound again: its replay retries the entry that failed ({0})",
+                        applyFailure);
+                applyFailure = null;
+            }
             servicesChanged.signalAll();
         } finally {
             services.unlock();
@@ -267,6 +293,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             if (keyspace.appliedSequence() < journal.durableSequence() || keyspace.origin() != null) {
                 replay();
             }
+            if (applyFailure != null) {
+                throw new IllegalStateException("cannot take over: " + applyFailure);
+            }
             if (unavailable != null) {
                 throw new IllegalStateException("cannot take over: " + unavailable);
             }
@@ -309,6 +338,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     public void minReplicasToWrite(int replicas, long maxLagMillis) {
         minReplicasToWrite = replicas;
         minReplicasMaxLagNanos = TimeUnit.MILLISECONDS.toNanos(maxLagMillis);
+    }
+
+    /** @return why applying journal entries stopped (writes are refused meanwhile), or null */
+    public String applyStopped() {
+        ApplyFailure f = applyFailure;
+        return f == null ? null : f.toString();
     }
 
     /** Refuses client writes with {@code error}, or accepts them again with null. */
@@ -389,7 +424,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     prepare();
                     int n = 0;
                     for (Event e = first; e != null; e = n < MAX_ROUND ? queue.poll() : null) {
-                        sequence(e);
+                        sequenceIsolated(e);
                         n++;
                     }
                     maybeTick();
@@ -418,9 +453,18 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     failPending("ERR the server is shutting down");
                     return;
                 }
-            } catch (RuntimeException e) {
-                LOG.log(Level.ERROR, "logic thread: unexpected failure; pending requests are answered with errors", e);
-                failPending("ERR internal error: " + e);
+            } catch (RuntimeException | Error e) {
+                // Every request and every apply has its own guard; this is the last one. Whatever was pending may
+                // be half done, so writes stop (nothing later is applied before a store is bound again, whose replay
+                // resumes at the store's applied sequence) and every pending request is answered.
+                LOG.log(Level.ERROR, "logic thread: unexpected failure; writes stop, pending requests are answered "
+                        + "with an error", e);
+                if (applyFailure == null) {
+                    Keyspace k = keyspace;
+                    applyFailure = new ApplyFailure(k == null ? 0 : k.appliedSequence() + 1, "logic thread",
+                            String.valueOf(e));
+                }
+                failPending(applyFailure.error());
             }
         }
     }
@@ -570,17 +614,19 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                         Pending head = pending.peek();
                         if (head != null && head.sequence() == sequence) {
                             pending.poll();
-                            execute(head);
+                            executeIsolated(head);
                         } else {
                             applyEntry(sequence, timestampNs, tag, payload, discard);
                         }
                         count[0]++;
-                        return true;
+                        return applyFailure == null; // a failed entry stops the replay: nothing after it applies
                     }
 
                     @Override
                     public void skipped(long sequence) {
-                        keyspace.advance(sequence);
+                        if (applyFailure == null) {
+                            guarded(sequence, "a discarded fragment", () -> keyspace.advance(sequence));
+                        }
                     }
                 });
             } catch (IllegalArgumentException e) {
@@ -588,7 +634,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
                 return;
             }
-            if (upstream == null || !followedSomething) {
+            if (applyFailure != null) {
+                LOG.log(Level.ERROR, "the replay stopped after sequence {0}: {1}", keyspace.appliedSequence(),
+                        applyFailure);
+            } else if (upstream == null || !followedSomething) {
                 LOG.log(Level.INFO, "replayed {0} journal entries after sequence {1} in {2} ms", count[0], applied,
                         (System.nanoTime() - started) / 1_000_000);
             }
@@ -653,7 +702,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * reads run after it, so a read sees every entry durable when its turn came.
      */
     private void applyFollowed() {
-        if (journal == null || keyspace == null || unavailable != null && !replayNeeded) {
+        if (journal == null || keyspace == null || unavailable != null && !replayNeeded || applyFailure != null) {
             return;
         }
         if (keyspace.appliedSequence() < journal.durableSequence() || keyspace.origin() != null) {
@@ -705,23 +754,64 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 // a write before the replayed one that the journal does not hold: it was never durable
                 refuse(p, "ERR the journal restarted before this write was durable; it was not applied");
             } else {
-                execute(p);
+                executeIsolated(p);
             }
         }
     }
 
+    /** Applies a journal entry that no pending request waits for (a replay, a replica); its reply is dropped. */
     private void applyEntry(long sequence, long timestampNs, byte tag, byte[] payload, Reply reply) {
+        if (applyFailure != null) {
+            return;
+        }
         switch (tag) {
-            case EntryTag.APP -> {
+            case EntryTag.APP -> guarded(sequence, () -> commandName(payload), () -> {
                 List<byte[][]> commands = CommandPayload.decode(payload);
                 if (CommandPayload.isTransaction(payload)) {
                     keyspace.applyTransaction(sequence, timestampNs, commands, reply);
                 } else {
                     keyspace.apply(sequence, timestampNs, commands.get(0), reply);
                 }
+            });
+            case EntryTag.TICK -> guarded(sequence, "TICK", () -> keyspace.tick(sequence, timestampNs));
+            default -> guarded(sequence, "entry tag " + tag, () -> keyspace.advance(sequence));
+        }
+    }
+
+    /** The command an App entry holds, as the log and the stop error name it. */
+    private static String commandName(byte[] payload) {
+        try {
+            if (CommandPayload.isTransaction(payload)) {
+                return "MULTI … EXEC";
             }
-            case EntryTag.TICK -> keyspace.tick(sequence, timestampNs);
-            default -> keyspace.advance(sequence);
+            return new String(CommandPayload.decode(payload).get(0)[0], StandardCharsets.ISO_8859_1)
+                    .toUpperCase(Locale.ROOT);
+        } catch (RuntimeException undecodable) {
+            return "an undecodable command";
+        }
+    }
+
+    private boolean guarded(long sequence, String command, Runnable apply) {
+        return guarded(sequence, () -> command, apply);
+    }
+
+    /**
+     * Applies one journal entry. An exception here is a bug (or the store refusing a write): a journaled entry
+     * must apply on every node, so this node fail-stops rather than skip it or answer as if it had succeeded.
+     *
+     * @return false when it failed (applying is stopped now)
+     */
+    private boolean guarded(long sequence, java.util.function.Supplier<String> command, Runnable apply) {
+        try {
+            apply.run();
+            return true;
+        } catch (RuntimeException | Error e) {
+            ApplyFailure f = new ApplyFailure(sequence, command.get(), String.valueOf(e));
+            applyFailure = f;
+            LOG.log(Level.ERROR, "fail-stop: " + f + ". Nothing after it is applied and writes are refused until "
+                    + "the store is bound again (update or restart tandem.store) or the node restarts, which "
+                    + "retry the entry; reads go on. See docs/operator-guide.md, 'When applying stops'.", e);
+            return false;
         }
     }
 
@@ -846,11 +936,16 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             return;
         }
         long ts = nextTimestamp();
+        if (keyspace.check(args, ts) != null) {
+            // fails whatever the keyspace holds: never journaled; answered at its turn, in the state then
+            pending.add(new Pending(c, Kind.REFUSED, 0, 0, args, null, null));
+            return;
+        }
         try {
             long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(args));
+            pending.add(new Pending(c, Kind.WRITE, seq, ts, args, null, null)); // journaled: it must be applied
             c.lastWriteSequence = seq;
             touch(d, args);
-            pending.add(new Pending(c, Kind.WRITE, seq, ts, args, null, null));
         } catch (JournalStoppedException e) {
             immediate(c, journalStopped(e));
         }
@@ -948,6 +1043,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         long ts = nextTimestamp();
         try {
             long seq = journal.append(ts, 0, EntryTag.APP, CommandPayload.encodeTransaction(commands));
+            pending.add(new Pending(c, Kind.TRANSACTION, seq, ts, null, commands, null)); // must be applied
             c.lastWriteSequence = seq;
             for (byte[][] command : commands) {
                 CommandDescriptor d = keyspace.describe(name(command));
@@ -955,7 +1051,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     touch(d, command);
                 }
             }
-            pending.add(new Pending(c, Kind.TRANSACTION, seq, ts, null, commands, null));
         } catch (JournalStoppedException e) {
             immediate(c, journalStopped(e));
         }
@@ -997,10 +1092,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     /**
-     * @return why a write would be refused before it is sequenced (the restart fence, then
+     * @return why a write would be refused before it is sequenced (applying stopped, the restart fence, then
      *         {@code min-replicas-to-write}), or null
      */
     private String refusal() {
+        ApplyFailure failure = applyFailure;
+        if (failure != null) {
+            return failure.error();
+        }
         String fenced = fenceError;
         if (fenced != null) {
             return fenced;
@@ -1096,7 +1195,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
 
     private void maybeTick() {
         if (unavailable != null || journal == null || keyspace == null || tickPendingSequence != 0
-                || upstream != null) {
+                || upstream != null || applyFailure != null) {
             return;
         }
         long mono = System.nanoTime();
@@ -1159,6 +1258,10 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 return;
             }
             missingSinceNs = 0;
+            if (p.sequence() > 0 && applyFailure != null) {
+                failHead(applyFailure.error()); // journaled, but nothing after the failed entry is applied
+                continue;
+            }
             if (p.sequence() > 0 && journal.durableSequence() < p.sequence()) {
                 String stopped = stoppedReason;
                 if (stopped != null) {
@@ -1175,7 +1278,41 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
             awaitedSequence = Long.MAX_VALUE;
             pending.poll();
+            executeIsolated(p);
+        }
+    }
+
+    /**
+     * Runs one request with a guard: a request that fails unexpectedly (a bug in a read or a connection command) is
+     * answered with an error and logged, and the next one runs. Journaled entries have a guard of their own, which
+     * stops applying instead ({@link #guarded}).
+     */
+    private void executeIsolated(Pending p) {
+        Connection c = p.connection();
+        int mark = c == null ? 0 : c.replyMark();
+        try {
             execute(p);
+        } catch (RuntimeException | Error e) {
+            String name = p.args() != null ? name(p.args()) : p.kind().toString().toLowerCase(Locale.ROOT);
+            LOG.log(Level.ERROR, "''" + name + "'' failed unexpectedly; its client is answered with an error", e);
+            if (c != null) {
+                c.resetReply(mark);
+                c.reply().error("ERR internal error while running '" + name + "': " + e);
+                touched.add(c);
+            }
+        }
+    }
+
+    /** Sequences one event with a guard: a request that fails unexpectedly here is answered with an error. */
+    private void sequenceIsolated(Event e) {
+        try {
+            sequence(e);
+        } catch (RuntimeException | Error t) {
+            LOG.log(Level.ERROR, "a request failed unexpectedly before it was sequenced; it is answered with an error",
+                    t);
+            if (e.connection() != null && e.message() != CLOSED) {
+                immediate(e.connection(), "ERR internal error: " + t);
+            }
         }
     }
 
@@ -1214,12 +1351,16 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         Connection c = p.connection();
         switch (p.kind()) {
             case TICK -> {
-                keyspace.tick(p.sequence(), p.timestampNs());
                 tickPendingSequence = 0;
+                if (applyFailure == null) {
+                    guarded(p.sequence(), "TICK", () -> keyspace.tick(p.sequence(), p.timestampNs()));
+                }
                 return;
             }
             case EPOCH_BUMP -> {
-                keyspace.advance(p.sequence());
+                if (applyFailure == null) {
+                    guarded(p.sequence(), "EPOCH_BUMP", () -> keyspace.advance(p.sequence()));
+                }
                 return;
             }
             case WAIT -> {
@@ -1245,13 +1386,18 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 }
             }
             case READ -> keyspace.read(nextTimestamp(), p.args(), c.reply());
+            case REFUSED -> keyspace.refuse(nextTimestamp(), p.args(), c.reply());
             case WRITE -> {
-                keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.reply());
-                c.gatedSequence = p.sequence();
+                if (applyClient(p, name(p.args()).toUpperCase(Locale.ROOT),
+                        () -> keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.reply()))) {
+                    c.gatedSequence = p.sequence();
+                }
             }
             case TRANSACTION -> {
-                keyspace.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.reply());
-                c.gatedSequence = p.sequence();
+                if (applyClient(p, "MULTI … EXEC",
+                        () -> keyspace.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.reply()))) {
+                    c.gatedSequence = p.sequence();
+                }
             }
             case READ_TRANSACTION -> {
                 long now = nextTimestamp();
@@ -1263,6 +1409,23 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             default -> throw new IllegalStateException(p.kind().toString());
         }
         touched.add(c);
+    }
+
+    /**
+     * Applies a client's journaled write. When applying is stopped, or stops now, the client gets the stop error and
+     * whatever the failed apply had begun to reply is taken back: nothing is answered as if it had succeeded.
+     *
+     * @return true when applied
+     */
+    private boolean applyClient(Pending p, String command, Runnable apply) {
+        Connection c = p.connection();
+        int mark = c.replyMark();
+        if (applyFailure == null && guarded(p.sequence(), command, apply)) {
+            return true;
+        }
+        c.resetReply(mark);
+        c.reply().error(applyFailure.error());
+        return false;
     }
 
     private static void writeImmediate(Connection c, String reply) {

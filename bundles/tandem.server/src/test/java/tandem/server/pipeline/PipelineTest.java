@@ -105,6 +105,76 @@ class PipelineTest {
                 .isEqualTo(CommandPayload.encode(new byte[][] {b("SET"), b("k"), b("v")}));
     }
 
+    private static final String STOPPED = "-MISCONF writes are stopped: applying journal entry 2 (BOOM) failed: "
+            + "java.lang.ArrayIndexOutOfBoundsException: boom; reads go on, see INFO persistence\r\n";
+
+    @Test
+    void aWriteThatFailsItsCheckIsNeverJournaledAndIsAnsweredAtItsTurn() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        journal.holdDurability(true);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.send("SET", "k", "bad");
+        c.send("GET", "k");
+        await("the valid write is journaled", () -> journal.lastSequence() == 1);
+        assertThat(c.received.toString()).as("the refusal waits for the write before it").isEmpty();
+        journal.holdDurability(false);
+        c.awaitReplies("+OK\r\n-ERR bad value (the key holds v)\r\n$1\r\nv\r\n");
+        assertThat(journal.entries).as("the refused write is not journaled").hasSize(1);
+        assertThat(keyspace.refused).isEqualTo(1);
+    }
+
+    @Test
+    void anEntryThatFailsToApplyStopsWritesButNotReadsAndABoundStoreRetriesIt() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.awaitReplies("+OK\r\n");
+        journal.holdDurability(true);
+        c.send("BOOM", "k");
+        c.send("SET", "k", "after"); // journaled before BOOM fails to apply: never applied behind it
+        await("both writes are journaled", () -> journal.lastSequence() == 3);
+        journal.holdDurability(false);
+        c.awaitReplies("+OK\r\n" + STOPPED + STOPPED);
+        Client d = new Client(2);
+        d.send("GET", "k");
+        d.send("SET", "x", "1");
+        d.awaitReplies("$1\r\nv\r\n" + STOPPED);
+        assertThat(journal.entries).as("no write is sequenced while applying is stopped").hasSize(3);
+        assertThat(keyspace.appliedSequence()).isEqualTo(1);
+        assertThat(pipeline.applyStopped()).isEqualTo("applying journal entry 2 (BOOM) failed: "
+                + "java.lang.ArrayIndexOutOfBoundsException: boom");
+
+        keyspace.defused = true; // a fixed store bundle is bound: its replay retries entry 2, then goes on
+        pipeline.keyspace(keyspace);
+        await("the replay applies entries 2 and 3", () -> keyspace.appliedSequence() == 3);
+        assertThat(pipeline.applyStopped()).isNull();
+        d.send("GET", "k");
+        d.send("SET", "x", "1");
+        d.awaitReplies("$1\r\nv\r\n" + STOPPED + "$5\r\nafter\r\n+OK\r\n");
+    }
+
+    @Test
+    void aReplicaStopsAtTheEntryThatFailsAndAppliesNothingAfterIt() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.follow("127.0.0.1:1");
+        journal.append(1, 0, EntryTag.APP, CommandPayload.encode(new byte[][] {b("SET"), b("k"), b("v")}));
+        journal.append(2, 0, EntryTag.APP, CommandPayload.encode(new byte[][] {b("BOOM"), b("k")}));
+        journal.append(3, 0, EntryTag.APP, CommandPayload.encode(new byte[][] {b("SET"), b("k"), b("w")}));
+        pipeline.appended(3);
+        await("the replica stops at entry 2", () -> pipeline.applyStopped() != null);
+        assertThat(keyspace.appliedSequence()).isEqualTo(1);
+        assertThat(pipeline.applyStopped()).startsWith("applying journal entry 2 (BOOM) failed");
+        Client c = new Client(1);
+        c.send("GET", "k");
+        c.awaitReplies("$1\r\nv\r\n");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> pipeline.lead(2))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("entry 2 (BOOM)");
+    }
+
     @Test
     void anInstalledStoreAnswersLoadingAndAppliesNothingUntilTheJournalHoldsItsHistory() throws Exception {
         pipeline.journal(journal);
@@ -681,7 +751,8 @@ class PipelineTest {
         private static final List<CommandDescriptor> COMMANDS = List.of(
                 new CommandDescriptor("get", 2, false, 1, 1, 1, List.of("readonly"), "string", "1.0.0", "Get"),
                 new CommandDescriptor("set", 3, true, 1, 1, 1, List.of("write"), "string", "1.0.0", "Set"),
-                new CommandDescriptor("incr", 2, true, 1, 1, 1, List.of("write"), "string", "1.0.0", "Incr"));
+                new CommandDescriptor("incr", 2, true, 1, 1, 1, List.of("write"), "string", "1.0.0", "Incr"),
+                new CommandDescriptor("boom", 2, true, 1, 1, 1, List.of("write"), "string", "1.0.0", "Boom"));
 
         @Override
         public Collection<CommandDescriptor> commands() {
@@ -720,9 +791,21 @@ class PipelineTest {
                     data.put(key, Long.toString(v));
                     reply.integer(v);
                 }
+                case "boom" -> {
+                    // the apply bug the fail-stop tests inject: half a reply, then an unexpected exception
+                    if (!defused) {
+                        reply.array(2);
+                        throw new ArrayIndexOutOfBoundsException("boom");
+                    }
+                    data.put(key, "boomed");
+                    reply.simple("OK");
+                }
                 default -> throw new IllegalArgumentException(name);
             }
         }
+
+        /** Set by a test to play a fixed store bundle: BOOM then applies. */
+        volatile boolean defused;
 
         @Override
         public void applyTransaction(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
@@ -747,6 +830,22 @@ class PipelineTest {
         public void read(long nowNs, byte[][] args, Reply reply) {
             run(args, reply);
         }
+
+        /** A SET of the value {@code bad} fails whatever the map holds. */
+        @Override
+        public String check(byte[][] args, long nowNs) {
+            return args.length == 3 && new String(args[2], StandardCharsets.ISO_8859_1).equals("bad")
+                    ? "ERR bad value" : null;
+        }
+
+        @Override
+        public void refuse(long nowNs, byte[][] args, Reply reply) {
+            refused++;
+            reply.error("ERR bad value (the key holds " + data.get(new String(args[1], StandardCharsets.ISO_8859_1))
+                    + ")");
+        }
+
+        volatile int refused;
 
         @Override
         public long checkpoint(java.nio.file.Path directory) {

@@ -8,6 +8,9 @@ package tandem.protocol.command;
  */
 public final class Glob {
 
+    /** Redis' bound on nested {@code *} (CVE-2024-31228): deeper, the pattern does not match. */
+    private static final int MAX_NESTING = 1000;
+
     private Glob() {
     }
 
@@ -15,7 +18,7 @@ public final class Glob {
         if (string.length == 0) {
             return pattern.length == 0; // stringmatchlen's loop never runs: not even "*" matches ""
         }
-        return match(pattern, 0, string, 0, nocase);
+        return match(pattern, 0, string, 0, nocase, new boolean[1], 0);
     }
 
     /** The same over the ISO-8859-1 bytes of two strings (parameter names, for {@code CONFIG GET}). */
@@ -29,7 +32,19 @@ public final class Glob {
         return pattern.length == 1 && pattern[0] == '*';
     }
 
-    private static boolean match(byte[] p, int pi, byte[] s, int si, boolean nocase) {
+    /**
+     * @param skipLonger set once the rest of the pattern after some {@code *} matched nowhere in the rest of the
+     *                   string: then no earlier {@code *} can do better by matching more, so every pending attempt
+     *                   ends at once. With it, and the nesting bound, a pattern's cost is polynomial in its length
+     *                   and the string's, never exponential (Redis 7.0.9's fix for CVE-2022-36021, and the bound of
+     *                   CVE-2024-31228 that Redis 7.0.15 as Debian ships it has too)
+     * @param nesting    how many {@code *} enclose this call: past {@value #MAX_NESTING}, no match, as in Redis
+     */
+    private static boolean match(byte[] p, int pi, byte[] s, int si, boolean nocase, boolean[] skipLonger,
+            int nesting) {
+        if (nesting > MAX_NESTING) {
+            return false;
+        }
         while (pi < p.length) {
             byte pc = p[pi];
             switch (pc) {
@@ -41,10 +56,14 @@ public final class Glob {
                         return true;
                     }
                     for (int k = si; k <= s.length; k++) {
-                        if (match(p, pi + 1, s, k, nocase)) {
+                        if (match(p, pi + 1, s, k, nocase, skipLonger, nesting + 1)) {
                             return true;
                         }
+                        if (skipLonger[0]) {
+                            return false;
+                        }
                     }
+                    skipLonger[0] = true;
                     return false;
                 }
                 case '?' -> {

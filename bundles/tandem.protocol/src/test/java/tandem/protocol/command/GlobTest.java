@@ -125,6 +125,19 @@ class GlobTest {
         }
     }
 
+    /**
+     * The patterns of Redis' own regression tests for CVE-2022-36021 and CVE-2024-31228: without the early exit the
+     * first takes about 2^20 attempts per key, the second recurses 50,000 deep. Both end at once and match nothing.
+     */
+    @Test
+    @Timeout(10)
+    void abusivePatternsEndAtOnceAndMatchNothing() {
+        assertMatch("a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "a".repeat(40), false, false);
+        assertMatch("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "a".repeat(64), true, false);
+        assertMatch("*?".repeat(50_000), "a".repeat(50_000), false, false);
+        assertMatch("*a".repeat(999), "a".repeat(999), false, true); // within the bound: a real match
+    }
+
     private static String randomString(Random random, String alphabet, int maxLength) {
         int length = random.nextInt(maxLength + 1);
         StringBuilder sb = new StringBuilder(length);
@@ -143,13 +156,14 @@ class GlobTest {
     }
 
     /**
-     * A line-by-line transcription of {@code stringmatchlen} from Redis 7.0.0's util.c over NUL-terminated ASCII
-     * strings (index past the end reads as NUL), used as the oracle.
+     * A line-by-line transcription of {@code stringmatchlen} from Redis 7.0's util.c over NUL-terminated ASCII
+     * strings (index past the end reads as NUL), used as the oracle: 7.0.9's {@code skipLongerMatches} and the
+     * nesting bound of CVE-2024-31228 included, as in Debian's 7.0.15.
      */
     private static final class RedisStringmatch {
 
         static boolean matches(String pattern, String string, boolean nocase) {
-            return match(pattern, 0, pattern.length(), string, 0, string.length(), nocase);
+            return match(pattern, 0, pattern.length(), string, 0, string.length(), nocase, new boolean[1], 0);
         }
 
         private static int at(String s, int i) {
@@ -161,7 +175,10 @@ class GlobTest {
         }
 
         private static boolean match(String p, int pi, int patternLen, String s, int si, int stringLen,
-                boolean nocase) {
+                boolean nocase, boolean[] skipLongerMatches, int nesting) {
+            if (nesting > 1000) {
+                return false;
+            }
             while (patternLen > 0 && stringLen > 0) {
                 switch (at(p, pi)) {
                     case '*' -> {
@@ -173,12 +190,17 @@ class GlobTest {
                             return true;
                         }
                         while (stringLen > 0) {
-                            if (match(p, pi + 1, patternLen - 1, s, si, stringLen, nocase)) {
+                            if (match(p, pi + 1, patternLen - 1, s, si, stringLen, nocase, skipLongerMatches,
+                                    nesting + 1)) {
                                 return true;
+                            }
+                            if (skipLongerMatches[0]) {
+                                return false;
                             }
                             si++;
                             stringLen--;
                         }
+                        skipLongerMatches[0] = true;
                         return false;
                     }
                     case '?' -> {

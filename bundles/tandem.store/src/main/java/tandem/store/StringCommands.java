@@ -11,8 +11,18 @@ import tandem.store.Tx.Rec;
 /** The string commands, with Redis 7.0's argument checks, replies and error texts. */
 final class StringCommands {
 
-    /** Redis' default {@code proto-max-bulk-len}: the largest string APPEND and SETRANGE may build. */
+    /**
+     * Redis' default {@code proto-max-bulk-len}: the largest string a journaled write may build when it is applied.
+     * A constant, so that every node decides alike.
+     */
     static final long MAX_STRING = 512L * 1024 * 1024;
+
+    /**
+     * The largest string a write may build on this node, decided before it is sequenced: {@link #MAX_STRING}, or a
+     * quarter of the heap when that is less, so that one command cannot exhaust the heap (values live in RocksDB;
+     * only the one being built is on the heap, a few times over). A refusal on the primary only, never at apply.
+     */
+    static final long MAX_BUILD = Math.min(MAX_STRING, Runtime.getRuntime().maxMemory() / 4);
 
     // the flags of Redis' parseExtendedStringArgumentsOrReply
     private static final int NX = 1;
@@ -138,7 +148,7 @@ final class StringCommands {
     static void checkSetrange(byte[][] a, long nowMs) {
         long offset = rangeOffset(a[2]);
         if (a[3].length > 0) {
-            checkLength(offset, a[3].length);
+            checkLength(MAX_BUILD, offset, a[3].length);
         }
     }
 
@@ -153,12 +163,17 @@ final class StringCommands {
 
     /**
      * {@code checkStringLength(size, append)}: a string of {@code size + append} bytes must not exceed
-     * {@link #MAX_STRING}; written so that the sum cannot overflow (both are non-negative).
+     * {@code bound}; written so that the sum cannot overflow (both are non-negative).
      */
-    static void checkLength(long size, long append) {
-        if (size > MAX_STRING - append) {
+    static void checkLength(long bound, long size, long append) {
+        if (size > bound - append) {
             throw new CommandError(CommandError.TOO_LONG);
         }
+    }
+
+    /** The bound a handler checks a string it builds against: {@link #MAX_BUILD} while a refused write is answered. */
+    static long maxString(Tx tx) {
+        return tx.refusing ? MAX_BUILD : MAX_STRING;
     }
 
     static void get(Tx tx, byte[][] a, Reply r) {
@@ -284,7 +299,7 @@ final class StringCommands {
             r.integer(add.length);
             return;
         }
-        checkLength(old.value().length, add.length);
+        checkLength(maxString(tx), old.value().length, add.length);
         long total = (long) old.value().length + add.length;
         byte[] value = Arrays.copyOf(old.value(), (int) total);
         System.arraycopy(add, 0, value, old.value().length, add.length);
@@ -391,7 +406,7 @@ final class StringCommands {
             r.integer(current.length);
             return;
         }
-        checkLength(offset, value.length);
+        checkLength(maxString(tx), offset, value.length);
         int size = (int) Math.max(current.length, offset + value.length);
         byte[] next = Arrays.copyOf(current, size);
         System.arraycopy(value, 0, next, (int) offset, value.length);

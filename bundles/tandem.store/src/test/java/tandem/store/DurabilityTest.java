@@ -157,12 +157,18 @@ class DurabilityTest {
         for (int attempt = 1; ; attempt++) {
             Files.createDirectories(to);
             try (Stream<Path> files = Files.list(from)) {
-                for (Path f : files.toList()) {
+                List<Path> listed = files.toList();
+                for (Path f : listed) {
                     if (!f.getFileName().toString().equals("LOCK")) {
                         Files.copy(f, to.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                     }
                 }
-                return;
+                try (Stream<Path> again = Files.list(from)) {
+                    if (new java.util.HashSet<>(again.toList()).equals(new java.util.HashSet<>(listed))) {
+                        return; // no file came or went meanwhile: the copy is one instant's state
+                    }
+                }
+                throw new java.nio.file.NoSuchFileException(from + " changed while it was copied");
             } catch (java.nio.file.NoSuchFileException e) {
                 if (attempt == 20) {
                     throw e;

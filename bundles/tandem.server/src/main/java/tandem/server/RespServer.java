@@ -59,6 +59,7 @@ import tandem.api.store.Keyspace;
 import tandem.api.store.StoreStatus;
 import tandem.api.server.ServerStatus;
 import tandem.server.command.ClientSession;
+import tandem.server.command.CommandMonitor;
 import tandem.server.command.CommandTable;
 import tandem.server.command.Commands;
 import tandem.server.command.KeyspaceCommands;
@@ -128,9 +129,28 @@ public final class RespServer implements ServerContext, ReplicationHub {
                 + "this many milliseconds, or holds everything (0..86400000; 0: any connected replica). Applies "
                 + "live.")
         long min_replicas_timeout_ms() default 5000;
+
+        @AttributeDefinition(description = "Commands that hold the logic thread at least this many microseconds "
+                + "are kept in the slow log (SLOWLOG GET); -1: none, 0: every command. Applies live (Redis' "
+                + "slowlog-log-slower-than).")
+        long slowlog_log_slower_than() default 10_000;
+
+        @AttributeDefinition(description = "How many entries the slow log keeps, the newest first (0 or more). "
+                + "Applies live (Redis' slowlog-max-len).")
+        int slowlog_max_len() default 128;
+
+        @AttributeDefinition(description = "Commands that take at least this many milliseconds are recorded as "
+                + "latency events (LATENCY LATEST); 0: off. Applies live (Redis' latency-monitor-threshold).")
+        long latency_monitor_threshold() default 0;
+
+        @AttributeDefinition(description = "The stall watchdog logs a warning, naming the command, when one piece "
+                + "of work holds the logic thread (which serves every client) this many milliseconds, while it still "
+                + "runs, and its full length when it ends (0..3600000; 0: off). Applies live.")
+        long stall_warn_ms() default 1000;
     }
 
     private final Pipeline pipeline;
+    private final CommandMonitor monitor = new CommandMonitor();
     private final CommandTable table;
     private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong(1);
@@ -160,7 +180,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
     public RespServer(Config config, BundleContext context) {
         ServerSettings s = ServerSettings.of(config);
         this.version = context.getBundle().getVersion().toString();
-        this.pipeline = new Pipeline(s.pauseMaxMs());
+        this.pipeline = new Pipeline(s.pauseMaxMs(), monitor);
         this.context = context;
         this.replicationSources = new LazyServices<>(context, ReplicationStatusSource.class);
         this.replicationControls = new LazyServices<>(context, ReplicationControl.class);
@@ -184,6 +204,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
         this.transport = epoll ? "epoll" : "nio";
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        monitor(config);
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, factory);
         this.workerGroup = new MultiThreadIoEventLoopGroup(s.ioThreads(), factory);
         apply(s);
@@ -201,6 +222,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
 
     @Modified
     void modified(Config config) {
+        monitor(config);
         ServerSettings next;
         try {
             next = ServerSettings.of(config);
@@ -233,6 +255,19 @@ public final class RespServer implements ServerContext, ReplicationHub {
             }
         }
         apply(next);
+    }
+
+    /** Gives the command monitor its settings; an invalid one is refused with a logged reason. */
+    private void monitor(Config config) {
+        try {
+            MonitorSettings m = MonitorSettings.of(config);
+            monitor.slowlog(m.slowlogSlowerThanMicros(), m.slowlogMaxLen());
+            monitor.latencyThreshold(m.latencyThresholdMillis());
+            monitor.stallWarn(m.stallWarnMillis());
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.ERROR, "configuration change refused, the running monitor settings stay: {0}",
+                    e.getMessage());
+        }
     }
 
     /** Makes {@code next} the running configuration, with what the pipeline enforces of it. */
@@ -318,6 +353,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
         connections.values().forEach(c -> c.channel().close());
         shutdownGroups();
         pipeline.close();
+        monitor.close();
         LOG.log(Level.INFO, "RESP server stopped");
     }
 
@@ -430,6 +466,11 @@ public final class RespServer implements ServerContext, ReplicationHub {
     @Override
     public String applyStopped() {
         return pipeline.applyStopped();
+    }
+
+    @Override
+    public CommandMonitor monitor() {
+        return monitor;
     }
 
     @Override

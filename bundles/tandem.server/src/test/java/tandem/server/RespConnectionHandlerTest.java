@@ -326,8 +326,8 @@ class RespConnectionHandlerTest {
         assertReplies("INFO nothing\r\n", "$0\r\n\r\n");
         String clients = "# Clients\r\nconnected_clients:3\r\nmaxclients:10000\r\nblocked_clients:0\r\n";
         assertReplies("INFO clients\r\n", "$" + clients.length() + "\r\n" + clients + "\r\n");
-        String stats = "# Stats\r\ntotal_connections_received:42\r\nsync_full:0\r\nsync_partial_ok:0\r\n"
-                + "sync_partial_err:0\r\n";
+        String stats = "# Stats\r\ntotal_connections_received:42\r\ntotal_commands_processed:0\r\n"
+                + "total_error_replies:0\r\nsync_full:0\r\nsync_partial_ok:0\r\nsync_partial_err:0\r\n";
         assertReplies("INFO CLIENTS stats\r\n",
                 "$" + (clients.length() + 2 + stats.length()) + "\r\n" + clients + "\r\n" + stats + "\r\n");
         String all = run(bytes("INFO\r\n"), true).replies;
@@ -343,12 +343,13 @@ class RespConnectionHandlerTest {
     @Test
     @Timeout(10)
     void commandCountListInfoDocs() {
-        assertReplies("COMMAND COUNT\r\n", ":22\r\n");
-        assertReplies("COMMAND LIST\r\n", "*22\r\n$4\r\nping\r\n$4\r\necho\r\n$4\r\nquit\r\n$6\r\nselect\r\n"
+        assertReplies("COMMAND COUNT\r\n", ":24\r\n");
+        assertReplies("COMMAND LIST\r\n", "*24\r\n$4\r\nping\r\n$4\r\necho\r\n$4\r\nquit\r\n$6\r\nselect\r\n"
                 + "$5\r\nhello\r\n$5\r\nmulti\r\n$4\r\nexec\r\n$7\r\ndiscard\r\n$5\r\nwatch\r\n$7\r\nunwatch\r\n"
                 + "$4\r\nauth\r\n$4\r\nwait\r\n"
                 + "$4\r\ntime\r\n$4\r\ninfo\r\n$6\r\nclient\r\n$6\r\nconfig\r\n$7\r\ncommand\r\n"
-                + "$8\r\nreplconf\r\n$5\r\npsync\r\n$9\r\nreplicaof\r\n$7\r\nslaveof\r\n$4\r\nrole\r\n");
+                + "$8\r\nreplconf\r\n$5\r\npsync\r\n$9\r\nreplicaof\r\n$7\r\nslaveof\r\n$4\r\nrole\r\n"
+                + "$7\r\nslowlog\r\n$7\r\nlatency\r\n");
         assertReplies("COMMAND LIST FILTERBY ACLCAT fast\r\n", "-ERR syntax error\r\n");
         assertReplies("COMMAND INFO ping nosuch\r\n", "*2\r\n*10\r\n$4\r\nping\r\n:-1\r\n"
                 + "*4\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n"
@@ -357,7 +358,7 @@ class RespConnectionHandlerTest {
                 + "$25\r\nReturns the given string.\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n"
                 + "$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
         assertReplies("COMMAND DOCS nosuch\r\n", "*0\r\n");
-        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*22\r\n*10\r\n$4\r\nping\r\n");
+        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*24\r\n*10\r\n$4\r\nping\r\n");
         assertThat(run(bytes("COMMAND INFO client|id\r\n"), true).replies)
                 .startsWith("*1\r\n*10\r\n$9\r\nclient|id\r\n:2\r\n");
     }
@@ -420,7 +421,7 @@ class RespConnectionHandlerTest {
                 + "CONFIG GET save\r\nfoo bar\r\nCOMMAND COUNT\r\n\r\n*0\r\nCLIENT ID\r\nQUIT\r\nPING\r\n";
         String expected = HELLO_2_REPLY + "$3\r\nabc\r\n+PONG\r\n$1\r\nx\r\n-ERR DB index is out of range\r\n"
                 + "*2\r\n$4\r\nsave\r\n$0\r\n\r\n-ERR unknown command 'foo', with args beginning with: 'bar' \r\n"
-                + ":22\r\n:7\r\n+OK\r\n";
+                + ":24\r\n:7\r\n+OK\r\n";
         assertThat(assertReplies(script, expected).open).isFalse();
     }
 
@@ -649,6 +650,13 @@ class RespConnectionHandlerTest {
         public String applyStopped() {
             return null;
         }
+
+        @Override
+        public tandem.server.command.CommandMonitor monitor() {
+            return monitor;
+        }
+
+        private final tandem.server.command.CommandMonitor monitor = new tandem.server.command.CommandMonitor();
 
         @Override
         public tandem.api.store.StoreStatus storeStatus() {

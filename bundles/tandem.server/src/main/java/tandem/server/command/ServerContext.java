@@ -73,4 +73,7 @@ public interface ServerContext extends ServerStatus {
 
     /** @return the psync offset at the start of the retained journal (the backlog's floor), 0 without a journal */
     long backlogStart();
+
+    /** @return the command statistics, slow log and latency events of the node */
+    CommandMonitor monitor();
 }

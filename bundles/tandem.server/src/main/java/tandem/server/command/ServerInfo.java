@@ -14,27 +14,33 @@ public final class ServerInfo {
     /** The Redis version whose behaviour Tandem follows; tools read it from {@code INFO} and {@code HELLO}. */
     public static final String REDIS_VERSION = "7.0.0";
 
-    private static final List<String> DEFAULT_SECTIONS = List.of("server", "clients", "memory", "persistence",
-            "stats", "replication", "keyspace");
+    /** Every section, in Redis' order. */
+    private static final List<String> SECTIONS = List.of("server", "clients", "memory", "persistence", "stats",
+            "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace");
+    /** What {@code INFO} alone and {@code INFO default} show: all but the per-command sections, as in Redis. */
+    private static final java.util.Set<String> NOT_DEFAULT = java.util.Set.of("commandstats", "latencystats");
 
     private ServerInfo() {
     }
 
     /**
-     * @param sections lower-case section names as requested; empty, {@code default}, {@code all} and
-     *                 {@code everything} select every section; unknown names select nothing, as in Redis
+     * @param sections lower-case section names as requested; empty and {@code default} select Redis' default
+     *                 sections, {@code all} and {@code everything} every section; unknown names select nothing, as
+     *                 in Redis
      */
     public static String render(ServerContext server, List<String> sections) {
-        boolean all = sections.isEmpty() || sections.contains("default") || sections.contains("all")
-                || sections.contains("everything");
+        boolean all = sections.contains("all") || sections.contains("everything");
+        boolean defaults = sections.isEmpty() || sections.contains("default");
         StringBuilder sb = new StringBuilder();
-        for (String section : DEFAULT_SECTIONS) {
-            if (!all && !sections.contains(section)) {
+        for (String section : SECTIONS) {
+            boolean wanted = all || sections.contains(section) || defaults && !NOT_DEFAULT.contains(section);
+            if (!wanted) {
                 continue;
             }
             if (sb.length() > 0) {
                 sb.append("\r\n");
             }
+            CommandMonitor monitor = server.monitor();
             switch (section) {
                 case "server" -> server(sb, server);
                 case "clients" -> clients(sb, server);
@@ -43,11 +49,68 @@ public final class ServerInfo {
                 case "memory" -> memory(sb);
                 case "persistence" -> persistence(sb, server.journalStatus(), server.storeStatus(),
                         server.applyStopped());
+                case "cpu" -> cpu(sb, monitor);
+                case "modules" -> sb.append("# Modules\r\n");
+                case "commandstats" -> {
+                    sb.append("# Commandstats\r\n");
+                    if (monitor != null) {
+                        monitor.commandstats(sb);
+                    }
+                }
+                case "errorstats" -> {
+                    sb.append("# Errorstats\r\n");
+                    if (monitor != null) {
+                        monitor.errorstats(sb);
+                    }
+                }
+                case "latencystats" -> {
+                    sb.append("# Latencystats\r\n");
+                    if (monitor != null) {
+                        monitor.latencystats(sb);
+                    }
+                }
+                case "cluster" -> sb.append("# Cluster\r\ncluster_enabled:0\r\n");
                 case "keyspace" -> keyspace(sb, server.storeStatus());
                 default -> throw new IllegalStateException(section);
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * Redis' CPU fields: the process's user and system time from {@code /proc/self/stat}, and the logic thread's
+     * (Tandem's "main thread", which runs every command) from the JVM.
+     */
+    private static void cpu(StringBuilder sb, CommandMonitor monitor) {
+        sb.append("# CPU\r\n");
+        long[] ticks = processCpuTicks();
+        line(sb, "used_cpu_sys", seconds(ticks[1] * 10_000_000L));
+        line(sb, "used_cpu_user", seconds(ticks[0] * 10_000_000L));
+        line(sb, "used_cpu_sys_children", "0.000000");
+        line(sb, "used_cpu_user_children", "0.000000");
+        long[] logic = monitor == null ? new long[2] : monitor.logicThreadCpuNanos();
+        line(sb, "used_cpu_sys_main_thread", seconds(Math.max(0, logic[0] - logic[1])));
+        line(sb, "used_cpu_user_main_thread", seconds(logic[1]));
+    }
+
+    /** {@code %ld.%06ld} of a duration in nanoseconds. */
+    private static String seconds(long nanos) {
+        long micros = nanos / 1000;
+        return String.format(Locale.ROOT, "%d.%06d", micros / 1_000_000, micros % 1_000_000);
+    }
+
+    /**
+     * @return {user, system} CPU time of this process in clock ticks (Linux's USER_HZ, 100 per second), from
+     *         fields 14 and 15 of {@code /proc/self/stat}; zeros where that file is not there
+     */
+    private static long[] processCpuTicks() {
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])}; // fields 14, 15, counted from 3
+        } catch (java.io.IOException | RuntimeException e) {
+            return new long[2];
+        }
     }
 
     /**
@@ -206,6 +269,11 @@ public final class ServerInfo {
     private static void stats(StringBuilder sb, ServerContext s) {
         sb.append("# Stats\r\n");
         line(sb, "total_connections_received", Long.toString(s.totalConnections()));
+        CommandMonitor monitor = s.monitor();
+        if (monitor != null) {
+            line(sb, "total_commands_processed", Long.toString(monitor.totalCalls()));
+            line(sb, "total_error_replies", Long.toString(monitor.totalErrorReplies()));
+        }
         ReplicationStatus.Psync psync = psync(s.replicationStatuses());
         line(sb, "sync_full", Long.toString(psync == null ? 0 : psync.syncFull()));
         line(sb, "sync_partial_ok", Long.toString(psync == null ? 0 : psync.syncPartialOk()));

@@ -67,6 +67,15 @@ public final class Connection implements CommandContext {
         this.session = session;
         this.table = table;
         this.server = server;
+        tandem.server.command.CommandMonitor monitor = server == null ? null : server.monitor();
+        if (monitor != null) {
+            writer.errorSink(monitor::error);
+        }
+    }
+
+    /** @return how many error replies this connection has been written, for a command's failed calls */
+    long errorReplies() {
+        return writer.errors();
     }
 
     public Channel channel() {

@@ -28,6 +28,7 @@ import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
 import tandem.protocol.command.CommandPayload;
 import tandem.protocol.command.KeyHash;
+import tandem.server.command.CommandMonitor;
 import tandem.server.command.CommandSpec;
 import tandem.server.resp.RespProtocolError;
 import tandem.server.resp.RespRequest;
@@ -149,6 +150,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private volatile String upstream;
     private boolean followedSomething;
     private final long pauseMillis;
+    private final CommandMonitor monitor;
+    private final boolean ownMonitor;
 
     private volatile boolean running = true;
     private Journal journal;
@@ -182,8 +185,20 @@ public final class Pipeline implements RequestSink, AutoCloseable {
 
     /** @param pauseMillis how long a request waits for a missing journal or store before it is refused */
     public Pipeline(long pauseMillis) {
+        this(pauseMillis, null);
+    }
+
+    /**
+     * @param pauseMillis how long a request waits for a missing journal or store before it is refused
+     * @param monitor     where command statistics, the slow log and the stall watchdog are kept; null: a monitor of
+     *                    the pipeline's own
+     */
+    public Pipeline(long pauseMillis, CommandMonitor monitor) {
+        this.ownMonitor = monitor == null;
+        this.monitor = monitor == null ? new CommandMonitor() : monitor;
         this.pauseMillis = pauseMillis;
         this.logic = new Thread(this::run, "tandem-logic");
+        this.monitor.logicThread(logic);
         logic.setDaemon(true);
         logic.start();
     }
@@ -404,6 +419,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             j.removeDurabilityListener(durability);
         }
         admin.shutdownNow();
+        if (ownMonitor) {
+            monitor.close();
+        }
         logic.interrupt();
         try {
             logic.join(10_000);
@@ -764,6 +782,15 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (applyFailure != null) {
             return;
         }
+        monitor.busy(payload);
+        try {
+            applyEntryGuarded(sequence, timestampNs, tag, payload, reply);
+        } finally {
+            monitor.idle();
+        }
+    }
+
+    private void applyEntryGuarded(long sequence, long timestampNs, byte tag, byte[] payload, Reply reply) {
         switch (tag) {
             case EntryTag.APP -> guarded(sequence, () -> commandName(payload), () -> {
                 List<byte[][]> commands = CommandPayload.decode(payload);
@@ -864,7 +891,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             if (c.transaction != null) {
                 c.transactionFailed = true;
             }
-            immediate(c, "NOAUTH Authentication required.");
+            immediate(c, args, "NOAUTH Authentication required.");
             return;
         }
         switch (name) {
@@ -910,7 +937,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         awaitServices();
         if (unavailable != null) {
-            immediate(c, unavailable);
+            immediate(c, args, unavailable);
             return;
         }
         CommandDescriptor d = keyspace.describe(name);
@@ -919,7 +946,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             return;
         }
         if (!accepts(d, args.length)) {
-            immediate(c, "ERR wrong number of arguments for '" + name + "' command");
+            immediate(c, args, "ERR wrong number of arguments for '" + name + "' command");
             return;
         }
         if (!d.write()) {
@@ -927,12 +954,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             return;
         }
         if (upstream != null) {
-            immediate(c, READONLY);
+            immediate(c, args, READONLY);
             return;
         }
         String refused = refusal();
         if (refused != null) {
-            immediate(c, refused);
+            immediate(c, args, refused);
             return;
         }
         long ts = nextTimestamp();
@@ -947,19 +974,19 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             c.lastWriteSequence = seq;
             touch(d, args);
         } catch (JournalStoppedException e) {
-            immediate(c, journalStopped(e));
+            immediate(c, args, journalStopped(e));
         }
     }
 
     private void multi(Connection c, byte[][] args) {
         if (args.length != 1) {
-            immediate(c, "ERR wrong number of arguments for 'multi' command");
+            immediate(c, args, "ERR wrong number of arguments for 'multi' command");
         } else if (c.transaction != null) {
-            immediate(c, "ERR MULTI calls can not be nested");
+            immediate(c, args, "ERR MULTI calls can not be nested");
         } else {
             c.transaction = new ArrayList<>();
             c.transactionFailed = false;
-            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "+OK"));
         }
     }
 
@@ -969,7 +996,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (d == null) {
             c.transactionFailed = true;
             if (c.table().find(name) != null) {
-                immediate(c, "ERR '" + name + "' is not supported inside a transaction by Tandem");
+                immediate(c, args, "ERR '" + name + "' is not supported inside a transaction by Tandem");
             } else {
                 pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null)); // unknown command error
             }
@@ -977,31 +1004,31 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         if (!accepts(d, args.length)) {
             c.transactionFailed = true;
-            immediate(c, "ERR wrong number of arguments for '" + name + "' command");
+            immediate(c, args, "ERR wrong number of arguments for '" + name + "' command");
             return;
         }
         if (d.write() && upstream != null) {
             c.transactionFailed = true;
-            immediate(c, READONLY);
+            immediate(c, args, READONLY);
             return;
         }
         String refused = d.write() ? refusal() : null;
         if (refused != null) {
             c.transactionFailed = true;
-            immediate(c, refused);
+            immediate(c, args, refused);
             return;
         }
         c.transaction.add(args);
-        pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+QUEUED"));
+        pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "+QUEUED"));
     }
 
     private void exec(Connection c, byte[][] args) {
         if (args.length != 1) {
-            immediate(c, "ERR wrong number of arguments for 'exec' command");
+            immediate(c, args, "ERR wrong number of arguments for 'exec' command");
             return;
         }
         if (c.transaction == null) {
-            immediate(c, "ERR EXEC without MULTI");
+            immediate(c, args, "ERR EXEC without MULTI");
             return;
         }
         List<byte[][]> commands = c.transaction;
@@ -1010,16 +1037,16 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         c.transaction = null;
         watches.unwatchAll(c);
         if (failed) {
-            immediate(c, "EXECABORT Transaction discarded because of previous errors.");
+            immediate(c, args, "EXECABORT Transaction discarded because of previous errors.");
             return;
         }
         if (touchedSinceWatch) {
-            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "*-1"));
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "*-1"));
             return;
         }
         awaitServices();
         if (unavailable != null) {
-            immediate(c, unavailable);
+            immediate(c, args, unavailable);
             return;
         }
         boolean writes = false;
@@ -1032,12 +1059,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             return;
         }
         if (upstream != null) {
-            immediate(c, "EXECABORT Transaction discarded because of previous errors.");
+            immediate(c, args, "EXECABORT Transaction discarded because of previous errors.");
             return;
         }
         String refused = refusal();
         if (refused != null) {
-            immediate(c, refused);
+            immediate(c, args, refused);
             return;
         }
         long ts = nextTimestamp();
@@ -1052,42 +1079,42 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 }
             }
         } catch (JournalStoppedException e) {
-            immediate(c, journalStopped(e));
+            immediate(c, args, journalStopped(e));
         }
     }
 
     private void discard(Connection c, byte[][] args) {
         if (args.length != 1) {
-            immediate(c, "ERR wrong number of arguments for 'discard' command");
+            immediate(c, args, "ERR wrong number of arguments for 'discard' command");
         } else if (c.transaction == null) {
-            immediate(c, "ERR DISCARD without MULTI");
+            immediate(c, args, "ERR DISCARD without MULTI");
         } else {
             c.transaction = null;
             watches.unwatchAll(c);
-            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "+OK"));
         }
     }
 
     private void watch(Connection c, byte[][] args) {
         if (args.length < 2) {
-            immediate(c, "ERR wrong number of arguments for 'watch' command");
+            immediate(c, args, "ERR wrong number of arguments for 'watch' command");
         } else if (c.transaction != null) {
             c.transactionFailed = true;
-            immediate(c, "ERR WATCH inside MULTI is not allowed");
+            immediate(c, args, "ERR WATCH inside MULTI is not allowed");
         } else {
             for (int i = 1; i < args.length; i++) {
                 watches.watch(c, args[i]);
             }
-            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "+OK"));
         }
     }
 
     private void unwatch(Connection c, byte[][] args) {
         if (args.length != 1) {
-            immediate(c, "ERR wrong number of arguments for 'unwatch' command");
+            immediate(c, args, "ERR wrong number of arguments for 'unwatch' command");
         } else {
             watches.unwatchAll(c);
-            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "+OK"));
+            pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "+OK"));
         }
     }
 
@@ -1118,11 +1145,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      */
     private void waitCommand(Connection c, byte[][] args) {
         if (args.length != 3) {
-            immediate(c, "ERR wrong number of arguments for 'wait' command");
+            immediate(c, args, "ERR wrong number of arguments for 'wait' command");
             return;
         }
         if (upstream != null) {
-            immediate(c, WAIT_ON_REPLICA);
+            immediate(c, args, WAIT_ON_REPLICA);
             return;
         }
         long replicas;
@@ -1131,11 +1158,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             replicas = tandem.protocol.command.String2ll.parse(args[1]);
             timeout = tandem.protocol.command.String2ll.parse(args[2]);
         } catch (NumberFormatException e) {
-            immediate(c, "ERR value is not an integer or out of range");
+            immediate(c, args, "ERR value is not an integer or out of range");
             return;
         }
         if (timeout < 0) {
-            immediate(c, "ERR timeout is negative");
+            immediate(c, args, "ERR timeout is negative");
             return;
         }
         long deadline = timeout == 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
@@ -1143,8 +1170,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         pending.add(new Pending(c, Kind.WAIT, 0, 0, args, null, null));
     }
 
-    private void immediate(Connection c, String error) {
-        pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, null, null, "-" + error));
+    private void immediate(Connection c, byte[][] args, String error) {
+        pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "-" + error));
     }
 
     private static String journalStopped(JournalStoppedException e) {
@@ -1290,8 +1317,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private void executeIsolated(Pending p) {
         Connection c = p.connection();
         int mark = c == null ? 0 : c.replyMark();
+        long errors = c == null ? 0 : c.errorReplies();
+        monitor.busy(p.args() != null ? p.args() : p.kind());
+        long started = System.nanoTime();
         try {
             execute(p);
+            if (c != null) {
+                account(p, System.nanoTime() - started, c.errorReplies() > errors);
+            }
         } catch (RuntimeException | Error e) {
             String name = p.args() != null ? name(p.args()) : p.kind().toString().toLowerCase(Locale.ROOT);
             LOG.log(Level.ERROR, "''" + name + "'' failed unexpectedly; its client is answered with an error", e);
@@ -1300,7 +1333,78 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 c.reply().error("ERR internal error while running '" + name + "': " + e);
                 touched.add(c);
             }
+        } finally {
+            monitor.idle();
         }
+    }
+
+    /**
+     * Counts a request in the command statistics as Redis does: a refusal before it ran is a rejected call; a run
+     * that answered an error is a failed call; a transaction counts EXEC and each of its commands.
+     */
+    private void account(Pending p, long durationNs, boolean failed) {
+        switch (p.kind()) {
+            case IMMEDIATE -> {
+                String name = statName(p.connection(), p.args());
+                if (name == null || p.immediate().equals("+QUEUED")) {
+                    return;
+                }
+                if (p.immediate().startsWith("-")) {
+                    monitor.rejected(name);
+                } else {
+                    monitor.executed(name, isFast(p.connection(), name), p.args(), p.connection().session(),
+                            durationNs, false);
+                }
+            }
+            case TRANSACTION, READ_TRANSACTION -> {
+                for (byte[][] command : p.commands()) {
+                    monitor.counted(name(command));
+                }
+                monitor.executed("exec", false, EXEC, p.connection().session(), durationNs, failed);
+            }
+            case READ, REFUSED, WRITE, CONNECTION, WAIT -> {
+                String name = statName(p.connection(), p.args());
+                if (name != null) {
+                    monitor.executed(name, isFast(p.connection(), name), p.args(), p.connection().session(),
+                            durationNs, failed);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private static final byte[][] EXEC = {{'e', 'x', 'e', 'c'}};
+
+    /**
+     * @return the name Redis keeps statistics under ({@code get}, {@code client|list}), or null for a command
+     *         this node does not know
+     */
+    private String statName(Connection c, byte[][] args) {
+        if (args == null || args.length == 0) {
+            return null;
+        }
+        String name = name(args);
+        CommandSpec spec = c.table().find(name);
+        if (spec != null) {
+            if (spec.isContainer() && args.length > 1) {
+                String sub = name(new byte[][] {args[1]});
+                return spec.subcommands().containsKey(sub) ? name + "|" + sub : null;
+            }
+            return name;
+        }
+        Keyspace k = keyspace;
+        return k != null && k.describe(name) != null ? name : null;
+    }
+
+    private boolean isFast(Connection c, String statName) {
+        CommandSpec spec = c.table().find(statName);
+        if (spec != null) {
+            return spec.flags().contains("fast");
+        }
+        Keyspace k = keyspace;
+        CommandDescriptor d = k == null ? null : k.describe(statName);
+        return d != null && d.flags().contains("fast");
     }
 
     /** Sequences one event with a guard: a request that fails unexpectedly here is answered with an error. */
@@ -1311,7 +1415,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             LOG.log(Level.ERROR, "a request failed unexpectedly before it was sequenced; it is answered with an error",
                     t);
             if (e.connection() != null && e.message() != CLOSED) {
-                immediate(e.connection(), "ERR internal error: " + t);
+                immediate(e.connection(), null, "ERR internal error: " + t);
             }
         }
     }

@@ -17,6 +17,19 @@ public final class RespWriter implements Reply {
     private static final byte[] NULL_ARRAY = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private ByteBuf out;
+    private java.util.function.Consumer<String> errorSink;
+    private long errors;
+
+    /** Tells {@code sink} the text of every error reply written from now on ({@code INFO errorstats}). */
+    public RespWriter errorSink(java.util.function.Consumer<String> sink) {
+        this.errorSink = sink;
+        return this;
+    }
+
+    /** @return how many error replies this writer has written */
+    public long errors() {
+        return errors;
+    }
 
     /** Directs the following replies into {@code buffer}. */
     public RespWriter target(ByteBuf buffer) {
@@ -44,6 +57,10 @@ public final class RespWriter implements Reply {
      */
     @Override
     public RespWriter error(String text) {
+        errors++;
+        if (errorSink != null) {
+            errorSink.accept(text);
+        }
         out.writeByte('-');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

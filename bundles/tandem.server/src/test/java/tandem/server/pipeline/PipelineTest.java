@@ -48,20 +48,26 @@ class PipelineTest {
     private final CommandTable table = Commands.table();
     private Pipeline pipeline;
     private volatile String requirePass;
+    private final tandem.server.command.CommandMonitor monitor = new tandem.server.command.CommandMonitor();
     /** The server as AUTH sees it: only its requirepass. */
     private final tandem.server.command.ServerContext server = (tandem.server.command.ServerContext)
             java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {tandem.server.command.ServerContext.class},
-                    (proxy, method, args) -> method.getName().equals("requirePass") ? requirePass : null);
+                    (proxy, method, args) -> switch (method.getName()) {
+                        case "requirePass" -> requirePass;
+                        case "monitor" -> monitor;
+                        default -> null;
+                    });
 
     @BeforeEach
     void start() {
-        pipeline = new Pipeline(2000);
+        pipeline = new Pipeline(2000, monitor);
     }
 
     @AfterEach
     void stop() {
         pipeline.close();
+        monitor.close();
     }
 
     /** A client whose replies the test reads; requests go straight into the pipeline as decoded messages. */
@@ -107,6 +113,32 @@ class PipelineTest {
 
     private static final String STOPPED = "-MISCONF writes are stopped: applying journal entry 2 (BOOM) failed: "
             + "java.lang.ArrayIndexOutOfBoundsException: boom; reads go on, see INFO persistence\r\n";
+
+    @Test
+    void commandsAreCountedAsRedisCountsThemAndTheSlowLogShowsThem() {
+        monitor.slowlog(0, 128);
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.send("GET", "k");
+        c.send("GET");
+        c.send("SET", "k", "bad");
+        c.send("SLOWLOG", "LEN");
+        c.awaitReplies("+OK\r\n$1\r\nv\r\n-ERR wrong number of arguments for 'get' command\r\n"
+                + "-ERR bad value (the key holds v)\r\n:3\r\n");
+        StringBuilder stats = new StringBuilder();
+        monitor.commandstats(stats);
+        assertThat(stats.toString())
+                .contains("cmdstat_get:calls=1,").contains(",rejected_calls=1,failed_calls=0\r\n")
+                .contains("cmdstat_set:calls=2,").contains(",rejected_calls=0,failed_calls=1\r\n")
+                .contains("cmdstat_slowlog|len:calls=1,");
+        StringBuilder errors = new StringBuilder();
+        monitor.errorstats(errors);
+        assertThat(errors).hasToString("errorstat_ERR:count=2\r\n");
+        c.send("SLOWLOG", "GET", "1");
+        await("the newest entry is SLOWLOG LEN", () -> c.received.toString().contains("$7\r\nSLOWLOG\r\n$3\r\nLEN"));
+    }
 
     @Test
     void aWriteThatFailsItsCheckIsNeverJournaledAndIsAnsweredAtItsTurn() {

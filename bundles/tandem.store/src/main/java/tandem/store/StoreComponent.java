@@ -130,13 +130,27 @@ public final class StoreComponent implements Keyspace {
         flushTask = flusher.scheduleWithFixedDelay(this::flushQuietly, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
     }
 
+    /** The failure the last background flush logged, so that one that keeps failing logs once a minute. */
+    private String lastFlushFailure;
+    private long lastFlushFailureLoggedNs;
+
     private void flushQuietly() {
         RocksKeyspace k = keyspace;
         try {
             k.flush();
+            if (lastFlushFailure != null) {
+                LOG.log(Level.INFO, "background flush succeeds again");
+                lastFlushFailure = null;
+            }
         } catch (RuntimeException e) {
-            if (k == keyspace) { // a keyspace an install closed meanwhile has nothing left to flush
-                LOG.log(Level.ERROR, "background flush failed: {0}", e.getMessage());
+            long now = System.nanoTime();
+            boolean repeated = String.valueOf(e.getMessage()).equals(lastFlushFailure)
+                    && now - lastFlushFailureLoggedNs < TimeUnit.MINUTES.toNanos(1);
+            if (k == keyspace && !repeated) { // a keyspace an install closed meanwhile has nothing left to flush
+                LOG.log(Level.ERROR, "background flush failed (logged again once a minute while it fails the same "
+                        + "way): {0}", e.getMessage());
+                lastFlushFailure = String.valueOf(e.getMessage());
+                lastFlushFailureLoggedNs = now;
             }
         }
     }

@@ -63,4 +63,98 @@ class FullDiskSystemTest {
             TandemNode.run(Duration.ofSeconds(10), "umount", "-l", mount.toString());
         }
     }
+
+    /**
+     * The store on a full disk, the journal not: RocksDB refuses the write of an entry the journal holds, so the
+     * node stops applying (fail-stop: nothing after that entry is applied, no write is sequenced, reads go on,
+     * INFO and the shell say why). Once there is room again, restarting the store bundle retries the entry, and
+     * everything journaled is applied, the writes whose clients were told they are journaled included.
+     */
+    @Test
+    void aStoreThatCannotWriteStopsApplyingAndResumesWhenItCan() throws Exception {
+        Path home = TandemNode.newHome("fullstore");
+        Path mount = home.resolve("small-disk");
+        Files.createDirectories(mount);
+        TandemNode.Result mounted = TandemNode.run(Duration.ofSeconds(10), "mount", "-t", "tmpfs", "-o", "size=4m",
+                "tmpfs", mount.toString());
+        assertThat(mounted.exit()).as("mount a tmpfs (the tests run as root): %s", mounted.err()).isZero();
+        try (TandemNode node = TandemNode.start(home, TandemNode.freePort(), Map.of(), "--config",
+                "tandem.store:directory=" + mount.resolve("store"), "--config", "tandem.store:flush.interval.ms=50")) {
+            String value = "y".repeat(4000);
+            long acknowledged = 0;
+            String refusal = null;
+            try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+                for (int i = 0; i < 20_000 && refusal == null; i++) {
+                    try {
+                        jedis.set("k" + i, value);
+                        acknowledged = i + 1;
+                    } catch (JedisDataException e) {
+                        refusal = e.getMessage();
+                    }
+                }
+                assertThat(refusal).as("the store's disk filled up").isNotNull()
+                        .matches("MISCONF writes are stopped: applying journal entry \\d+ \\(SET\\) failed: .*");
+                assertThat(acknowledged).isGreaterThan(100);
+                String info = jedis.info("persistence");
+                assertThat(info).contains("apply_status:stopped").containsPattern(
+                        "apply_stopped_reason:applying journal entry \\d+ \\(SET\\) failed: ");
+                long journaled = Long.parseLong(field(info, "journal_last_sequence"));
+                try {
+                    jedis.incr("after");
+                    throw new AssertionError("a write was acknowledged after applying stopped");
+                } catch (JedisDataException expected) {
+                    assertThat(expected.getMessage()).startsWith("MISCONF writes are stopped")
+                            .doesNotContain("journaled as");
+                }
+                assertThat(field(jedis.info("persistence"), "journal_last_sequence"))
+                        .as("a write refused while applying is stopped is never journaled")
+                        .isEqualTo(Long.toString(journaled));
+                assertThat(jedis.get("k0")).as("reads go on").isEqualTo(value);
+                assertThat(jedis.get("k" + (acknowledged - 1))).isEqualTo(value);
+            }
+            assertThat(node.shell("server:status").out()).contains("apply: STOPPED, writes are refused");
+            assertThat(node.log()).containsPattern("fail-stop: applying journal entry \\d+ \\(SET\\) failed");
+
+            TandemNode.Result grown = TandemNode.run(Duration.ofSeconds(10), "mount", "-o", "remount,size=256m",
+                    mount.toString());
+            assertThat(grown.exit()).as(grown.err()).isZero();
+            long store = bundleId(node, "Tandem store");
+            assertThat(node.shell("stop " + store).exit()).isZero();
+            assertThat(node.shell("start " + store).exit()).isZero();
+            TandemNode.await("applying resumes", Duration.ofSeconds(30),
+                    () -> "apply_status:ok".equals(infoLine(node.port(), "apply_status")));
+            try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+                assertThat(jedis.incr("after")).isEqualTo(1);
+                for (long i = 0; i < acknowledged; i++) {
+                    assertThat(jedis.exists("k" + i)).as("acknowledged k%d", i).isTrue();
+                }
+                assertThat(jedis.get("k" + acknowledged)).as("the write that failed to apply was journaled: it "
+                        + "applies on the retry").isEqualTo(value);
+            }
+            assertThat(node.log()).as("what the shell's start did is in the node's log, not the shell's")
+                    .contains("a store is bound again: its replay retries the entry that failed");
+        } finally {
+            TandemNode.run(Duration.ofSeconds(10), "umount", "-l", mount.toString());
+        }
+    }
+
+    private static String infoLine(int port, String name) {
+        try (Jedis jedis = new Jedis("127.0.0.1", port)) {
+            return name + ":" + field(jedis.info("persistence"), name);
+        }
+    }
+
+    private static String field(String info, String name) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + ":(\\S+)").matcher(info);
+        assertThat(m.find()).as("%s in %s", name, info).isTrue();
+        return m.group(1);
+    }
+
+    private static long bundleId(TandemNode node, String name) throws java.io.IOException {
+        TandemNode.Result lb = node.shell("lb");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\s*(\\d+)\\|Active\\s*\\|\\s*\\d+\\|"
+                + java.util.regex.Pattern.quote(name) + " ").matcher(lb.out());
+        assertThat(m.find()).as("%s in%n%s", name, lb.out()).isTrue();
+        return Long.parseLong(m.group(1));
+    }
 }

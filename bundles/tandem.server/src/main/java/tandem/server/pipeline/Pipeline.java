@@ -79,10 +79,21 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     /** Why applying stopped: the entry, its command, and what went wrong. */
     record ApplyFailure(long sequence, String command, String cause) {
 
-        /** What writers are answered while applying is stopped. */
+        /** What a write is answered that is refused, before it is sequenced, while applying is stopped. */
         String error() {
             return "MISCONF writes are stopped: applying journal entry " + sequence + " (" + command + ") failed: "
                     + cause + "; reads go on, see INFO persistence";
+        }
+
+        /**
+         * What a write is answered that was journaled (as {@code journaled}) before applying stopped, the failed
+         * one included: it is not applied now, but it is in the journal, which replicas hold too, so it applies
+         * once applying resumes.
+         */
+        String error(long journaled) {
+            return "MISCONF writes are stopped: applying journal entry " + sequence + " (" + command + ") failed: "
+                    + cause + "; this write is journaled as entry " + journaled + " and applies when applying "
+                    + "resumes; reads go on, see INFO persistence";
         }
 
         @Override
@@ -1286,7 +1297,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
             missingSinceNs = 0;
             if (p.sequence() > 0 && applyFailure != null) {
-                failHead(applyFailure.error()); // journaled, but nothing after the failed entry is applied
+                failHead(applyFailure.error(p.sequence())); // journaled, but nothing after the failed entry applies
                 continue;
             }
             if (p.sequence() > 0 && journal.durableSequence() < p.sequence()) {
@@ -1528,7 +1539,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             return true;
         }
         c.resetReply(mark);
-        c.reply().error(applyFailure.error());
+        c.reply().error(applyFailure.error(p.sequence()));
         return false;
     }
 

@@ -114,6 +114,12 @@ class PipelineTest {
     private static final String STOPPED = "-MISCONF writes are stopped: applying journal entry 2 (BOOM) failed: "
             + "java.lang.ArrayIndexOutOfBoundsException: boom; reads go on, see INFO persistence\r\n";
 
+    private static String stoppedJournaled(long sequence) {
+        return "-MISCONF writes are stopped: applying journal entry 2 (BOOM) failed: "
+                + "java.lang.ArrayIndexOutOfBoundsException: boom; this write is journaled as entry " + sequence
+                + " and applies when applying resumes; reads go on, see INFO persistence\r\n";
+    }
+
     @Test
     void commandsAreCountedAsRedisCountsThemAndTheSlowLogShowsThem() {
         monitor.slowlog(0, 128);
@@ -169,7 +175,7 @@ class PipelineTest {
         c.send("SET", "k", "after"); // journaled before BOOM fails to apply: never applied behind it
         await("both writes are journaled", () -> journal.lastSequence() == 3);
         journal.holdDurability(false);
-        c.awaitReplies("+OK\r\n" + STOPPED + STOPPED);
+        c.awaitReplies("+OK\r\n" + stoppedJournaled(2) + stoppedJournaled(3));
         Client d = new Client(2);
         d.send("GET", "k");
         d.send("SET", "x", "1");
@@ -179,8 +185,29 @@ class PipelineTest {
         assertThat(pipeline.applyStopped()).isEqualTo("applying journal entry 2 (BOOM) failed: "
                 + "java.lang.ArrayIndexOutOfBoundsException: boom");
 
+        List<String> logged = new CopyOnWriteArrayList<>();
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("tandem.server");
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                logged.add(new java.util.logging.SimpleFormatter().formatMessage(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
         keyspace.defused = true; // a fixed store bundle is bound: its replay retries entry 2, then goes on
+        pipeline.keyspace(null);
         pipeline.keyspace(keyspace);
+        logger.removeHandler(handler);
+        assertThat(logged).contains("a store is bound again: its replay retries the entry that failed (applying "
+                + "journal entry 2 (BOOM) failed: java.lang.ArrayIndexOutOfBoundsException: boom)");
         await("the replay applies entries 2 and 3", () -> keyspace.appliedSequence() == 3);
         assertThat(pipeline.applyStopped()).isNull();
         d.send("GET", "k");

@@ -44,6 +44,10 @@ public final class ReplicationCommands {
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     volatile List<ReplicationControl> controls = List.of();
 
+    /** Whether this node applies what it replicates (a replica that stopped applying still receives). */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile tandem.api.server.ServerStatus server;
+
     @Descriptor("shows each replication protocol: role, ack policy, epoch, listening address; on a primary one line "
             + "per replica (id, address, state, sent, in-memory, acked, lag, last ack age), on a replica its link "
             + "to the primary")
@@ -89,6 +93,12 @@ public final class ReplicationCommands {
             if (u == null || !s.replicas().isEmpty()) {
                 replicas(out, s.replicas());
             }
+        }
+        tandem.api.server.ServerStatus srv = server;
+        String stopped = srv == null ? null : srv.applyStopped();
+        if (stopped != null) {
+            out.append(System.lineSeparator());
+            line(out, "apply:", "STOPPED, writes are refused and nothing more is applied: " + stopped);
         }
         return out.toString().stripTrailing();
     }

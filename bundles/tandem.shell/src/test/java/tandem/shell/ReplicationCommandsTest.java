@@ -95,6 +95,20 @@ class ReplicationCommandsTest {
     }
 
     @Test
+    void statusOfAReplicaThatStoppedApplyingSaysSo() throws Exception {
+        journal.status = new ReplicationStatus("journal", "replica", AckPolicy.DISK, 1, null,
+                new ReplicationStatus.Upstream("10.0.0.1:7379", "streaming", 12, 12, 5, null), List.of());
+        bind(journal);
+        commands.server = (tandem.api.server.ServerStatus) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {tandem.api.server.ServerStatus.class},
+                (proxy, method, args) -> method.getName().equals("applyStopped")
+                        ? "applying journal entry 9 (SETRANGE) failed: java.lang.IllegalStateException: boom" : null);
+        assertThat(run("repl:status").toString()).endsWith(String.join(NL, "last error:  -", "",
+                "apply:       STOPPED, writes are refused and nothing more is applied: applying journal entry 9 "
+                        + "(SETRANGE) failed: java.lang.IllegalStateException: boom"));
+    }
+
+    @Test
     void statusOfAReplicaShowsItsUpstream() throws Exception {
         journal.status = new ReplicationStatus("journal", "replica", null, 2, null,
                 new ReplicationStatus.Upstream("10.0.0.1:7379", "refused", 0, 0, -1,

@@ -96,7 +96,13 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         closeReason = String.valueOf(cause);
-        LOG.log(Level.WARNING, "closing client id=" + session.id() + " addr=" + session.remoteAddress(), cause);
+        if (cause instanceof java.io.IOException) {
+            // the peer went away (a reset, a broken pipe): ordinary for clients that close without QUIT
+            LOG.log(Level.DEBUG, "closing client id={0} addr={1}: {2}", session.id(), session.remoteAddress(),
+                    closeReason);
+        } else {
+            LOG.log(Level.WARNING, "closing client id=" + session.id() + " addr=" + session.remoteAddress(), cause);
+        }
         ctx.close();
     }
 }

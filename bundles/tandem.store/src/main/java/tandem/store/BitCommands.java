@@ -36,8 +36,9 @@ final class BitCommands {
     }
 
     /**
-     * {@code getBitOffsetFromArgument}: a bit offset, not negative, within a string of {@link StringCommands#MAX_STRING}
-     * bytes. With {@code hash} (BITFIELD), {@code #n} means n times {@code bits}; the product wraps as it does in C.
+     * {@code getBitOffsetFromArgument}: a bit offset, not negative, within a string of
+     * {@link StringCommands#MAX_STRING} bytes. With {@code hash} (BITFIELD), {@code #n} means n times {@code bits};
+     * the product wraps as it does in C.
      */
     static long bitOffset(byte[] arg, boolean hash, int bits) {
         boolean usehash = hash && bits > 0 && arg.length > 0 && arg[0] == '#';

@@ -460,7 +460,8 @@ final class StringCommands {
             throw new CommandError("ERR If you want both the length and indexes, please just use IDX.");
         }
         boolean path = getIdx || !getLen;
-        if ((x.length + 1L) * (y.length + 1L) > LCS_MAX_CELLS || path && (long) x.length * y.length > LCS_MAX_PATH_BITS) {
+        if ((x.length + 1L) * (y.length + 1L) > LCS_MAX_CELLS
+                || path && (long) x.length * y.length > LCS_MAX_PATH_BITS) {
             throw new CommandError(LCS_TOO_BIG);
         }
         long[] back = path ? new long[(int) (((long) x.length * y.length + 63) >>> 6)] : null;

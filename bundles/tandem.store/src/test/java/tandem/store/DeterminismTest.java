@@ -93,7 +93,8 @@ class DeterminismTest {
                     assertThat(two.ks.digest()).isEqualTo(one.ks.digest());
                     for (String key : KEYS) {
                         // the encoding flags are not in the digest: compare them apart
-                        assertThat(two.run("object encoding " + key)).as(key).isEqualTo(one.run("object encoding " + key));
+                        assertThat(two.run("object encoding " + key)).as(key)
+                                .isEqualTo(one.run("object encoding " + key));
                     }
                     assertThat(two.ks.appliedSequence()).isEqualTo(one.ks.appliedSequence());
                     assertThat(two.ks.status().keys()).isEqualTo(one.ks.status().keys());

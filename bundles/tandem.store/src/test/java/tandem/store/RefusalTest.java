@@ -54,7 +54,8 @@ class RefusalTest {
             h.run("hset h f v");
             long applied = h.ks.appliedSequence();
             assertThat(h.run("setbit s " + bit + " 1")).isEqualTo(tooLong);
-            assertThat(h.run("setbit s " + (bit - 1) + " 2")).isEqualTo("-ERR bit is not an integer or out of range\\r\\n");
+            assertThat(h.run("setbit s " + (bit - 1) + " 2"))
+                    .isEqualTo("-ERR bit is not an integer or out of range\\r\\n");
             // Redis bounds the offset before it looks at the key: so does the node's bound
             assertThat(h.run("setbit h " + bit + " 1")).isEqualTo(tooLong);
             assertThat(h.run("bitfield s set u8 " + (bit - 4) + " 1")).isEqualTo(tooLong);

@@ -54,7 +54,8 @@ final class ObjectCommands {
     /** Redis' {@code OBJECT ENCODING} of a record, from its bytes and its encoding flags. */
     static String encoding(Rec rec) {
         if (rec.isHash()) {
-            return rec.has(Tx.ENC_RAW) ? "hashtable" : "listpack";
+            // the count also tells for a hash stored before the flag existed
+            return rec.has(Tx.ENC_RAW) || rec.fieldCount() > HashCommands.SMALL_HASH ? "hashtable" : "listpack";
         }
         if (rec.has(Tx.ENC_RAW)) {
             return "raw";
@@ -189,7 +190,7 @@ final class ObjectCommands {
                 default -> ROBJ + sdsAllocation(length);
             };
         }
-        if (!rec.has(Tx.ENC_RAW)) {
+        if (encoding(rec).equals("listpack")) {
             long bytes = 6 + 1; // header and end byte
             for (byte[][] pair : tx.fields(key)) {
                 bytes += listpackEntry(pair[0]) + listpackEntry(pair[1]);

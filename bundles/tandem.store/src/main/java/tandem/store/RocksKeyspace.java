@@ -57,7 +57,7 @@ import tandem.store.Tx.Rec;
  * "hashtable" (more than 128 fields or a field or value over 64 bytes at some point), for good. Bit 6 ({@code 0x40},
  * {@link Tx#ENC_PLAIN}) on a string: made by INCRBYFLOAT, so never "int". Bits 5 and 4 are 0. Without a flag a
  * string is "int", "embstr" or "raw" by its bytes and a hash is a "listpack". A record written before the flags
- * existed reads as unflagged; the reverse does not hold: code from before the flags compares the whole byte and
+ * existed reads as unflagged (a hash of more than 128 fields still reads as a hashtable); the reverse does not hold: code from before the flags compares the whole byte and
  * would take a flagged hash for a string, so a checkpoint cut by this layout must not be installed on an older
  * node. The flags are deterministic (every replica applies the same commands) but not part of the data: every
  * comparison of types and the digest use the type code alone.

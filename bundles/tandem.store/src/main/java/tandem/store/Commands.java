@@ -83,6 +83,26 @@ final class Commands {
                 "Get a substring of the string stored at a key", StringCommands::getrange);
         d("setrange", 4, true, 1, 1, 1, List.of("write", "denyoom"), "string", "2.2.0",
                 "Overwrite part of a string at key starting at the specified offset", StringCommands::setrange, StringCommands::checkSetrange);
+        d("lcs", -3, false, 1, 2, 1, List.of("readonly"), "string", "7.0.0",
+                "Find longest common substring", StringCommands::lcs);
+        // bitmaps
+        d("setbit", 4, true, 1, 1, 1, List.of("write", "denyoom"), "bitmap", "2.2.0",
+                "Sets or clears the bit at offset in the string value stored at key", BitCommands::setbit,
+                BitCommands::checkSetbit);
+        d("getbit", 3, false, 1, 1, 1, List.of("readonly", "fast"), "bitmap", "2.2.0",
+                "Returns the bit value at offset in the string value stored at key", BitCommands::getbit);
+        d("bitcount", -2, false, 1, 1, 1, List.of("readonly"), "bitmap", "2.6.0",
+                "Count set bits in a string", BitCommands::bitcount);
+        d("bitpos", -3, false, 1, 1, 1, List.of("readonly"), "bitmap", "2.8.7",
+                "Find first bit set or clear in a string", BitCommands::bitpos);
+        d("bitop", -4, true, 2, -1, 1, List.of("write", "denyoom"), "bitmap", "2.6.0",
+                "Perform bitwise operations between strings", BitCommands::bitop, BitCommands::checkBitop);
+        d("bitfield", -2, true, 1, 1, 1, List.of("write", "denyoom"), "bitmap", "3.2.0",
+                "Perform arbitrary bitfield integer operations on strings", BitCommands::bitfield,
+                BitCommands::checkBitfield);
+        d("bitfield_ro", -2, false, 1, 1, 1, List.of("readonly", "fast"), "bitmap", "6.0.0",
+                "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD",
+                BitCommands::bitfieldRo);
         // keys
         d("del", -2, true, 1, -1, 1, List.of("write"), "generic", "1.0.0",
                 "Delete a key", KeyCommands::del);
@@ -127,6 +147,10 @@ final class Commands {
                 "Remove all keys from the current database", KeyCommands::flush, KeyCommands::checkFlush);
         d("flushall", -1, true, 0, 0, 0, List.of("write"), "server", "1.0.0",
                 "Remove all keys from all databases", KeyCommands::flush, KeyCommands::checkFlush);
+        d("object", -2, false, 0, 0, 0, List.of(), "generic", "2.2.3",
+                "A container for object introspection commands", ObjectCommands::object);
+        d("memory", -2, false, 0, 0, 0, List.of(), "server", "4.0.0",
+                "A container for memory diagnostics commands", ObjectCommands::memory);
         // hashes
         d("hset", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
                 "Set the string value of a hash field", HashCommands::hset, HashCommands::checkHset);

@@ -1,7 +1,10 @@
 package tandem.store;
 
+import static tandem.store.Tx.NO_EXPIRY;
+
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import tandem.api.store.Reply;
@@ -16,8 +19,13 @@ import tandem.store.Tx.Rec;
  */
 final class HashCommands {
 
-    /** Redis' {@code hash-max-listpack-entries}: a hash this small is scanned in one HSCAN call, cursor 0. */
+    /**
+     * Redis' default {@code hash-max-listpack-entries}: a hash this small is scanned in one HSCAN call, cursor 0; a
+     * larger one is a hashtable in Redis. A constant: CONFIG SET does not change it in Tandem.
+     */
     static final int SMALL_HASH = 128;
+    /** Redis' default {@code hash-max-listpack-value}: a longer field or value makes the hash a hashtable. */
+    static final int LISTPACK_VALUE = 64;
 
     private HashCommands() {
     }
@@ -45,6 +53,23 @@ final class HashCommands {
         return by;
     }
 
+    /**
+     * The encoding flags of a hash that a write leaves with {@code count} fields, having given it {@code written}
+     * (fields and values): Redis converts a listpack to a hashtable once it has more than {@value #SMALL_HASH} fields
+     * or is given a field or value longer than {@value #LISTPACK_VALUE} bytes, and never converts it back.
+     */
+    private static int encoding(Rec old, long count, byte[]... written) {
+        boolean table = old != null && old.has(Tx.ENC_RAW) || count > SMALL_HASH;
+        for (byte[] w : written) {
+            table |= w.length > LISTPACK_VALUE;
+        }
+        return table ? Tx.ENC_RAW : 0;
+    }
+
+    private static void putHash(Tx tx, byte[] key, Rec old, long count, byte[]... written) {
+        tx.putHash(key, old, count, old == null ? NO_EXPIRY : old.expiryMs(), encoding(old, count, written));
+    }
+
     static void hset(Tx tx, byte[][] a, Reply r) {
         checkHset(a, tx.nowMs);
         Rec old = tx.hash(a[1]);
@@ -56,7 +81,8 @@ final class HashCommands {
             }
             tx.putField(a[1], a[i], a[i + 1]);
         }
-        tx.putHash(a[1], old, count + added);
+        // hashTypeTryConversion looks at every argument, those of fields that existed too
+        putHash(tx, a[1], old, count + added, Arrays.copyOfRange(a, 2, a.length));
         r.integer(added);
     }
 
@@ -67,7 +93,7 @@ final class HashCommands {
             return;
         }
         tx.putField(a[1], a[2], a[3]);
-        tx.putHash(a[1], old, (old == null ? 0 : old.fieldCount()) + 1);
+        putHash(tx, a[1], old, (old == null ? 0 : old.fieldCount()) + 1, a[2], a[3]);
         r.integer(1);
     }
 
@@ -165,10 +191,9 @@ final class HashCommands {
             throw new CommandError(CommandError.OVERFLOW);
         }
         long result = value + by;
-        tx.putField(a[1], a[2], Numbers.bytes(result));
-        if (current == null) {
-            tx.putHash(a[1], old, (old == null ? 0 : old.fieldCount()) + 1);
-        }
+        byte[] text = Numbers.bytes(result);
+        tx.putField(a[1], a[2], text);
+        putHash(tx, a[1], old, (old == null ? 0 : old.fieldCount()) + (current == null ? 1 : 0), a[2], text);
         r.integer(result);
     }
 
@@ -184,9 +209,7 @@ final class HashCommands {
         }
         byte[] text = Numbers.formatLongDouble(sum);
         tx.putField(a[1], a[2], text);
-        if (current == null) {
-            tx.putHash(a[1], old, (old == null ? 0 : old.fieldCount()) + 1);
-        }
+        putHash(tx, a[1], old, (old == null ? 0 : old.fieldCount()) + (current == null ? 1 : 0), a[2], text);
         r.bulk(text);
     }
 

@@ -378,9 +378,9 @@ final class KeyCommands {
             for (byte[][] pair : fields) {
                 tx.putField(dst, pair[0], pair[1]);
             }
-            tx.putHash(dst, null, fields.size(), from.expiryMs());
+            tx.putHash(dst, null, fields.size(), from.expiryMs(), from.flags());
         } else {
-            tx.putString(dst, null, from.value(), from.expiryMs());
+            tx.putString(dst, null, from.value(), from.expiryMs(), from.flags());
         }
         tx.delete(src, from);
         if (nx) {

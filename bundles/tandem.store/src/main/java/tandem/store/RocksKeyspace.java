@@ -45,11 +45,22 @@ import tandem.store.Tx.Rec;
  * keys       user key                              -&gt; [type u8][expiry_ms i64 BE, -1 = none][payload]
  *                                                     string (type 0): payload = the value's bytes
  *                                                     hash   (type 4): payload = [field_count u64 BE]
+ *                                                     type u8 = [flags: bits 7..4][type code: bits 3..0]
  * fields     [key_len u32 BE][user key][field]     -&gt; field value
  * deadlines  [deadline_ms u64 BE][user key]        -&gt; empty   (one entry per key with an expiry: deadline order)
  * meta       "applied"                             -&gt; [applied_sequence u64 BE][keys u64 BE][keys_with_expiry u64 BE]
  * </pre>
  * Types are Redis' object type codes. A stored deadline is always positive (commands refuse or delete the rest).
+ * The flags above the type code record what Redis' encoding of the value would be where the bytes alone do not
+ * tell (OBJECT ENCODING): bit 7 ({@code 0x80}, {@link Tx#ENC_RAW}) on a string, built in place (APPEND to an
+ * existing value, SETRANGE, SETBIT, BITOP, BITFIELD), "raw" whatever its length; on a hash, converted to a
+ * "hashtable" (more than 128 fields or a field or value over 64 bytes at some point), for good. Bit 6 ({@code 0x40},
+ * {@link Tx#ENC_PLAIN}) on a string: made by INCRBYFLOAT, so never "int". Bits 5 and 4 are 0. Without a flag a
+ * string is "int", "embstr" or "raw" by its bytes and a hash is a "listpack". A record written before the flags
+ * existed reads as unflagged (a hash of more than 128 fields still reads as a hashtable); the reverse does not hold: code from before the flags compares the whole byte and
+ * would take a flagged hash for a string, so a checkpoint cut by this layout must not be installed on an older
+ * node. The flags are deterministic (every replica applies the same commands) but not part of the data: every
+ * comparison of types and the digest use the type code alone.
  *
  * <h2>Durability</h2>
  * Every apply writes its effects and the {@code meta} record in one {@code WriteBatch}, so the applied sequence
@@ -401,7 +412,7 @@ final class RocksKeyspace implements AutoCloseable {
      * deadline that no Tick has removed yet is included) and no internal record (not the applied sequence).
      * The bytes hashed are, for each key in unsigned byte order of the key:
      * <pre>
-     * [key_len u32 BE][key][type u8]
+     * [key_len u32 BE][key][type u8]   (the type code alone, without the encoding flags of the stored byte)
      *   type 0 (string): [value_len u32 BE][value]
      *   type 4 (hash):   [field_count u32 BE] then per field, in unsigned byte order of the field:
      *                    [field_len u32 BE][field][value_len u32 BE][value]

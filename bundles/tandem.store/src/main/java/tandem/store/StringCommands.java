@@ -3,7 +3,9 @@ package tandem.store;
 import static tandem.store.Tx.NO_EXPIRY;
 
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
@@ -303,7 +305,7 @@ final class StringCommands {
         long total = (long) old.value().length + add.length;
         byte[] value = Arrays.copyOf(old.value(), (int) total);
         System.arraycopy(add, 0, value, old.value().length, add.length);
-        tx.putString(a[1], old, value, old.expiryMs());
+        tx.putString(a[1], old, value, old.expiryMs(), Tx.ENC_RAW); // grown in place: Redis unshares it as raw
         r.integer(total);
     }
 
@@ -357,7 +359,7 @@ final class StringCommands {
             throw new CommandError(CommandError.NAN_OR_INFINITY);
         }
         byte[] text = Numbers.formatLongDouble(sum);
-        tx.putString(a[1], old, text, old == null ? NO_EXPIRY : old.expiryMs());
+        tx.putString(a[1], old, text, old == null ? NO_EXPIRY : old.expiryMs(), Tx.ENC_PLAIN);
         r.bulk(text);
     }
 
@@ -410,8 +412,168 @@ final class StringCommands {
         int size = (int) Math.max(current.length, offset + value.length);
         byte[] next = Arrays.copyOf(current, size);
         System.arraycopy(value, 0, next, (int) offset, value.length);
-        tx.putString(a[1], old, next, old == null ? NO_EXPIRY : old.expiryMs());
+        tx.putString(a[1], old, next, old == null ? NO_EXPIRY : old.expiryMs(), Tx.ENC_RAW);
         r.integer(size);
+    }
+
+    /** Redis' bound on LCS' table of {@code (len1 + 1) * (len2 + 1)} 4-byte cells: proto-max-bulk-len bytes. */
+    static final long LCS_MAX_CELLS = MAX_STRING / 4;
+
+    /**
+     * Tandem keeps one bit per cell (the way back), not Redis' 4-byte lengths, so the largest table Redis accepts
+     * takes 16 MiB here. The table may take at most a sixteenth of the heap, which binds only on a heap under about
+     * 270 MB: there a smaller table is refused, with Redis' message. LEN alone needs no table.
+     */
+    static final long LCS_MAX_PATH_BITS = Runtime.getRuntime().maxMemory() / 2;
+
+    private static final String LCS_TOO_BIG = "ERR Insufficient memory, transient memory for LCS exceeds "
+            + "proto-max-bulk-len";
+
+    /** LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]: the keys first, then the options, as Redis. */
+    static void lcs(Tx tx, byte[][] a, Reply r) {
+        Rec ra = tx.lookup(a[1]);
+        Rec rb = tx.lookup(a[2]);
+        if (ra != null && ra.isHash() || rb != null && rb.isHash()) {
+            throw new CommandError("ERR The specified keys must contain string values");
+        }
+        byte[] x = ra == null ? new byte[0] : ra.value();
+        byte[] y = rb == null ? new byte[0] : rb.value();
+        boolean getLen = false;
+        boolean getIdx = false;
+        boolean withMatchLen = false;
+        long minMatchLen = 0;
+        for (int j = 3; j < a.length; j++) {
+            boolean more = j < a.length - 1;
+            if (Args.is(a[j], "idx")) {
+                getIdx = true;
+            } else if (Args.is(a[j], "len")) {
+                getLen = true;
+            } else if (Args.is(a[j], "withmatchlen")) {
+                withMatchLen = true;
+            } else if (Args.is(a[j], "minmatchlen") && more) {
+                minMatchLen = Math.max(0, Numbers.parseLong(a[++j]));
+            } else {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+        }
+        if (getLen && getIdx) {
+            throw new CommandError("ERR If you want both the length and indexes, please just use IDX.");
+        }
+        boolean path = getIdx || !getLen;
+        if ((x.length + 1L) * (y.length + 1L) > LCS_MAX_CELLS
+                || path && (long) x.length * y.length > LCS_MAX_PATH_BITS) {
+            throw new CommandError(LCS_TOO_BIG);
+        }
+        long[] back = path ? new long[(int) (((long) x.length * y.length + 63) >>> 6)] : null;
+        int length = lcsTable(x, y, back);
+        if (!path) {
+            r.integer(length);
+            return;
+        }
+        // Redis' walk back from the end: a match goes diagonally, else towards the longer sub-LCS (up on a tie)
+        byte[] result = new byte[length];
+        List<long[]> ranges = new ArrayList<>();
+        int alen = x.length;
+        int i = alen;
+        int j = y.length;
+        int idx = length;
+        int aStart = alen; // alen: no range open
+        int aEnd = 0;
+        int bStart = 0;
+        int bEnd = 0;
+        while (i > 0 && j > 0) {
+            boolean emit = false;
+            if (x[i - 1] == y[j - 1]) {
+                result[--idx] = x[i - 1];
+                if (aStart == alen) {
+                    aStart = i - 1;
+                    aEnd = i - 1;
+                    bStart = j - 1;
+                    bEnd = j - 1;
+                } else if (aStart == i && bStart == j) {
+                    aStart--;
+                    bStart--;
+                } else {
+                    emit = true;
+                }
+                if (aStart == 0 || bStart == 0) {
+                    emit = true;
+                }
+                i--;
+                j--;
+            } else {
+                long cell = (long) (i - 1) * y.length + (j - 1);
+                if ((back[(int) (cell >>> 6)] & (1L << cell)) != 0) {
+                    i--;
+                } else {
+                    j--;
+                }
+                if (aStart != alen) {
+                    emit = true;
+                }
+            }
+            if (emit) {
+                long matchLen = aEnd - aStart + 1;
+                if (getIdx && (minMatchLen == 0 || matchLen >= minMatchLen)) {
+                    ranges.add(new long[] {aStart, aEnd, bStart, bEnd, matchLen});
+                }
+                aStart = alen;
+            }
+        }
+        if (!getIdx) {
+            r.bulk(result);
+            return;
+        }
+        r.array(4); // a map of two entries in RESP2
+        r.bulk(Args.ascii("matches"));
+        r.array(ranges.size());
+        for (long[] range : ranges) {
+            r.array(withMatchLen ? 3 : 2);
+            r.array(2);
+            r.integer(range[0]);
+            r.integer(range[1]);
+            r.array(2);
+            r.integer(range[2]);
+            r.integer(range[3]);
+            if (withMatchLen) {
+                r.integer(range[4]);
+            }
+        }
+        r.bulk(Args.ascii("len"));
+        r.integer(length);
+    }
+
+    /**
+     * The length of the LCS of {@code x} and {@code y}, with two rows over the shorter one. When {@code back} is given,
+     * sets in it, for each cell {@code (i, j)} (1-based, bit {@code (i - 1) * y.length + j - 1}) where the bytes
+     * differ, whether {@code LCS(i - 1, j) > LCS(i, j - 1)}: the way Redis' walk back takes.
+     */
+    private static int lcsTable(byte[] x, byte[] y, long[] back) {
+        boolean xInner = x.length <= y.length;
+        byte[] inner = xInner ? x : y;
+        byte[] outer = xInner ? y : x;
+        int[] prev = new int[inner.length + 1];
+        int[] cur = new int[inner.length + 1];
+        for (int o = 1; o <= outer.length; o++) {
+            byte c = outer[o - 1];
+            for (int k = 1; k <= inner.length; k++) {
+                if (inner[k - 1] == c) {
+                    cur[k] = prev[k - 1] + 1;
+                    continue;
+                }
+                int before = prev[k]; // LCS(o - 1, k)
+                int beside = cur[k - 1]; // LCS(o, k - 1)
+                cur[k] = Math.max(before, beside);
+                if (back != null && (xInner ? beside > before : before > beside)) {
+                    long cell = xInner ? (long) (k - 1) * y.length + (o - 1) : (long) (o - 1) * y.length + (k - 1);
+                    back[(int) (cell >>> 6)] |= 1L << cell;
+                }
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[inner.length];
     }
 
     private static void bulkOrNull(Reply r, Rec rec) {

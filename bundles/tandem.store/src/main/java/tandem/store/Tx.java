@@ -20,6 +20,9 @@ import org.rocksdb.WriteBatchWithIndex;
  * <p>Design note: this class is the only place that knows the record layout (see {@link RocksKeyspace} for it), so
  * that the deadline index and the key counters cannot drift from the records: every write of a key record goes
  * through {@link #putString}, {@link #putHash}, {@link #setExpiry} or {@link #delete}, which keep them in step.
+ * The type byte of a key record carries, above the type code, the encoding flags that OBJECT ENCODING needs to answer
+ * as Redis (how the value was made, which its bytes alone do not tell); {@link #decode} splits them, so that a type
+ * is only ever compared without them.
  *
  * <p>Expired keys: {@link #lookup} decides with {@link #nowMs}, the entry's timestamp. A key whose deadline is at
  * or before it reads as absent; while a write command runs ({@link #mutating}), its stale records are also deleted
@@ -29,13 +32,33 @@ final class Tx {
 
     static final byte STRING = 0; // Redis' OBJ_STRING
     static final byte HASH = 4;   // Redis' OBJ_HASH
+    /** The type code's bits in the stored type byte; the bits above it are encoding flags. */
+    static final int TYPE_MASK = 0x0f;
+    /**
+     * Encoding flag: a string Redis holds "raw" whatever its length, because it was built in place (APPEND to an
+     * existing value, SETRANGE, SETBIT, BITOP, BITFIELD); a hash Redis has converted to a "hashtable", for good.
+     */
+    static final int ENC_RAW = 0x80;
+    /**
+     * Encoding flag, strings only: Redis made the value from its bytes without trying an integer (INCRBYFLOAT), so
+     * it is "embstr" up to 44 bytes and "raw" beyond, never "int".
+     */
+    static final int ENC_PLAIN = 0x40;
     static final long NO_EXPIRY = -1;
 
-    /** A decoded key record: {@code value} for a string, {@code fieldCount} for a hash. */
-    record Rec(byte type, long expiryMs, byte[] value, long fieldCount) {
+    /**
+     * A decoded key record: {@code value} for a string, {@code fieldCount} for a hash. {@code type} is the type code
+     * alone; {@code flags} holds the encoding flags ({@link #ENC_RAW}, {@link #ENC_PLAIN}), which only OBJECT and
+     * MEMORY read.
+     */
+    record Rec(byte type, int flags, long expiryMs, byte[] value, long fieldCount) {
 
         boolean isHash() {
             return type == HASH;
+        }
+
+        boolean has(int flag) {
+            return (flags & flag) != 0;
         }
 
         boolean hasExpiry() {
@@ -131,22 +154,33 @@ final class Tx {
         return r;
     }
 
-    /** Stores a string; {@code old} is the key's live record (or null) as returned by {@link #lookup}. */
+    /**
+     * Stores a string as Redis' {@code tryObjectEncoding} leaves it (no encoding flag); {@code old} is the key's live
+     * record (or null) as returned by {@link #lookup}.
+     */
     void putString(byte[] key, Rec old, byte[] value, long expiryMs) {
+        putString(key, old, value, expiryMs, 0);
+    }
+
+    /** Stores a string with encoding flags {@code flags} ({@link #ENC_RAW}, {@link #ENC_PLAIN} or 0). */
+    void putString(byte[] key, Rec old, byte[] value, long expiryMs, int flags) {
         if (old != null && old.isHash()) {
             deleteFields(key);
         }
         reindex(key, old, expiryMs);
-        put(keys, key, encodeString(expiryMs, value));
+        put(keys, key, encodeString(expiryMs, value, flags));
     }
 
     /** Rewrites a hash's record with {@code count} fields, or deletes the key when it has none left. */
     void putHash(byte[] key, Rec old, long count) {
-        putHash(key, old, count, old == null ? NO_EXPIRY : old.expiryMs());
+        putHash(key, old, count, old == null ? NO_EXPIRY : old.expiryMs(), old == null ? 0 : old.flags());
     }
 
-    /** Writes a hash's record with {@code count} fields and deadline {@code expiry} (its fields are written apart). */
-    void putHash(byte[] key, Rec old, long count, long expiry) {
+    /**
+     * Writes a hash's record with {@code count} fields, deadline {@code expiry} and encoding flags {@code flags}
+     * ({@link #ENC_RAW} for a hashtable, or 0); its fields are written apart.
+     */
+    void putHash(byte[] key, Rec old, long count, long expiry, int flags) {
         if (count == 0) {
             if (old != null) {
                 delete(key, old);
@@ -154,13 +188,14 @@ final class Tx {
             return;
         }
         reindex(key, old, expiry);
-        put(keys, key, encodeHash(expiry, count));
+        put(keys, key, encodeHash(expiry, count, flags));
     }
 
-    /** Changes the deadline of a live key ({@link #NO_EXPIRY} removes it). */
+    /** Changes the deadline of a live key ({@link #NO_EXPIRY} removes it); its value and encoding stay. */
     void setExpiry(byte[] key, Rec old, long expiryMs) {
         reindex(key, old, expiryMs);
-        put(keys, key, old.isHash() ? encodeHash(expiryMs, old.fieldCount()) : encodeString(expiryMs, old.value()));
+        put(keys, key, old.isHash() ? encodeHash(expiryMs, old.fieldCount(), old.flags())
+                : encodeString(expiryMs, old.value(), old.flags()));
     }
 
     /** Deletes a key and everything it owns (hash fields, deadline entry). */
@@ -303,12 +338,12 @@ final class Tx {
 
     // ---------------------------------------------------------------- codecs
 
-    static byte[] encodeString(long expiryMs, byte[] value) {
-        return ByteBuffer.allocate(9 + value.length).put(STRING).putLong(expiryMs).put(value).array();
+    static byte[] encodeString(long expiryMs, byte[] value, int flags) {
+        return ByteBuffer.allocate(9 + value.length).put((byte) (STRING | flags)).putLong(expiryMs).put(value).array();
     }
 
-    static byte[] encodeHash(long expiryMs, long count) {
-        return ByteBuffer.allocate(17).put(HASH).putLong(expiryMs).putLong(count).array();
+    static byte[] encodeHash(long expiryMs, long count, int flags) {
+        return ByteBuffer.allocate(17).put((byte) (HASH | flags)).putLong(expiryMs).putLong(count).array();
     }
 
     static Rec decode(byte[] v) {
@@ -316,12 +351,14 @@ final class Tx {
             return null;
         }
         ByteBuffer b = ByteBuffer.wrap(v);
-        byte type = b.get();
+        int typeByte = b.get() & 0xff;
+        byte type = (byte) (typeByte & TYPE_MASK);
+        int flags = typeByte & ~TYPE_MASK;
         long expiry = b.getLong();
         if (type == HASH) {
-            return new Rec(type, expiry, null, b.getLong());
+            return new Rec(type, flags, expiry, null, b.getLong());
         }
-        return new Rec(type, expiry, Arrays.copyOfRange(v, 9, v.length), 0);
+        return new Rec(type, flags, expiry, Arrays.copyOfRange(v, 9, v.length), 0);
     }
 
     /** {@code [deadline_ms u64 BE][key]}: iteration order is deadline order, then key order. */

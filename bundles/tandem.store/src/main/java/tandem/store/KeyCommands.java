@@ -374,11 +374,7 @@ final class KeyCommands {
             tx.delete(dst, to);
         }
         if (from.isHash()) {
-            List<byte[][]> fields = tx.fields(src);
-            for (byte[][] pair : fields) {
-                tx.putField(dst, pair[0], pair[1]);
-            }
-            tx.putHash(dst, null, fields.size(), from.expiryMs(), from.flags());
+            tx.putHash(dst, null, tx.copyFields(src, dst), from.expiryMs(), from.flags());
         } else {
             tx.putString(dst, null, from.value(), from.expiryMs(), from.flags());
         }
@@ -402,18 +398,30 @@ final class KeyCommands {
     }
 
     /** FLUSHDB and FLUSHALL [ASYNC|SYNC]: one database, so both delete every key, in the apply's batch. */
+    /**
+     * Inside a transaction, where later commands must see the keyspace empty, every key is deleted through the
+     * apply's batch, a chunk at a time so that the heap holds one chunk however many keys there are. A FLUSHALL
+     * applied alone takes {@link RocksKeyspace}'s shorter way: range deletions.
+     */
     static void flush(Tx tx, byte[][] a, Reply r) {
         checkFlush(a, tx.nowMs);
-        List<byte[]> keys = new ArrayList<>();
-        List<Rec> recs = new ArrayList<>();
-        try (RocksIterator it = tx.keyIterator()) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                keys.add(it.key());
-                recs.add(Tx.decode(it.value()));
+        byte[] after = null;
+        while (true) {
+            List<byte[]> keys = new ArrayList<>(Tx.CHUNK);
+            List<Rec> recs = new ArrayList<>(Tx.CHUNK);
+            try (RocksIterator it = tx.keyIterator()) {
+                for (seekAfter(it, after); it.isValid() && keys.size() < Tx.CHUNK; it.next()) {
+                    keys.add(it.key());
+                    recs.add(Tx.decode(it.value()));
+                }
             }
-        }
-        for (int i = 0; i < keys.size(); i++) {
-            tx.delete(keys.get(i), recs.get(i));
+            if (keys.isEmpty()) {
+                break;
+            }
+            for (int i = 0; i < keys.size(); i++) {
+                tx.delete(keys.get(i), recs.get(i));
+            }
+            after = keys.get(keys.size() - 1);
         }
         r.simple("OK");
     }

@@ -49,6 +49,8 @@ import tandem.store.Tx.Rec;
  * fields     [key_len u32 BE][user key][field]     -&gt; field value
  * deadlines  [deadline_ms u64 BE][user key]        -&gt; empty   (one entry per key with an expiry: deadline order)
  * meta       "applied"                             -&gt; [applied_sequence u64 BE][keys u64 BE][keys_with_expiry u64 BE]
+ *                                                     [deadline_seconds_sum i64 BE]  (absent before avg_ttl: summed
+ *                                                     from the deadlines family at open)
  * </pre>
  * Types are Redis' object type codes. A stored deadline is always positive (commands refuse or delete the rest).
  * The flags above the type code record what Redis' encoding of the value would be where the bytes alone do not
@@ -108,6 +110,8 @@ final class RocksKeyspace implements AutoCloseable {
     private volatile long flushedSequence;
     private volatile long keyCount;
     private volatile long expiringCount;
+    /** The sum of every key's deadline in whole seconds: what {@code avg_ttl} is computed from. */
+    private volatile long deadlineSeconds;
     private volatile boolean closed;
     /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
     private long nextDeadlineMs;
@@ -166,6 +170,7 @@ final class RocksKeyspace implements AutoCloseable {
             appliedSequence = b.getLong();
             keyCount = b.getLong();
             expiringCount = b.getLong();
+            deadlineSeconds = b.remaining() >= 8 ? b.getLong() : sumOfDeadlines(); // a store from before the sum
         }
         flushedSequence = appliedSequence; // without a WAL, whatever a reopened database holds was flushed
     }
@@ -207,11 +212,78 @@ final class RocksKeyspace implements AutoCloseable {
         Lock lock = enter();
         try {
             begin(sequence, timestampNs);
+            if (isFlush(spec, args)) {
+                flushEverything(sequence, reply);
+                return;
+            }
             run(spec, args, reply);
             commit(sequence);
         } finally {
             lock.unlock();
         }
+    }
+
+    private static boolean isFlush(Spec spec, byte[][] args) {
+        String name = spec.descriptor().name();
+        if (!name.equals("flushall") && !name.equals("flushdb")) {
+            return false;
+        }
+        try {
+            KeyCommands.checkFlush(args, 0);
+            return true;
+        } catch (CommandError syntax) {
+            return false; // answered by the command itself
+        }
+    }
+
+    /**
+     * FLUSHALL / FLUSHDB applied alone: one range deletion per column family (from its first key to its last, and
+     * the last), written with the applied sequence in one batch. Its cost does not grow with the keyspace, and it
+     * holds no key on the heap.
+     */
+    private void flushEverything(long sequence, Reply reply) {
+        try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
+            for (ColumnFamilyHandle cf : List.of(keys, fields, deadlines)) {
+                try (RocksIterator it = db.newIterator(cf, readOptions)) {
+                    it.seekToFirst();
+                    if (!it.isValid()) {
+                        continue;
+                    }
+                    byte[] first = it.key();
+                    it.seekToLast();
+                    byte[] last = it.key();
+                    batch.deleteRange(cf, first, last);
+                    batch.delete(cf, last);
+                }
+            }
+            batch.put(meta, APPLIED, meta(sequence, 0, 0, 0));
+            db.write(writeOptions, batch);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB write of sequence " + sequence + " failed: " + e.getMessage(), e);
+        }
+        keyCount = 0;
+        expiringCount = 0;
+        deadlineSeconds = 0;
+        deadlineKnown = false;
+        appliedSequence = sequence;
+        reply.simple("OK");
+    }
+
+    /** The {@code meta} record: {@code [applied u64][keys u64][keys_with_expiry u64][deadline_seconds_sum i64]}. */
+    private static byte[] meta(long sequence, long keys, long expiring, long deadlineSeconds) {
+        return ByteBuffer.allocate(32).putLong(sequence).putLong(keys).putLong(expiring).putLong(deadlineSeconds)
+                .array();
+    }
+
+    /** The sum of the deadlines in whole seconds, read from the deadline index (a store written before the sum). */
+    private long sumOfDeadlines() {
+        long sum = 0;
+        try (RocksIterator it = db.newIterator(deadlines, readOptions)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                sum += Tx.seconds(ByteBuffer.wrap(it.key()).getLong());
+            }
+        }
+        return sum;
     }
 
     public void applyTransaction(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
@@ -482,8 +554,11 @@ final class RocksKeyspace implements AutoCloseable {
         } catch (IOException e) {
             bytes = -1;
         }
-        return new StoreStatus(directory.toString(), appliedSequence, flushedSequence, keyCount, expiringCount,
-                bytes);
+        long expiring = expiringCount;
+        long averageTtl = expiring <= 0 ? 0
+                : Math.max(0, deadlineSeconds / expiring * 1000 - System.currentTimeMillis());
+        return new StoreStatus(directory.toString(), appliedSequence, flushedSequence, keyCount, expiring,
+                bytes, averageTtl);
     }
 
     // ---------------------------------------------------------------- flush and close
@@ -605,9 +680,9 @@ final class RocksKeyspace implements AutoCloseable {
     private void commit(long sequence) {
         long newKeys = keyCount + tx.keyDelta;
         long newExpiring = expiringCount + tx.expiringDelta;
+        long newDeadlineSeconds = deadlineSeconds + tx.deadlineSecondsDelta;
         try {
-            tx.batch.put(meta, APPLIED,
-                    ByteBuffer.allocate(24).putLong(sequence).putLong(newKeys).putLong(newExpiring).array());
+            tx.batch.put(meta, APPLIED, meta(sequence, newKeys, newExpiring, newDeadlineSeconds));
             db.write(writeOptions, tx.batch);
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB write of sequence " + sequence + " failed: " + e.getMessage(), e);
@@ -616,6 +691,7 @@ final class RocksKeyspace implements AutoCloseable {
         }
         keyCount = newKeys;
         expiringCount = newExpiring;
+        deadlineSeconds = newDeadlineSeconds;
         if (tx.deadlinesTouched) {
             deadlineKnown = false;
         }

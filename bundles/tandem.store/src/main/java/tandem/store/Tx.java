@@ -89,6 +89,8 @@ final class Tx {
     long baseKeys;
     long keyDelta;
     long expiringDelta;
+    /** The change of the sum of every deadline, in whole seconds (for {@code avg_ttl}). */
+    long deadlineSecondsDelta;
     boolean deadlinesTouched;
     boolean wrote;
 
@@ -108,6 +110,7 @@ final class Tx {
         this.mutating = false;
         this.keyDelta = 0;
         this.expiringDelta = 0;
+        this.deadlineSecondsDelta = 0;
         this.deadlinesTouched = false;
         this.wrote = false;
     }
@@ -206,6 +209,7 @@ final class Tx {
         if (old.hasExpiry()) {
             remove(deadlines, deadlineKey(old.expiryMs(), key));
             expiringDelta--;
+            deadlineSecondsDelta -= seconds(old.expiryMs());
             deadlinesTouched = true;
         }
         remove(keys, key);
@@ -223,12 +227,19 @@ final class Tx {
         if (before != NO_EXPIRY) {
             remove(deadlines, deadlineKey(before, key));
             expiringDelta--;
+            deadlineSecondsDelta -= seconds(before);
         }
         if (expiryMs != NO_EXPIRY) {
             put(deadlines, deadlineKey(expiryMs, key), new byte[0]);
             expiringDelta++;
+            deadlineSecondsDelta += seconds(expiryMs);
         }
         deadlinesTouched = true;
+    }
+
+    /** A deadline in whole seconds: the unit of the deadline sum, which a long holds for billions of keys. */
+    static long seconds(long deadlineMs) {
+        return Math.floorDiv(deadlineMs, 1000L);
     }
 
     // ---------------------------------------------------------------- hash fields
@@ -276,10 +287,34 @@ final class Tx {
         return out;
     }
 
+    /** How many fields a bulk operation holds on the heap at a time: its memory stays flat however big the hash. */
+    static final int CHUNK = 1024;
+
+    /** Deletes every field of a hash, a chunk at a time (each chunk starts after the last field deleted). */
     private void deleteFields(byte[] key) {
-        for (byte[][] pair : fields(key)) {
-            deleteField(key, pair[0]);
+        byte[] after = null;
+        for (List<byte[][]> chunk = fieldsAfter(key, null, CHUNK); !chunk.isEmpty();
+                chunk = fieldsAfter(key, after, CHUNK)) {
+            for (byte[][] pair : chunk) {
+                deleteField(key, pair[0]);
+            }
+            after = chunk.get(chunk.size() - 1)[0];
         }
+    }
+
+    /** Copies every field of hash {@code from} to hash {@code to}, a chunk at a time; returns how many. */
+    long copyFields(byte[] from, byte[] to) {
+        long n = 0;
+        byte[] after = null;
+        for (List<byte[][]> chunk = fieldsAfter(from, null, CHUNK); !chunk.isEmpty();
+                chunk = fieldsAfter(from, after, CHUNK)) {
+            for (byte[][] pair : chunk) {
+                putField(to, pair[0], pair[1]);
+            }
+            n += chunk.size();
+            after = chunk.get(chunk.size() - 1)[0];
+        }
+        return n;
     }
 
     // ---------------------------------------------------------------- raw access

@@ -319,7 +319,8 @@ public final class ServerInfo {
     private static void keyspace(StringBuilder sb, StoreStatus st) {
         sb.append("# Keyspace\r\n");
         if (st != null && st.keys() > 0) {
-            line(sb, "db0", "keys=" + st.keys() + ",expires=" + st.keysWithExpiry() + ",avg_ttl=0");
+            line(sb, "db0", "keys=" + st.keys() + ",expires=" + st.keysWithExpiry() + ",avg_ttl="
+                    + st.averageTtlMillis());
         }
     }
 

@@ -41,6 +41,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 import tandem.api.replication.ReplicationHub;
 import tandem.protocol.command.Glob;
@@ -113,7 +114,7 @@ public final class RedisConfig {
      */
     @FunctionalInterface
     private interface Adjustment {
-        String adjust(String value, java.util.function.UnaryOperator<String> applied);
+        String adjust(String value, UnaryOperator<String> applied);
     }
 
     /** Tandem's answer to a value that passed Redis' checks: null to take it, else the reason. */
@@ -531,19 +532,21 @@ public final class RedisConfig {
     }
 
     private void commit(List<Entry> entries, Map<Param, String> values) {
-        Map<String, String> next = new HashMap<>(kept);
+        Map<String, String> before = kept;
+        Map<String, String> next = new HashMap<>(before);
         Map<String, String> owned = new LinkedHashMap<>();
         Map<String, String> logged = new LinkedHashMap<>();
-        boolean monitoring = false;
         for (Entry entry : entries) {
             Param param = entry.param();
             String value = values.get(param);
-            if ((param.flags() & OWNED) != 0 && (param.flags() & FIXED) == 0) {
+            if ((param.flags() & FIXED) != 0) {
+                continue; // it took Tandem's own value: nothing changes
+            }
+            if ((param.flags() & OWNED) != 0) {
                 owned.remove(param.name()); // in the order of the last mention
                 owned.put(param.name(), value);
-            } else if ((param.flags() & (OWNED | FIXED)) == 0) {
-                String was = next.put(param.name(), value);
-                monitoring |= MONITORING.contains(param.name()) && !value.equals(was);
+            } else {
+                next.put(param.name(), value);
             }
             logged.put(entry.name(), (param.flags() & SENSITIVE) != 0 ? "(hidden)" : value);
         }
@@ -551,8 +554,10 @@ public final class RedisConfig {
         if (!owned.isEmpty()) {
             owner.apply(Collections.unmodifiableMap(owned));
         }
-        LOG.log(Level.INFO, "CONFIG SET applied until the server component restarts: {0}", logged);
-        if (monitoring) {
+        if (!logged.isEmpty()) {
+            LOG.log(Level.INFO, "CONFIG SET applied until the server component restarts: {0}", logged);
+        }
+        if (MONITORING.stream().anyMatch(name -> !before.get(name).equals(next.get(name)))) {
             Monitoring now = monitoring();
             monitoringListeners.forEach(listener -> listener.accept(now));
         }

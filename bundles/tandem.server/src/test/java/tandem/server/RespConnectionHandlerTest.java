@@ -352,6 +352,8 @@ class RespConnectionHandlerTest {
     void infoMemoryReportsMaxmemoryAsSet() {
         assertThat(run(bytes("CONFIG SET maxmemory 2mb\r\nINFO memory\r\nCONFIG SET maxmemory 0\r\n"), true)
                 .replies).contains("\r\nmaxmemory:2097152\r\n");
+        assertThat(run(bytes("CONFIG SET maxmemory 18446744073709551615\r\nINFO memory\r\n"
+                + "CONFIG SET maxmemory 0\r\n"), true).replies).contains("\r\nmaxmemory:-1\r\n");
     }
 
     @Test

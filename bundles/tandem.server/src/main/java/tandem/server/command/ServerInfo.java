@@ -217,7 +217,8 @@ public final class ServerInfo {
         sb.append("# Memory\r\n");
         line(sb, "used_memory", Long.toString(rt.totalMemory() - rt.freeMemory()));
         line(sb, "total_system_memory_heap_max", Long.toString(rt.maxMemory()));
-        line(sb, "maxmemory", s.config().value("maxmemory"));
+        // Redis prints it with %lld: 2^64-1 reads -1 here as there
+        line(sb, "maxmemory", Long.toString(Long.parseUnsignedLong(s.config().value("maxmemory"))));
     }
 
     private static void persistence(StringBuilder sb, JournalStatus j, StoreStatus st, String applyStopped) {

@@ -65,18 +65,34 @@ class RedisConfigTest {
     private static final List<Case> REDIS_CASES = List.of(
                 c(List.of("activerehashing", "no"), null, "activerehashing", "no"),
                 c(List.of("activerehashing", "YES"), null, "activerehashing", "yes"),
-                c(List.of("activerehashing", "maybe"), "ERR CONFIG SET failed (possibly related to argument 'activerehashing') - argument must be 'yes' or 'no'"),
-                c(List.of("activerehashing", ""), "ERR CONFIG SET failed (possibly related to argument 'activerehashing') - argument must be 'yes' or 'no'"),
-                c(List.of("activerehashing", "1"), "ERR CONFIG SET failed (possibly related to argument 'activerehashing') - argument must be 'yes' or 'no'"),
+                c(List.of("activerehashing", "maybe"),
+                        "ERR CONFIG SET failed (possibly related to argument 'activerehashing') - argument "
+                                + "must be 'yes' or 'no'"),
+                c(List.of("activerehashing", ""),
+                        "ERR CONFIG SET failed (possibly related to argument 'activerehashing') - argument "
+                                + "must be 'yes' or 'no'"),
+                c(List.of("activerehashing", "1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'activerehashing') - argument "
+                                + "must be 'yes' or 'no'"),
                 c(List.of("activerehashing", "yes\u0000junk"), null, "activerehashing", "yes"),
                 c(List.of("use-exit-on-panic", "yes"), null, "use-exit-on-panic", "yes"),
-                c(List.of("activedefrag", "yes"), "ERR CONFIG SET failed (possibly related to argument 'activedefrag') - Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution"),
+                c(List.of("activedefrag", "yes"),
+                        "ERR CONFIG SET failed (possibly related to argument 'activedefrag') - Active "
+                                + "defragmentation cannot be enabled: it requires a Redis server compiled with a "
+                                + "modified Jemalloc like the one shipped by default with the Redis source "
+                                + "distribution"),
                 c(List.of("activedefrag", "no"), null, "activedefrag", "no"),
-                c(List.of("appendonly", "maybe"), "ERR CONFIG SET failed (possibly related to argument 'appendonly') - argument must be 'yes' or 'no'"),
+                c(List.of("appendonly", "maybe"),
+                        "ERR CONFIG SET failed (possibly related to argument 'appendonly') - argument must "
+                                + "be 'yes' or 'no'"),
                 c(List.of("appendonly", "no"), null, "appendonly", "no"),
-                c(List.of("slave-read-only", "maybe"), "ERR CONFIG SET failed (possibly related to argument 'slave-read-only') - argument must be 'yes' or 'no'"),
+                c(List.of("slave-read-only", "maybe"),
+                        "ERR CONFIG SET failed (possibly related to argument 'slave-read-only') - argument "
+                                + "must be 'yes' or 'no'"),
                 c(List.of("replica-read-only", "yes"), null, "replica-read-only", "yes"),
-                c(List.of("tls-replication", "1"), "ERR CONFIG SET failed (possibly related to argument 'tls-replication') - argument must be 'yes' or 'no'"),
+                c(List.of("tls-replication", "1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'tls-replication') - argument "
+                                + "must be 'yes' or 'no'"),
                 c(List.of("tls-cluster", "no"), null, "tls-cluster", "no"),
                 c(List.of("lazyfree-lazy-user-flush", "yes"), null, "lazyfree-lazy-user-flush", "yes"),
                 c(List.of("slave-serve-stale-data", "no"), null, "slave-serve-stale-data", "no"),
@@ -87,148 +103,323 @@ class RedisConfigTest {
                 c(List.of("tls-ciphers", "DEFAULT:!MEDIUM"), null, "tls-ciphers", "DEFAULT:!MEDIUM"),
                 c(List.of("masteruser", "alice"), null, "masteruser", "alice"),
                 c(List.of("cluster-announce-ip", "ab\u0000cd"), null, "cluster-announce-ip", "ab"),
-                c(List.of("cluster-announce-hostname", "a_b"), "ERR CONFIG SET failed (possibly related to argument 'cluster-announce-hostname') - Hostnames may only contain alphanumeric characters, hyphens or dots"),
+                c(List.of("cluster-announce-hostname", "a_b"),
+                        "ERR CONFIG SET failed (possibly related to argument 'cluster-announce-hostname') "
+                                + "- Hostnames may only contain alphanumeric characters, hyphens or dots"),
                 c(List.of("cluster-announce-hostname", "a-b.c"), null, "cluster-announce-hostname", "a-b.c"),
-                c(List.of("cluster-announce-hostname", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), "ERR CONFIG SET failed (possibly related to argument 'cluster-announce-hostname') - Hostnames must be less than 256 characters"),
-                c(List.of("cluster-announce-hostname", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), null, "cluster-announce-hostname", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+                c(List.of("cluster-announce-hostname",
+                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxxx"),
+                        "ERR CONFIG SET failed (possibly related to argument 'cluster-announce-hostname') "
+                                + "- Hostnames must be less than 256 characters"),
+                c(List.of("cluster-announce-hostname",
+                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxx"), null, "cluster-announce-hostname",
+                        "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                + "xxxxxxxxx"),
                 c(List.of("cluster-announce-hostname", ""), null, "cluster-announce-hostname", ""),
-                c(List.of("proc-title-template", "{title}"), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
-                c(List.of("proc-title-template", "{foo}"), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
-                c(List.of("proc-title-template", "{title} {listen-addr}"), null, "proc-title-template", "{title} {listen-addr}"),
+                c(List.of("proc-title-template", "{title}"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", "{foo}"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", "{title} {listen-addr}"), null, "proc-title-template",
+                        "{title} {listen-addr}"),
                 c(List.of("proc-title-template", "{{"), null, "proc-title-template", "{{"),
-                c(List.of("proc-title-template", "{"), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", "{"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
                 c(List.of("proc-title-template", "abc}"), null, "proc-title-template", "abc}"),
-                c(List.of("proc-title-template", "{port"), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
-                c(List.of("proc-title-template", "   "), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
-                c(List.of("proc-title-template", "{title}   {server-mode}"), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", "{port"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", "   "),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", "{title}   {server-mode}"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
                 c(List.of("proc-title-template", "{config-file}"), null, "proc-title-template", "{config-file}"),
-                c(List.of("proc-title-template", "{unixsocket}"), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", "{unixsocket}"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
                 c(List.of("proc-title-template", "{tls-port}"), null, "proc-title-template", "{tls-port}"),
-                c(List.of("proc-title-template", ""), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", ""),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
                 c(List.of("proc-title-template", "redis {title}"), null, "proc-title-template", "redis {title}"),
-                c(List.of("proc-title-template", "{ti{tle}"), "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - template format is invalid or contains unknown variables"),
+                c(List.of("proc-title-template", "{ti{tle}"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proc-title-template') - "
+                                + "template format is invalid or contains unknown variables"),
                 c(List.of("masterauth", "pw\u0000pw"), null, "masterauth", "pw\u0000pw"),
-                c(List.of("loglevel", "FOO"), "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must be one of the following: debug, verbose, notice, warning"),
+                c(List.of("loglevel", "FOO"),
+                        "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) "
+                                + "must be one of the following: debug, verbose, notice, warning"),
                 c(List.of("loglevel", "WARNING"), null, "loglevel", "warning"),
-                c(List.of("loglevel", "warning "), "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must be one of the following: debug, verbose, notice, warning"),
-                c(List.of("loglevel", ""), "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) must be one of the following: debug, verbose, notice, warning"),
-                c(List.of("maxmemory-policy", "foo"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"),
+                c(List.of("loglevel", "warning "),
+                        "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) "
+                                + "must be one of the following: debug, verbose, notice, warning"),
+                c(List.of("loglevel", ""),
+                        "ERR CONFIG SET failed (possibly related to argument 'loglevel') - argument(s) "
+                                + "must be one of the following: debug, verbose, notice, warning"),
+                c(List.of("maxmemory-policy", "foo"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - "
+                                + "argument(s) must be one of the following: volatile-lru, volatile-lfu, "
+                                + "volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, "
+                                + "noeviction"),
                 c(List.of("maxmemory-policy", "allkeys-LRU"), null, "maxmemory-policy", "allkeys-lru"),
                 c(List.of("appendfsync", "Always"), null, "appendfsync", "always"),
                 c(List.of("oom-score-adj", "relative"), null, "oom-score-adj", "yes"),
                 c(List.of("oom-score-adj", "absolute"), null, "oom-score-adj", "absolute"),
-                c(List.of("oom-score-adj", "yes no"), "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj') - argument(s) must be one of the following: no, yes, relative, absolute"),
+                c(List.of("oom-score-adj", "yes no"),
+                        "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj') - "
+                                + "argument(s) must be one of the following: no, yes, relative, absolute"),
                 c(List.of("acl-pubsub-default", "allchannels"), null, "acl-pubsub-default", "allchannels"),
                 c(List.of("sanitize-dump-payload", "clients"), null, "sanitize-dump-payload", "clients"),
-                c(List.of("cluster-preferred-endpoint-type", "hostname"), null, "cluster-preferred-endpoint-type", "hostname"),
-                c(List.of("propagation-error-behavior", "panic-on-replicas"), null, "propagation-error-behavior", "panic-on-replicas"),
+                c(List.of("cluster-preferred-endpoint-type", "hostname"), null, "cluster-preferred-endpoint-type",
+                        "hostname"),
+                c(List.of("propagation-error-behavior", "panic-on-replicas"), null, "propagation-error-behavior",
+                        "panic-on-replicas"),
                 c(List.of("repl-diskless-load", "swapdb"), null, "repl-diskless-load", "swapdb"),
-                c(List.of("repl-diskless-load", "on-empty"), "ERR CONFIG SET failed (possibly related to argument 'repl-diskless-load') - argument(s) must be one of the following: disabled, on-empty-db, swapdb"),
+                c(List.of("repl-diskless-load", "on-empty"),
+                        "ERR CONFIG SET failed (possibly related to argument 'repl-diskless-load') - "
+                                + "argument(s) must be one of the following: disabled, on-empty-db, swapdb"),
                 c(List.of("tls-auth-clients", "optional"), null, "tls-auth-clients", "optional"),
-                c(List.of("shutdown-on-sigint", "save nosave"), "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - shutdown options SAVE and NOSAVE can't be used simultaneously"),
+                c(List.of("shutdown-on-sigint", "save nosave"),
+                        "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - "
+                                + "shutdown options SAVE and NOSAVE can't be used simultaneously"),
                 c(List.of("shutdown-on-sigint", "now force"), null, "shutdown-on-sigint", "now force"),
-                c(List.of("shutdown-on-sigint", ""), "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - argument(s) must be one of the following: default, save, nosave, now, force"),
+                c(List.of("shutdown-on-sigint", ""),
+                        "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - "
+                                + "argument(s) must be one of the following: default, save, nosave, now, force"),
                 c(List.of("shutdown-on-sigint", "default now"), null, "shutdown-on-sigint", "now"),
-                c(List.of("shutdown-on-sigint", "now  force"), "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - argument(s) must be one of the following: default, save, nosave, now, force"),
+                c(List.of("shutdown-on-sigint", "now  force"),
+                        "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigint') - "
+                                + "argument(s) must be one of the following: default, save, nosave, now, force"),
                 c(List.of("shutdown-on-sigterm", "force now"), null, "shutdown-on-sigterm", "now force"),
                 c(List.of("shutdown-on-sigterm", "SAVE"), null, "shutdown-on-sigterm", "save"),
                 c(List.of("shutdown-on-sigterm", "nosave now force"), null, "shutdown-on-sigterm", "nosave now force"),
                 c(List.of("shutdown-on-sigterm", "default"), null, "shutdown-on-sigterm", "default"),
                 c(List.of("shutdown-on-sigterm", "save save"), null, "shutdown-on-sigterm", "save"),
-                c(List.of("shutdown-on-sigterm", "now "), "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigterm') - argument(s) must be one of the following: default, save, nosave, now, force"),
-                c(List.of("timeout", "1.5"), "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"),
-                c(List.of("timeout", "01"), "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"),
-                c(List.of("timeout", "-1"), "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument must be between 0 and 2147483647 inclusive"),
-                c(List.of("timeout", "2147483648"), "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument must be between 0 and 2147483647 inclusive"),
+                c(List.of("shutdown-on-sigterm", "now "),
+                        "ERR CONFIG SET failed (possibly related to argument 'shutdown-on-sigterm') - "
+                                + "argument(s) must be one of the following: default, save, nosave, now, force"),
+                c(List.of("timeout", "1.5"),
+                        "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument "
+                                + "couldn't be parsed into an integer"),
+                c(List.of("timeout", "01"),
+                        "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument "
+                                + "couldn't be parsed into an integer"),
+                c(List.of("timeout", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument must be "
+                                + "between 0 and 2147483647 inclusive"),
+                c(List.of("timeout", "2147483648"),
+                        "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument must be "
+                                + "between 0 and 2147483647 inclusive"),
                 c(List.of("timeout", "100"), null, "timeout", "100"),
-                c(List.of("timeout", " 1"), "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"),
-                c(List.of("timeout", "+1"), "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"),
-                c(List.of("timeout", ""), "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument couldn't be parsed into an integer"),
+                c(List.of("timeout", " 1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument "
+                                + "couldn't be parsed into an integer"),
+                c(List.of("timeout", "+1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument "
+                                + "couldn't be parsed into an integer"),
+                c(List.of("timeout", ""),
+                        "ERR CONFIG SET failed (possibly related to argument 'timeout') - argument "
+                                + "couldn't be parsed into an integer"),
                 c(List.of("timeout", "2147483647"), null, "timeout", "2147483647"),
-                c(List.of("list-max-ziplist-size", "-2147483649"), "ERR CONFIG SET failed (possibly related to argument 'list-max-ziplist-size') - argument must be between -2147483648 and 2147483647 inclusive"),
+                c(List.of("list-max-ziplist-size", "-2147483649"),
+                        "ERR CONFIG SET failed (possibly related to argument 'list-max-ziplist-size') - "
+                                + "argument must be between -2147483648 and 2147483647 inclusive"),
                 c(List.of("list-max-ziplist-size", "-5"), null, "list-max-ziplist-size", "-5"),
                 c(List.of("list-max-listpack-size", "-2147483648"), null, "list-max-listpack-size", "-2147483648"),
                 c(List.of("hz", "1000"), null, "hz", "500"),
                 c(List.of("hz", "0"), null, "hz", "1"),
-                c(List.of("hz", "-1"), "ERR CONFIG SET failed (possibly related to argument 'hz') - argument must be between 0 and 2147483647 inclusive"),
+                c(List.of("hz", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'hz') - argument must be "
+                                + "between 0 and 2147483647 inclusive"),
                 c(List.of("hz", "500"), null, "hz", "500"),
                 c(List.of("hz", "42"), null, "hz", "42"),
-                c(List.of("active-defrag-cycle-min", "100"), "ERR CONFIG SET failed (possibly related to argument 'active-defrag-cycle-min') - argument must be between 1 and 99 inclusive"),
-                c(List.of("active-defrag-cycle-min", "0"), "ERR CONFIG SET failed (possibly related to argument 'active-defrag-cycle-min') - argument must be between 1 and 99 inclusive"),
-                c(List.of("maxmemory-eviction-tenacity", "101"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-eviction-tenacity') - argument must be between 0 and 100 inclusive"),
-                c(List.of("maxclients", "abc"), "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer"),
-                c(List.of("maxclients", "-1"), "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 4294967295 inclusive"),
-                c(List.of("maxclients", "0"), "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 4294967295 inclusive"),
-                c(List.of("maxclients", "4294967296"), "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must be between 1 and 4294967295 inclusive"),
+                c(List.of("active-defrag-cycle-min", "100"),
+                        "ERR CONFIG SET failed (possibly related to argument 'active-defrag-cycle-min') - "
+                                + "argument must be between 1 and 99 inclusive"),
+                c(List.of("active-defrag-cycle-min", "0"),
+                        "ERR CONFIG SET failed (possibly related to argument 'active-defrag-cycle-min') - "
+                                + "argument must be between 1 and 99 inclusive"),
+                c(List.of("maxmemory-eviction-tenacity", "101"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'maxmemory-eviction-tenacity') - argument must be between 0 and 100 inclusive"),
+                c(List.of("maxclients", "abc"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument "
+                                + "couldn't be parsed into an integer"),
+                c(List.of("maxclients", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must "
+                                + "be between 1 and 4294967295 inclusive"),
+                c(List.of("maxclients", "0"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must "
+                                + "be between 1 and 4294967295 inclusive"),
+                c(List.of("maxclients", "4294967296"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument must "
+                                + "be between 1 and 4294967295 inclusive"),
                 c(List.of("maxclients", "5000"), null, "maxclients", "5000"),
-                c(List.of("maxclients", "18446744073709551615"), "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument couldn't be parsed into an integer"),
-                c(List.of("slowlog-max-len", "-1"), "ERR CONFIG SET failed (possibly related to argument 'slowlog-max-len') - argument must be between 0 and 9223372036854775807 inclusive"),
+                c(List.of("maxclients", "18446744073709551615"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxclients') - argument "
+                                + "couldn't be parsed into an integer"),
+                c(List.of("slowlog-max-len", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'slowlog-max-len') - argument "
+                                + "must be between 0 and 9223372036854775807 inclusive"),
                 c(List.of("slowlog-max-len", "9223372036854775807"), null, "slowlog-max-len", "9223372036854775807"),
-                c(List.of("slowlog-max-len", "9223372036854775808"), "ERR CONFIG SET failed (possibly related to argument 'slowlog-max-len') - argument couldn't be parsed into an integer"),
-                c(List.of("slowlog-log-slower-than", "-2"), "ERR CONFIG SET failed (possibly related to argument 'slowlog-log-slower-than') - argument must be between -1 and 9223372036854775807 inclusive"),
+                c(List.of("slowlog-max-len", "9223372036854775808"),
+                        "ERR CONFIG SET failed (possibly related to argument 'slowlog-max-len') - argument "
+                                + "couldn't be parsed into an integer"),
+                c(List.of("slowlog-log-slower-than", "-2"),
+                        "ERR CONFIG SET failed (possibly related to argument 'slowlog-log-slower-than') - "
+                                + "argument must be between -1 and 9223372036854775807 inclusive"),
                 c(List.of("slowlog-log-slower-than", "-1"), null, "slowlog-log-slower-than", "-1"),
-                c(List.of("latency-monitor-threshold", "-1"), "ERR CONFIG SET failed (possibly related to argument 'latency-monitor-threshold') - argument must be between 0 and 9223372036854775807 inclusive"),
+                c(List.of("latency-monitor-threshold", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'latency-monitor-threshold') "
+                                + "- argument must be between 0 and 9223372036854775807 inclusive"),
                 c(List.of("latency-monitor-threshold", "100"), null, "latency-monitor-threshold", "100"),
                 c(List.of("lua-time-limit", "100"), null, "lua-time-limit", "100"),
-                c(List.of("busy-reply-threshold", "x"), "ERR CONFIG SET failed (possibly related to argument 'busy-reply-threshold') - argument couldn't be parsed into an integer"),
-                c(List.of("repl-backlog-ttl", "-1"), "ERR CONFIG SET failed (possibly related to argument 'repl-backlog-ttl') - argument must be between 0 and 9223372036854775807 inclusive"),
+                c(List.of("busy-reply-threshold", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'busy-reply-threshold') - "
+                                + "argument couldn't be parsed into an integer"),
+                c(List.of("repl-backlog-ttl", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'repl-backlog-ttl') - "
+                                + "argument must be between 0 and 9223372036854775807 inclusive"),
                 c(List.of("rdb-key-save-delay", "-100"), null, "rdb-key-save-delay", "-100"),
-                c(List.of("watchdog-period", "-1"), "ERR CONFIG SET failed (possibly related to argument 'watchdog-period') - argument must be between 0 and 2147483647 inclusive"),
-                c(List.of("loading-process-events-interval-bytes", "100"), "ERR CONFIG SET failed (possibly related to argument 'loading-process-events-interval-bytes') - argument must be between 1024 and 2147483647 inclusive"),
-                c(List.of("tracking-table-max-keys", "-1"), "ERR CONFIG SET failed (possibly related to argument 'tracking-table-max-keys') - argument must be between 0 and 9223372036854775807 inclusive"),
-                c(List.of("min-replicas-to-write", "x"), "ERR CONFIG SET failed (possibly related to argument 'min-replicas-to-write') - argument couldn't be parsed into an integer"),
+                c(List.of("watchdog-period", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'watchdog-period') - argument "
+                                + "must be between 0 and 2147483647 inclusive"),
+                c(List.of("loading-process-events-interval-bytes", "100"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'loading-process-events-interval-bytes') - argument must be between 1024 and "
+                                + "2147483647 inclusive"),
+                c(List.of("tracking-table-max-keys", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'tracking-table-max-keys') - "
+                                + "argument must be between 0 and 9223372036854775807 inclusive"),
+                c(List.of("min-replicas-to-write", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'min-replicas-to-write') - "
+                                + "argument couldn't be parsed into an integer"),
                 c(List.of("min-slaves-to-write", "1"), null, "min-slaves-to-write", "1"),
-                c(List.of("min-replicas-max-lag", "-1"), "ERR CONFIG SET failed (possibly related to argument 'min-replicas-max-lag') - argument must be between 0 and 2147483647 inclusive"),
+                c(List.of("min-replicas-max-lag", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'min-replicas-max-lag') - "
+                                + "argument must be between 0 and 2147483647 inclusive"),
                 c(List.of("min-slaves-max-lag", "100"), null, "min-slaves-max-lag", "100"),
-                c(List.of("port", "99999"), "ERR CONFIG SET failed (possibly related to argument 'port') - argument must be between 0 and 65535 inclusive"),
-                c(List.of("port", "x"), "ERR CONFIG SET failed (possibly related to argument 'port') - argument couldn't be parsed into an integer"),
-                c(List.of("tls-port", "-1"), "ERR CONFIG SET failed (possibly related to argument 'tls-port') - argument must be between 0 and 65535 inclusive"),
+                c(List.of("port", "99999"),
+                        "ERR CONFIG SET failed (possibly related to argument 'port') - argument must be "
+                                + "between 0 and 65535 inclusive"),
+                c(List.of("port", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'port') - argument couldn't "
+                                + "be parsed into an integer"),
+                c(List.of("tls-port", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'tls-port') - argument must "
+                                + "be between 0 and 65535 inclusive"),
                 c(List.of("tls-port", "0"), null, "tls-port", "0"),
                 c(List.of("maxmemory", ""), null, "maxmemory", "0"),
                 c(List.of("maxmemory", "k"), null, "maxmemory", "0"),
                 c(List.of("maxmemory", "1KB"), null, "maxmemory", "1024"),
                 c(List.of("maxmemory", "99999999999999999999"), null, "maxmemory", "18446744073709551615"),
-                c(List.of("maxmemory", "1.5gb"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value"),
-                c(List.of("maxmemory", " 1"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value"),
-                c(List.of("maxmemory", "+1"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value"),
-                c(List.of("maxmemory", "1 "), "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value"),
+                c(List.of("maxmemory", "1.5gb"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must "
+                                + "be a memory value"),
+                c(List.of("maxmemory", " 1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must "
+                                + "be a memory value"),
+                c(List.of("maxmemory", "+1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must "
+                                + "be a memory value"),
+                c(List.of("maxmemory", "1 "),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must "
+                                + "be a memory value"),
                 c(List.of("maxmemory", "00001mB"), null, "maxmemory", "1048576"),
-                c(List.of("maxmemory", "-1"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value"),
+                c(List.of("maxmemory", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must "
+                                + "be a memory value"),
                 c(List.of("maxmemory", "1g"), null, "maxmemory", "1000000000"),
                 c(List.of("maxmemory", "18446744073709551616kb"), null, "maxmemory", "18446744073709550592"),
                 c(List.of("maxmemory", "2gb"), null, "maxmemory", "2147483648"),
                 c(List.of("maxmemory", "1b"), null, "maxmemory", "1"),
                 c(List.of("maxmemory", "1B"), null, "maxmemory", "1"),
-                c(List.of("maxmemory", "1kib"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value"),
+                c(List.of("maxmemory", "1kib"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must "
+                                + "be a memory value"),
                 c(List.of("maxmemory", "5\u0000x"), null, "maxmemory", "5"),
-                c(List.of("maxmemory", "11111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must be a memory value"),
-                c(List.of("maxmemory", "1111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111k"), null, "maxmemory", "18446744073709550616"),
-                c(List.of("proto-max-bulk-len", "1000"), "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be between 1048576 and 9223372036854775807 inclusive"),
+                c(List.of("maxmemory",
+                        "1111111111111111111111111111111111111111111111111111111111111111111111111111111111"
+                                + "1111111111111111111111111111111111111111111111"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory') - argument must "
+                                + "be a memory value"),
+                c(List.of("maxmemory",
+                        "1111111111111111111111111111111111111111111111111111111111111111111111111111111111"
+                                + "111111111111111111111111111111111111111111111k"), null, "maxmemory",
+                        "18446744073709550616"),
+                c(List.of("proto-max-bulk-len", "1000"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - "
+                                + "argument must be between 1048576 and 9223372036854775807 inclusive"),
                 c(List.of("proto-max-bulk-len", "1mb"), null, "proto-max-bulk-len", "1048576"),
                 c(List.of("proto-max-bulk-len", "512mb"), null, "proto-max-bulk-len", "536870912"),
-                c(List.of("proto-max-bulk-len", "x"), "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be a memory value"),
-                c(List.of("hash-max-ziplist-value", "x"), "ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-value') - argument must be a memory value"),
-                c(List.of("hash-max-ziplist-value", "-1"), "ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-value') - argument must be a memory value"),
+                c(List.of("proto-max-bulk-len", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - "
+                                + "argument must be a memory value"),
+                c(List.of("hash-max-ziplist-value", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-value') - "
+                                + "argument must be a memory value"),
+                c(List.of("hash-max-ziplist-value", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-value') - "
+                                + "argument must be a memory value"),
                 c(List.of("hash-max-ziplist-value", "1kb"), null, "hash-max-ziplist-value", "1024"),
-                c(List.of("hash-max-ziplist-entries", "-1"), "ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-entries') - argument must be between 0 and 9223372036854775807 inclusive"),
-                c(List.of("hash-max-ziplist-entries", "9223372036854775808"), "ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-entries') - argument couldn't be parsed into an integer"),
+                c(List.of("hash-max-ziplist-entries", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-entries') - "
+                                + "argument must be between 0 and 9223372036854775807 inclusive"),
+                c(List.of("hash-max-ziplist-entries", "9223372036854775808"),
+                        "ERR CONFIG SET failed (possibly related to argument 'hash-max-ziplist-entries') - "
+                                + "argument couldn't be parsed into an integer"),
                 c(List.of("hash-max-ziplist-entries", "100"), null, "hash-max-ziplist-entries", "100"),
-                c(List.of("zset-max-listpack-value", "9223372036854775808"), "ERR CONFIG SET failed (possibly related to argument 'zset-max-listpack-value') - argument must be between 0 and 9223372036854775807 inclusive"),
-                c(List.of("client-query-buffer-limit", "1000"), "ERR CONFIG SET failed (possibly related to argument 'client-query-buffer-limit') - argument must be between 1048576 and 9223372036854775807 inclusive"),
+                c(List.of("zset-max-listpack-value", "9223372036854775808"),
+                        "ERR CONFIG SET failed (possibly related to argument 'zset-max-listpack-value') - "
+                                + "argument must be between 0 and 9223372036854775807 inclusive"),
+                c(List.of("client-query-buffer-limit", "1000"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-query-buffer-limit') "
+                                + "- argument must be between 1048576 and 9223372036854775807 inclusive"),
                 c(List.of("client-query-buffer-limit", "2mb"), null, "client-query-buffer-limit", "2097152"),
                 c(List.of("maxmemory-clients", "5%"), null, "maxmemory-clients", "5%"),
-                c(List.of("maxmemory-clients", "101%"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - percentage argument must be less or equal to 100"),
+                c(List.of("maxmemory-clients", "101%"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+                                + "percentage argument must be less or equal to 100"),
                 c(List.of("maxmemory-clients", "100%"), null, "maxmemory-clients", "100%"),
-                c(List.of("maxmemory-clients", "9223372036854775808"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - percentage argument must be less or equal to 100"),
-                c(List.of("maxmemory-clients", "-5"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - argument must be a memory or percent value"),
-                c(List.of("maxmemory-clients", "x"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - argument must be a memory or percent value"),
+                c(List.of("maxmemory-clients", "9223372036854775808"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+                                + "percentage argument must be less or equal to 100"),
+                c(List.of("maxmemory-clients", "-5"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+                                + "argument must be a memory or percent value"),
+                c(List.of("maxmemory-clients", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+                                + "argument must be a memory or percent value"),
                 c(List.of("maxmemory-clients", "10mb"), null, "maxmemory-clients", "10485760"),
-                c(List.of("maxmemory-clients", "5%%"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - argument must be a memory or percent value"),
-                c(List.of("maxmemory-clients", "%"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - argument must be a memory or percent value"),
-                c(List.of("maxmemory-clients", "-5%"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - argument must be a memory or percent value"),
+                c(List.of("maxmemory-clients", "5%%"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+                                + "argument must be a memory or percent value"),
+                c(List.of("maxmemory-clients", "%"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+                                + "argument must be a memory or percent value"),
+                c(List.of("maxmemory-clients", "-5%"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+                                + "argument must be a memory or percent value"),
                 c(List.of("maxmemory-clients", "0%"), null, "maxmemory-clients", "0"),
-                c(List.of("maxmemory-clients", "05%"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - argument must be a memory or percent value"),
-                c(List.of("repl-backlog-size", "0"), "ERR CONFIG SET failed (possibly related to argument 'repl-backlog-size') - argument must be between 1 and 9223372036854775807 inclusive"),
+                c(List.of("maxmemory-clients", "05%"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-clients') - "
+                                + "argument must be a memory or percent value"),
+                c(List.of("repl-backlog-size", "0"),
+                        "ERR CONFIG SET failed (possibly related to argument 'repl-backlog-size') - "
+                                + "argument must be between 1 and 9223372036854775807 inclusive"),
                 c(List.of("repl-backlog-size", "1"), null, "repl-backlog-size", "16384"),
                 c(List.of("repl-backlog-size", "16383"), null, "repl-backlog-size", "16384"),
                 c(List.of("repl-backlog-size", "20000"), null, "repl-backlog-size", "20000"),
@@ -237,43 +428,89 @@ class RedisConfigTest {
                 c(List.of("watchdog-period", "3", "hz", "7"), null, "watchdog-period", "200", "hz", "7"),
                 c(List.of("hz", "0", "watchdog-period", "5"), null, "hz", "1", "watchdog-period", "2000"),
                 c(List.of("watchdog-period", "250"), null, "watchdog-period", "250"),
-                c(List.of("auto-aof-rewrite-min-size", "-1"), "ERR CONFIG SET failed (possibly related to argument 'auto-aof-rewrite-min-size') - argument must be a memory value"),
-                c(List.of("active-defrag-ignore-bytes", "0"), "ERR CONFIG SET failed (possibly related to argument 'active-defrag-ignore-bytes') - argument must be between 1 and 9223372036854775807 inclusive"),
+                c(List.of("auto-aof-rewrite-min-size", "-1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'auto-aof-rewrite-min-size') "
+                                + "- argument must be a memory value"),
+                c(List.of("active-defrag-ignore-bytes", "0"),
+                        "ERR CONFIG SET failed (possibly related to argument 'active-defrag-ignore-bytes') "
+                                + "- argument must be between 1 and 9223372036854775807 inclusive"),
                 c(List.of("cluster-link-sendbuf-limit", "1gb"), null, "cluster-link-sendbuf-limit", "1073741824"),
                 c(List.of("save", ""), null, "save", ""),
-                c(List.of("save", "900"), "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
-                c(List.of("save", "0 1"), "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
-                c(List.of("save", "900 -1"), "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
-                c(List.of("save", "x 1"), "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
-                c(List.of("save", "900 1 300"), "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
-                c(List.of("client-output-buffer-limit", "normal 1 2 3"), null, "client-output-buffer-limit", "normal 1 2 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
-                c(List.of("client-output-buffer-limit", "replica 1mb 2kb 3 pubsub 1g 2GB 4294967297"), null, "client-output-buffer-limit", "normal 0 0 0 slave 1048576 2048 3 pubsub 1000000000 2147483648 1"),
-                c(List.of("client-output-buffer-limit", "master 1 2 3"), "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Invalid client class specified in buffer limit configuration."),
-                c(List.of("client-output-buffer-limit", "foo 1 2 3"), "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Invalid client class specified in buffer limit configuration."),
-                c(List.of("client-output-buffer-limit", "normal 1 2"), "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Wrong number of arguments in buffer limit configuration."),
-                c(List.of("client-output-buffer-limit", "normal x 2 3"), "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Error in hard, soft or soft_seconds setting in buffer limit configuration."),
-                c(List.of("client-output-buffer-limit", "normal 1 2 -3"), "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Error in hard, soft or soft_seconds setting in buffer limit configuration."),
-                c(List.of("client-output-buffer-limit", "normal 1 2 "), null, "client-output-buffer-limit", "normal 1 2 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
-                c(List.of("client-output-buffer-limit", ""), null, "client-output-buffer-limit", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
-                c(List.of("client-output-buffer-limit", "normal 1 2 2147483648"), "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Error in hard, soft or soft_seconds setting in buffer limit configuration."),
-                c(List.of("client-output-buffer-limit", "normal 1 2 -4294967296"), null, "client-output-buffer-limit", "normal 1 2 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
-                c(List.of("client-output-buffer-limit", "NORMAL 1 2 +3"), null, "client-output-buffer-limit", "normal 1 2 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
-                c(List.of("client-output-buffer-limit", "slave 1 2 3 slave 4 5 6"), null, "client-output-buffer-limit", "normal 0 0 0 slave 4 5 6 pubsub 33554432 8388608 60"),
-                c(List.of("client-output-buffer-limit", "pubsub 1 2 3 foo 1 2 3"), "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Invalid client class specified in buffer limit configuration."),
-                c(List.of("client-output-buffer-limit", "normal 1 2 3x"), "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Error in hard, soft or soft_seconds setting in buffer limit configuration."),
-                c(List.of("client-output-buffer-limit", "normal 1 2 \t3"), null, "client-output-buffer-limit", "normal 1 2 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
-                c(List.of("oom-score-adj-values", "1 2"), "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - wrong number of arguments"),
-                c(List.of("oom-score-adj-values", "1 2 3000"), "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - Invalid oom-score-adj-values, elements must be between -2000 and 2000."),
-                c(List.of("oom-score-adj-values", "1 2 x"), "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - Invalid oom-score-adj-values, elements must be between -2000 and 2000."),
+                c(List.of("save", "900"),
+                        "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
+                c(List.of("save", "0 1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
+                c(List.of("save", "900 -1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
+                c(List.of("save", "x 1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
+                c(List.of("save", "900 1 300"),
+                        "ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters"),
+                c(List.of("client-output-buffer-limit", "normal 1 2 3"), null, "client-output-buffer-limit",
+                        "normal 1 2 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+                c(List.of("client-output-buffer-limit", "replica 1mb 2kb 3 pubsub 1g 2GB 4294967297"), null,
+                        "client-output-buffer-limit",
+                        "normal 0 0 0 slave 1048576 2048 3 pubsub 1000000000 2147483648 1"),
+                c(List.of("client-output-buffer-limit", "master 1 2 3"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') "
+                                + "- Invalid client class specified in buffer limit configuration."),
+                c(List.of("client-output-buffer-limit", "foo 1 2 3"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') "
+                                + "- Invalid client class specified in buffer limit configuration."),
+                c(List.of("client-output-buffer-limit", "normal 1 2"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') "
+                                + "- Wrong number of arguments in buffer limit configuration."),
+                c(List.of("client-output-buffer-limit", "normal x 2 3"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') "
+                                + "- Error in hard, soft or soft_seconds setting in buffer limit configuration."),
+                c(List.of("client-output-buffer-limit", "normal 1 2 -3"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') "
+                                + "- Error in hard, soft or soft_seconds setting in buffer limit configuration."),
+                c(List.of("client-output-buffer-limit", "normal 1 2 "), null, "client-output-buffer-limit",
+                        "normal 1 2 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+                c(List.of("client-output-buffer-limit", ""), null, "client-output-buffer-limit",
+                        "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+                c(List.of("client-output-buffer-limit", "normal 1 2 2147483648"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') "
+                                + "- Error in hard, soft or soft_seconds setting in buffer limit configuration."),
+                c(List.of("client-output-buffer-limit", "normal 1 2 -4294967296"), null, "client-output-buffer-limit",
+                        "normal 1 2 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+                c(List.of("client-output-buffer-limit", "NORMAL 1 2 +3"), null, "client-output-buffer-limit",
+                        "normal 1 2 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+                c(List.of("client-output-buffer-limit", "slave 1 2 3 slave 4 5 6"), null, "client-output-buffer-limit",
+                        "normal 0 0 0 slave 4 5 6 pubsub 33554432 8388608 60"),
+                c(List.of("client-output-buffer-limit", "pubsub 1 2 3 foo 1 2 3"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') "
+                                + "- Invalid client class specified in buffer limit configuration."),
+                c(List.of("client-output-buffer-limit", "normal 1 2 3x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') "
+                                + "- Error in hard, soft or soft_seconds setting in buffer limit configuration."),
+                c(List.of("client-output-buffer-limit", "normal 1 2 \t3"), null, "client-output-buffer-limit",
+                        "normal 1 2 3 slave 268435456 67108864 60 pubsub 33554432 8388608 60"),
+                c(List.of("oom-score-adj-values", "1 2"),
+                        "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - "
+                                + "wrong number of arguments"),
+                c(List.of("oom-score-adj-values", "1 2 3000"),
+                        "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - "
+                                + "Invalid oom-score-adj-values, elements must be between -2000 and 2000."),
+                c(List.of("oom-score-adj-values", "1 2 x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - "
+                                + "Invalid oom-score-adj-values, elements must be between -2000 and 2000."),
                 c(List.of("oom-score-adj-values", "10 20 30"), null, "oom-score-adj-values", "10 20 30"),
-                c(List.of("oom-score-adj-values", ""), "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - wrong number of arguments"),
+                c(List.of("oom-score-adj-values", ""),
+                        "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - "
+                                + "wrong number of arguments"),
                 c(List.of("oom-score-adj-values", "-2000 +5 2000"), null, "oom-score-adj-values", "-2000 5 2000"),
-                c(List.of("oom-score-adj-values", "1 2 3 4"), "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - wrong number of arguments"),
+                c(List.of("oom-score-adj-values", "1 2 3 4"),
+                        "ERR CONFIG SET failed (possibly related to argument 'oom-score-adj-values') - "
+                                + "wrong number of arguments"),
                 c(List.of("oom-score-adj-values", "1  2"), null, "oom-score-adj-values", "1 0 2"),
                 c(List.of("notify-keyspace-events", "KEA"), null, "notify-keyspace-events", "AKE"),
                 c(List.of("notify-keyspace-events", "EKxg$n"), null, "notify-keyspace-events", "g$xnKE"),
                 c(List.of("notify-keyspace-events", "An"), null, "notify-keyspace-events", "A"),
-                c(List.of("notify-keyspace-events", "Q"), "ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
+                c(List.of("notify-keyspace-events", "Q"),
+                        "ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - "
+                                + "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
                 c(List.of("notify-keyspace-events", ""), null, "notify-keyspace-events", ""),
                 c(List.of("notify-keyspace-events", "Km"), null, "notify-keyspace-events", "Km"),
                 c(List.of("notify-keyspace-events", "AKEm"), null, "notify-keyspace-events", "AKEm"),
@@ -281,51 +518,129 @@ class RedisConfigTest {
                 c(List.of("notify-keyspace-events", "g$lshzxe"), null, "notify-keyspace-events", "g$lshzxe"),
                 c(List.of("notify-keyspace-events", "K\u0000Q"), null, "notify-keyspace-events", "K"),
                 c(List.of("notify-keyspace-events", "tdnE"), null, "notify-keyspace-events", "tdnE"),
-                c(List.of("bind", "127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1"), "ERR CONFIG SET failed (possibly related to argument 'bind') - Too many bind addresses specified."),
+                c(List.of("bind",
+                        "127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 "
+                                + "127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 127.0.0.1 "
+                                + "127.0.0.1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'bind') - Too many bind "
+                                + "addresses specified."),
                 c(List.of("bind", "127.0.0.1"), null, "bind", "127.0.0.1"),
-                c(List.of("latency-tracking-info-percentiles", "50 99.99 100"), null, "latency-tracking-info-percentiles", "50 99.99 100"),
-                c(List.of("latency-tracking-info-percentiles", "50 101"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"),
-                c(List.of("latency-tracking-info-percentiles", "50 abc"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"),
+                c(List.of("latency-tracking-info-percentiles", "50 99.99 100"), null,
+                        "latency-tracking-info-percentiles", "50 99.99 100"),
+                c(List.of("latency-tracking-info-percentiles", "50 101"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - latency-tracking-info-percentiles "
+                                + "parameters should sit between [0.0,100.0]"),
+                c(List.of("latency-tracking-info-percentiles", "50 abc"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles "
+                                + "parameters"),
                 c(List.of("latency-tracking-info-percentiles", ""), null, "latency-tracking-info-percentiles", ""),
-                c(List.of("latency-tracking-info-percentiles", "-0 0.0000015 inf"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"),
-                c(List.of("latency-tracking-info-percentiles", "-0 0.0000015 1e-320"), null, "latency-tracking-info-percentiles", "-0 0.000002 0"),
-                c(List.of("latency-tracking-info-percentiles", "1e-400"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"),
-                c(List.of("latency-tracking-info-percentiles", "nan"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"),
-                c(List.of("latency-tracking-info-percentiles", "0x1p5 .5 5. 1e1"), null, "latency-tracking-info-percentiles", "32 0.5 5 10"),
-                c(List.of("latency-tracking-info-percentiles", " 5"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"),
-                c(List.of("latency-tracking-info-percentiles", "5 "), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"),
-                c(List.of("latency-tracking-info-percentiles", "-inf"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"),
-                c(List.of("latency-tracking-info-percentiles", "0x"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"),
-                c(List.of("latency-tracking-info-percentiles", "33.3333335 0.0000005 99.9999995"), null, "latency-tracking-info-percentiles", "33.333334 0 100"),
-                c(List.of("latency-tracking-info-percentiles", "1e400"), "ERR CONFIG SET failed (possibly related to argument 'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles parameters"),
-                c(List.of("latency-tracking-info-percentiles", "0e-999"), null, "latency-tracking-info-percentiles", "0"),
-                c(List.of("Foo", "1", "maxclients", "x"), "ERR Unknown option or number of arguments for CONFIG SET - 'Foo'"),
-                c(List.of("maxclients", "x", "Foo", "1"), "ERR Unknown option or number of arguments for CONFIG SET - 'Foo'"),
-                c(List.of("daemonize", "yes", "Foo", "1"), "ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set immutable config"),
-                c(List.of("Foo", "1", "daemonize", "yes"), "ERR Unknown option or number of arguments for CONFIG SET - 'Foo'"),
-                c(List.of("maxclients", "10", "MaxClients", "20"), "ERR CONFIG SET failed (possibly related to argument 'MaxClients') - duplicate parameter"),
-                c(List.of("maxclients", "10", "daemonize", "no"), "ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set immutable config"),
-                c(List.of("hash-max-ziplist-entries", "100", "hash-max-listpack-entries", "200"), null, "hash-max-ziplist-entries", "200", "hash-max-listpack-entries", "200"),
-                c(List.of("dir", "/tmp"), "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"),
-                c(List.of("dbfilename", "x.rdb"), "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - can't set protected config"),
-                c(List.of("replicaof", "no one"), "ERR CONFIG SET failed (possibly related to argument 'replicaof') - can't set immutable config"),
-                c(List.of("slaveof", "no one"), "ERR CONFIG SET failed (possibly related to argument 'slaveof') - can't set immutable config"),
-                c(List.of("databases", "1"), "ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable config"),
-                c(List.of("io-threads", "1"), "ERR CONFIG SET failed (possibly related to argument 'io-threads') - can't set immutable config"),
-                c(List.of("unixsocketperm", "777"), "ERR CONFIG SET failed (possibly related to argument 'unixsocketperm') - can't set immutable config"),
-                c(List.of("maxmemory", "1mb", "hz", "x"), "ERR CONFIG SET failed (possibly related to argument 'hz') - argument couldn't be parsed into an integer"),
-                c(List.of("maxmemory", "1mb", "maxmemory-policy", "foo"), "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"),
+                c(List.of("latency-tracking-info-percentiles", "-0 0.0000015 inf"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - latency-tracking-info-percentiles "
+                                + "parameters should sit between [0.0,100.0]"),
+                c(List.of("latency-tracking-info-percentiles", "-0 0.0000015 1e-320"), null,
+                        "latency-tracking-info-percentiles", "-0 0.000002 0"),
+                c(List.of("latency-tracking-info-percentiles", "1e-400"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles "
+                                + "parameters"),
+                c(List.of("latency-tracking-info-percentiles", "nan"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles "
+                                + "parameters"),
+                c(List.of("latency-tracking-info-percentiles", "0x1p5 .5 5. 1e1"), null,
+                        "latency-tracking-info-percentiles", "32 0.5 5 10"),
+                c(List.of("latency-tracking-info-percentiles", " 5"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles "
+                                + "parameters"),
+                c(List.of("latency-tracking-info-percentiles", "5 "),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles "
+                                + "parameters"),
+                c(List.of("latency-tracking-info-percentiles", "-inf"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - latency-tracking-info-percentiles "
+                                + "parameters should sit between [0.0,100.0]"),
+                c(List.of("latency-tracking-info-percentiles", "0x"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles "
+                                + "parameters"),
+                c(List.of("latency-tracking-info-percentiles", "33.3333335 0.0000005 99.9999995"), null,
+                        "latency-tracking-info-percentiles", "33.333334 0 100"),
+                c(List.of("latency-tracking-info-percentiles", "1e400"),
+                        "ERR CONFIG SET failed (possibly related to argument "
+                                + "'latency-tracking-info-percentiles') - Invalid latency-tracking-info-percentiles "
+                                + "parameters"),
+                c(List.of("latency-tracking-info-percentiles", "0e-999"), null, "latency-tracking-info-percentiles",
+                        "0"),
+                c(List.of("Foo", "1", "maxclients", "x"),
+                        "ERR Unknown option or number of arguments for CONFIG SET - 'Foo'"),
+                c(List.of("maxclients", "x", "Foo", "1"),
+                        "ERR Unknown option or number of arguments for CONFIG SET - 'Foo'"),
+                c(List.of("daemonize", "yes", "Foo", "1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set "
+                                + "immutable config"),
+                c(List.of("Foo", "1", "daemonize", "yes"),
+                        "ERR Unknown option or number of arguments for CONFIG SET - 'Foo'"),
+                c(List.of("maxclients", "10", "MaxClients", "20"),
+                        "ERR CONFIG SET failed (possibly related to argument 'MaxClients') - duplicate parameter"),
+                c(List.of("maxclients", "10", "daemonize", "no"),
+                        "ERR CONFIG SET failed (possibly related to argument 'daemonize') - can't set "
+                                + "immutable config"),
+                c(List.of("hash-max-ziplist-entries", "100", "hash-max-listpack-entries", "200"), null,
+                        "hash-max-ziplist-entries", "200", "hash-max-listpack-entries", "200"),
+                c(List.of("dir", "/tmp"),
+                        "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"),
+                c(List.of("dbfilename", "x.rdb"),
+                        "ERR CONFIG SET failed (possibly related to argument 'dbfilename') - can't set "
+                                + "protected config"),
+                c(List.of("replicaof", "no one"),
+                        "ERR CONFIG SET failed (possibly related to argument 'replicaof') - can't set "
+                                + "immutable config"),
+                c(List.of("slaveof", "no one"),
+                        "ERR CONFIG SET failed (possibly related to argument 'slaveof') - can't set immutable config"),
+                c(List.of("databases", "1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'databases') - can't set "
+                                + "immutable config"),
+                c(List.of("io-threads", "1"),
+                        "ERR CONFIG SET failed (possibly related to argument 'io-threads') - can't set "
+                                + "immutable config"),
+                c(List.of("unixsocketperm", "777"),
+                        "ERR CONFIG SET failed (possibly related to argument 'unixsocketperm') - can't set "
+                                + "immutable config"),
+                c(List.of("maxmemory", "1mb", "hz", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'hz') - argument couldn't be "
+                                + "parsed into an integer"),
+                c(List.of("maxmemory", "1mb", "maxmemory-policy", "foo"),
+                        "ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - "
+                                + "argument(s) must be one of the following: volatile-lru, volatile-lfu, "
+                                + "volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, "
+                                + "noeviction"),
                 c(List.of("SLOWLOG-MAX-LEN", "5"), null, "slowlog-max-len", "5"),
-                c(List.of("hz", "x", "hz", "5"), "ERR CONFIG SET failed (possibly related to argument 'hz') - duplicate parameter"),
-                c(List.of("timeout", "5", "Timeout", "x"), "ERR CONFIG SET failed (possibly related to argument 'Timeout') - duplicate parameter"),
+                c(List.of("hz", "x", "hz", "5"),
+                        "ERR CONFIG SET failed (possibly related to argument 'hz') - duplicate parameter"),
+                c(List.of("timeout", "5", "Timeout", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'Timeout') - duplicate parameter"),
                 c(List.of("foo\u0000bar", "1"), "ERR Unknown option or number of arguments for CONFIG SET - 'foo'"),
-                c(List.of("Daemonize", "no"), "ERR CONFIG SET failed (possibly related to argument 'Daemonize') - can't set immutable config"),
-                c(List.of("maxmemory", "1mb", "maxmemory-policy", "allkeys-lru", "hz", "20"), null, "maxmemory", "1048576", "maxmemory-policy", "allkeys-lru", "hz", "20"),
-                c(List.of("hash-max-ziplist-value", "x", "dir", "/tmp"), "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"),
-                c(List.of("dir", "/tmp", "hash-max-ziplist-value", "x"), "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"),
-                c(List.of("zset-max-ziplist-entries", "1", "zset-max-listpack-entries", "x"), "ERR CONFIG SET failed (possibly related to argument 'zset-max-listpack-entries') - argument couldn't be parsed into an integer"),
+                c(List.of("Daemonize", "no"),
+                        "ERR CONFIG SET failed (possibly related to argument 'Daemonize') - can't set "
+                                + "immutable config"),
+                c(List.of("maxmemory", "1mb", "maxmemory-policy", "allkeys-lru", "hz", "20"), null, "maxmemory",
+                        "1048576", "maxmemory-policy", "allkeys-lru", "hz", "20"),
+                c(List.of("hash-max-ziplist-value", "x", "dir", "/tmp"),
+                        "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"),
+                c(List.of("dir", "/tmp", "hash-max-ziplist-value", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'dir') - can't set protected config"),
+                c(List.of("zset-max-ziplist-entries", "1", "zset-max-listpack-entries", "x"),
+                        "ERR CONFIG SET failed (possibly related to argument 'zset-max-listpack-entries') "
+                                + "- argument couldn't be parsed into an integer"),
                 c(List.of("masterauth", "other"), null, "masterauth", "other"),
-                c(List.of("use-exit-on-panic", "no", "use-exit-on-panic", "yes"), "ERR CONFIG SET failed (possibly related to argument 'use-exit-on-panic') - duplicate parameter"));
+                c(List.of("use-exit-on-panic", "no", "use-exit-on-panic", "yes"),
+                        "ERR CONFIG SET failed (possibly related to argument 'use-exit-on-panic') - "
+                                + "duplicate parameter"));
 
     @Test
     void everyParameterHasRedisDefault() throws IOException {

@@ -3,6 +3,7 @@ package tandem.server;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -485,7 +486,9 @@ public final class RespServer implements ServerContext, ReplicationHub {
             case "port" -> Integer.toString(listener == null ? s.port() : port());
             case "bind" -> s.bind();
             case "io-threads" -> Integer.toString(s.ioThreads());
-            case "dir" -> System.getProperty("user.dir");
+            // getcwd's bytes, as the request bytes of the other values are kept
+            case "dir" -> new String(System.getProperty("user.dir").getBytes(StandardCharsets.UTF_8),
+                    StandardCharsets.ISO_8859_1);
             case "replicaof" -> {
                 String upstream = pipeline.upstream();
                 int colon = upstream == null ? -1 : upstream.lastIndexOf(':');

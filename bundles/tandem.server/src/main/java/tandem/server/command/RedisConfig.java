@@ -70,7 +70,10 @@ public final class RedisConfig {
     /** The server's side of the parameters it owns. */
     public interface Owner {
 
-        /** @return the value of an owned parameter (by its primary name), as {@code CONFIG GET} renders it */
+        /**
+         * @return the value of an owned parameter (by its primary name), as {@code CONFIG GET} renders it: its bytes
+         *         as ISO-8859-1 characters, as values set by {@code CONFIG SET} are
+         */
         String value(String name);
 
         /**

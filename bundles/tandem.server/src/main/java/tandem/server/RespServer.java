@@ -486,9 +486,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
             case "port" -> Integer.toString(listener == null ? s.port() : port());
             case "bind" -> s.bind();
             case "io-threads" -> Integer.toString(s.ioThreads());
-            // getcwd's bytes, as the request bytes of the other values are kept
-            case "dir" -> new String(System.getProperty("user.dir").getBytes(StandardCharsets.UTF_8),
-                    StandardCharsets.ISO_8859_1);
+            case "dir" -> bytes(System.getProperty("user.dir"));
             case "replicaof" -> {
                 String upstream = pipeline.upstream();
                 int colon = upstream == null ? -1 : upstream.lastIndexOf(':');
@@ -496,7 +494,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
             }
             case "maxclients" -> Integer.toString(s.maxClients());
             case "proto-max-bulk-len" -> Integer.toString(s.maxRequestSize());
-            case "requirepass" -> s.requirePass() == null ? "" : s.requirePass();
+            case "requirepass" -> s.requirePass() == null ? "" : bytes(s.requirePass());
             case "min-replicas-to-write" -> Integer.toString(s.minReplicasToWrite());
             // Redis' name counts seconds; rounded up so that a window in milliseconds never reads as 0 (off)
             case "min-replicas-max-lag" -> Long.toString((s.minReplicasTimeoutMs() + 999) / 1000);
@@ -505,13 +503,20 @@ public final class RespServer implements ServerContext, ReplicationHub {
         };
     }
 
+    /** @return the UTF-8 bytes of {@code text} as ISO-8859-1 characters, the form in which CONFIG keeps values */
+    private static String bytes(String text) {
+        return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+    }
+
     /** Applies {@code CONFIG SET} to the running configuration; ConfigAdmin's stays as it is. */
     private void applyConfig(Map<String, String> changes) {
         ServerSettings next = settings;
         for (Map.Entry<String, String> e : changes.entrySet()) {
             String value = e.getValue();
             next = switch (e.getKey()) {
-                case "requirepass" -> next.withRequirePass(value);
+                // AUTH compares the password's UTF-8 bytes, as for one from etc/tandem.server.cfg
+                case "requirepass" -> next.withRequirePass(new String(value.getBytes(StandardCharsets.ISO_8859_1),
+                        StandardCharsets.UTF_8));
                 case "maxclients" -> next.withMaxClients(Integer.parseInt(value));
                 case "proto-max-bulk-len" -> next.withMaxRequestSize(Integer.parseInt(value));
                 case "min-replicas-to-write" -> next.withMinReplicas(Integer.parseInt(value),

@@ -3,11 +3,11 @@ package tandem.server;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,8 +63,8 @@ import tandem.server.command.CommandMonitor;
 import tandem.server.command.CommandTable;
 import tandem.server.command.Commands;
 import tandem.server.command.KeyspaceCommands;
+import tandem.server.command.RedisConfig;
 import tandem.server.command.ServerContext;
-import tandem.protocol.command.String2ll;
 import tandem.server.pipeline.Pipeline;
 import tandem.server.resp.RespRequestDecoder;
 
@@ -152,6 +152,17 @@ public final class RespServer implements ServerContext, ReplicationHub {
     private final Pipeline pipeline;
     private final CommandMonitor monitor = new CommandMonitor();
     private final CommandTable table;
+    private final RedisConfig config = new RedisConfig(new RedisConfig.Owner() {
+        @Override
+        public String value(String name) {
+            return configValue(name);
+        }
+
+        @Override
+        public void apply(Map<String, String> changes) {
+            applyConfig(changes);
+        }
+    });
     private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong(1);
     private final AtomicLong totalConnections = new AtomicLong();
@@ -500,71 +511,65 @@ public final class RespServer implements ServerContext, ReplicationHub {
     }
 
     @Override
-    public String configSet(Map<String, String> changes) {
-        ServerSettings next = settings;
-        for (Map.Entry<String, String> e : changes.entrySet()) {
-            String name = e.getKey();
-            String raw = e.getValue();
-            if (name.equals("requirepass")) {
-                next = next.withRequirePass(raw);
-                continue;
-            }
-            long[] range = switch (name) {
-                case "maxclients" -> new long[] {1, 1_000_000};
-                case "proto-max-bulk-len" -> new long[] {1024, Integer.MAX_VALUE - 16};
-                case "min-replicas-to-write" -> new long[] {0, ReplicationHub.MAX_REPLICAS};
-                case "min-replicas-max-lag" -> new long[] {0, 86_400};
-                case "min-replicas-timeout-ms" -> new long[] {0, 86_400_000};
-                default -> null;
-            };
-            if (range == null) {
-                return "ERR Unknown option or number of arguments for CONFIG SET - '" + name + "'";
-            }
-            long value;
-            try {
-                value = String2ll.parse(raw.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            } catch (NumberFormatException notInteger) {
-                return "ERR CONFIG SET failed (possibly related to argument '" + name
-                        + "') - argument couldn't be parsed into an integer";
-            }
-            if (value < range[0] || value > range[1]) {
-                return "ERR CONFIG SET failed (possibly related to argument '" + name + "') - argument must be "
-                        + "between " + range[0] + " and " + range[1] + " inclusive";
-            }
-            next = switch (name) {
-                case "maxclients" -> next.withMaxClients((int) value);
-                case "proto-max-bulk-len" -> next.withMaxRequestSize((int) value);
-                case "min-replicas-to-write" -> next.withMinReplicas((int) value, next.minReplicasTimeoutMs());
-                case "min-replicas-max-lag" -> next.withMinReplicas(next.minReplicasToWrite(), value * 1000);
-                default -> next.withMinReplicas(next.minReplicasToWrite(), value);
-            };
-        }
-        apply(next);
-        Map<String, String> logged = new LinkedHashMap<>(changes);
-        logged.computeIfPresent("requirepass", (k, v) -> "(hidden)");
-        LOG.log(Level.INFO, "CONFIG SET applied until the next restart: {0}", logged);
-        return null;
+    public RedisConfig config() {
+        return config;
     }
 
     @Override
-    public Map<String, String> configParameters() {
+    public void resetStats() {
+        totalConnections.set(0);
+    }
+
+    /** The parameters of {@code CONFIG} this server owns, as Redis renders them. */
+    private String configValue(String name) {
         ServerSettings s = settings;
-        Map<String, String> params = new LinkedHashMap<>();
-        params.put("bind", s.bind());
-        params.put("port", Integer.toString(port()));
-        params.put("maxclients", Integer.toString(s.maxClients()));
-        params.put("proto-max-bulk-len", Integer.toString(s.maxRequestSize()));
-        params.put("io-threads", Integer.toString(s.ioThreads()));
-        params.put("requirepass", s.requirePass() == null ? "" : s.requirePass());
-        params.put("min-replicas-to-write", Integer.toString(s.minReplicasToWrite()));
-        // Redis' name counts seconds; rounded up so that a window in milliseconds never reads as 0 (off)
-        params.put("min-replicas-max-lag", Long.toString((s.minReplicasTimeoutMs() + 999) / 1000));
-        params.put("min-replicas-timeout-ms", Long.toString(s.minReplicasTimeoutMs()));
-        params.put("replica-read-only", "yes");
-        params.put("databases", "1");
-        params.put("save", "");
-        params.put("appendonly", "no");
-        return params;
+        return switch (name) {
+            case "port" -> Integer.toString(listener == null ? s.port() : port());
+            case "bind" -> s.bind();
+            case "io-threads" -> Integer.toString(s.ioThreads());
+            case "dir" -> bytes(System.getProperty("user.dir"));
+            case "replicaof" -> {
+                String upstream = pipeline.upstream();
+                int colon = upstream == null ? -1 : upstream.lastIndexOf(':');
+                yield colon < 0 ? "" : upstream.substring(0, colon) + " " + upstream.substring(colon + 1);
+            }
+            case "maxclients" -> Integer.toString(s.maxClients());
+            case "proto-max-bulk-len" -> Integer.toString(s.maxRequestSize());
+            case "requirepass" -> s.requirePass() == null ? "" : bytes(s.requirePass());
+            case "min-replicas-to-write" -> Integer.toString(s.minReplicasToWrite());
+            // Redis' name counts seconds; rounded up so that a window in milliseconds never reads as 0 (off)
+            case "min-replicas-max-lag" -> Long.toString((s.minReplicasTimeoutMs() + 999) / 1000);
+            case "min-replicas-timeout-ms" -> Long.toString(s.minReplicasTimeoutMs());
+            default -> throw new IllegalArgumentException("not a parameter of the server: " + name);
+        };
+    }
+
+    /** @return the UTF-8 bytes of {@code text} as ISO-8859-1 characters, the form in which CONFIG keeps values */
+    private static String bytes(String text) {
+        return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+    }
+
+    /** Applies {@code CONFIG SET} to the running configuration; ConfigAdmin's stays as it is. */
+    private void applyConfig(Map<String, String> changes) {
+        ServerSettings next = settings;
+        for (Map.Entry<String, String> e : changes.entrySet()) {
+            String value = e.getValue();
+            next = switch (e.getKey()) {
+                // AUTH compares the password's UTF-8 bytes, as for one from etc/tandem.server.cfg
+                case "requirepass" -> next.withRequirePass(new String(value.getBytes(StandardCharsets.ISO_8859_1),
+                        StandardCharsets.UTF_8));
+                case "maxclients" -> next.withMaxClients(Integer.parseInt(value));
+                case "proto-max-bulk-len" -> next.withMaxRequestSize(Integer.parseInt(value));
+                case "min-replicas-to-write" -> next.withMinReplicas(Integer.parseInt(value),
+                        next.minReplicasTimeoutMs());
+                case "min-replicas-max-lag" -> next.withMinReplicas(next.minReplicasToWrite(),
+                        Long.parseLong(value) * 1000);
+                case "min-replicas-timeout-ms" -> next.withMinReplicas(next.minReplicasToWrite(),
+                        Long.parseLong(value));
+                default -> throw new IllegalArgumentException("not a parameter the server applies: " + e.getKey());
+            };
+        }
+        apply(next);
     }
 
     // ---- replication ------------------------------------------------------------------------------------------

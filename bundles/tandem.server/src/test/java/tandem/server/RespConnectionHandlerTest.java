@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -18,6 +18,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import tandem.api.server.ClientInfo;
 import tandem.server.command.ClientSession;
 import tandem.server.command.Commands;
+import tandem.server.command.RedisConfig;
 import tandem.server.command.ServerContext;
 import tandem.server.resp.RespRequestDecoder;
 
@@ -295,29 +296,75 @@ class RespConnectionHandlerTest {
     @Timeout(10)
     void configGet() {
         assertReplies("CONFIG GET save\r\n", "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
-        assertReplies("CONFIG GET SAVE\r\n", "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
+        assertReplies("CONFIG GET SAVE\r\n", "*2\r\n$4\r\nSAVE\r\n$0\r\n\r\n");
         assertReplies("CONFIG GET nope\r\n", "*0\r\n");
-        assertReplies("CONFIG GET max*\r\n", "*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n");
-        assertReplies("CONFIG GET save sav? *\r\n", "*6\r\n$4\r\nsave\r\n$0\r\n\r\n"
-                + "$10\r\nmaxclients\r\n$5\r\n10000\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+        assertReplies("CONFIG GET maxcl*\r\n", "*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n");
+        assertReplies("CONFIG GET save sav? SAVE appendonly databases io-threads\r\n", "*8\r\n"
+                + "$4\r\nsave\r\n$0\r\n\r\n$10\r\nappendonly\r\n$2\r\nno\r\n"
+                + "$9\r\ndatabases\r\n$1\r\n1\r\n$10\r\nio-threads\r\n$1\r\n2\r\n");
+        assertReplies("CONFIG GET *-max-ziplist-entries\r\n", "*4\r\n$24\r\nhash-max-ziplist-entries\r\n"
+                + "$3\r\n512\r\n$24\r\nzset-max-ziplist-entries\r\n$3\r\n128\r\n");
     }
 
     @Test
     @Timeout(10)
-    void configHelp() {
-        String reply = run(bytes("CONFIG HELP\r\n"), true).replies;
-        assertThat(reply).startsWith("*7\r\n+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
-                + "+GET\r\n");
+    void configHelpIsRedisText() {
+        assertReplies("CONFIG HELP\r\n", "*11\r\n"
+                + "+CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
+                + "+GET <pattern>\r\n"
+                + "+    Return parameters matching the glob-like <pattern> and their values.\r\n"
+                + "+SET <directive> <value>\r\n"
+                + "+    Set the configuration <directive> to <value>.\r\n"
+                + "+RESETSTAT\r\n"
+                + "+    Reset statistics reported by the INFO command.\r\n"
+                + "+REWRITE\r\n"
+                + "+    Rewrite the configuration file.\r\n"
+                + "+HELP\r\n"
+                + "+    Prints this help.\r\n");
+        assertReplies("config help x\r\n", "-ERR wrong number of arguments for 'config|help' command\r\n");
     }
 
     @Test
     @Timeout(10)
-    void configSetPassesPairsToTheServerAndChecksTheirCount() {
-        assertReplies("CONFIG SET maxclients 100\r\n", "+OK\r\n");
+    void configSetChecksPairsThenAppliesAllOrNothing() {
         assertReplies("CONFIG SET maxclients 100 foo\r\n", "-ERR syntax error\r\n");
         assertReplies("CONFIG SET maxclients\r\n", "-ERR wrong number of arguments for 'config|set' command\r\n");
         assertReplies("CONFIG SET foo 1\r\n",
                 "-ERR Unknown option or number of arguments for CONFIG SET - 'foo'\r\n");
+        // CR and LF in a name become spaces, as in every error; %s stops at NUL
+        assertReplies("*4\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$7\r\na\r\nb\0cd\r\n$1\r\n1\r\n",
+                "-ERR Unknown option or number of arguments for CONFIG SET - 'a  b'\r\n");
+        assertReplies("CONFIG SET maxmemory 1mb maxclients 100\r\nCONFIG GET maxmemory maxclients\r\n"
+                + "CONFIG SET maxmemory 0 maxclients 10000\r\n",
+                "+OK\r\n*4\r\n$9\r\nmaxmemory\r\n$7\r\n1048576\r\n$10\r\nmaxclients\r\n$3\r\n100\r\n+OK\r\n");
+        assertReplies("CONFIG SET maxmemory 1mb maxmemory-policy lru\r\nCONFIG GET maxmemory\r\n",
+                "-ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one "
+                        + "of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, "
+                        + "allkeys-lfu, allkeys-random, noeviction\r\n*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n");
+        assertThat(server.owned).containsEntry("maxclients", "10000");
+        // a value keeps its bytes
+        assertReplies("*4\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$10\r\nmasterauth\r\n$2\r\n\u00e9\u00ff\r\n"
+                + "CONFIG GET masterauth\r\n", "+OK\r\n*2\r\n$10\r\nmasterauth\r\n$2\r\n\u00e9\u00ff\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void infoMemoryReportsMaxmemoryAsSet() {
+        assertThat(run(bytes("CONFIG SET maxmemory 2mb\r\nINFO memory\r\nCONFIG SET maxmemory 0\r\n"), true)
+                .replies).contains("\r\nmaxmemory:2097152\r\n");
+        assertThat(run(bytes("CONFIG SET maxmemory 18446744073709551615\r\nINFO memory\r\n"
+                + "CONFIG SET maxmemory 0\r\n"), true).replies).contains("\r\nmaxmemory:-1\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void configResetstatAndRewrite() {
+        assertReplies("CONFIG RESETSTAT\r\n", "+OK\r\n");
+        assertThat(server.statResets).as("once fed whole, once byte by byte").isEqualTo(2);
+        assertReplies("CONFIG RESETSTAT x\r\n",
+                "-ERR wrong number of arguments for 'config|resetstat' command\r\n");
+        assertReplies("CONFIG REWRITE\r\n", "-ERR The server is running without a config file\r\n");
+        assertReplies("CONFIG REWRITE x\r\n", "-ERR wrong number of arguments for 'config|rewrite' command\r\n");
     }
 
     @Test
@@ -633,11 +680,34 @@ class RespConnectionHandlerTest {
             return List.of();
         }
 
+        /** The parameters the server owns, as a running server would report them. */
+        final Map<String, String> owned = new HashMap<>(Map.ofEntries(Map.entry("port", "6379"),
+                Map.entry("bind", "127.0.0.1"), Map.entry("io-threads", "2"), Map.entry("dir", "/tandem"),
+                Map.entry("replicaof", ""), Map.entry("maxclients", "10000"),
+                Map.entry("proto-max-bulk-len", "536870912"), Map.entry("requirepass", ""),
+                Map.entry("min-replicas-to-write", "0"), Map.entry("min-replicas-max-lag", "5"),
+                Map.entry("min-replicas-timeout-ms", "5000")));
+        final RedisConfig config = new RedisConfig(new RedisConfig.Owner() {
+            @Override
+            public String value(String name) {
+                return owned.get(name);
+            }
+
+            @Override
+            public void apply(Map<String, String> changes) {
+                owned.putAll(changes);
+            }
+        });
+        int statResets;
+
         @Override
-        public String configSet(Map<String, String> changes) {
-            return changes.containsKey("maxclients") ? null
-                    : "ERR Unknown option or number of arguments for CONFIG SET - '" + changes.keySet().iterator().next()
-                            + "'";
+        public RedisConfig config() {
+            return config;
+        }
+
+        @Override
+        public void resetStats() {
+            statResets++;
         }
 
 
@@ -726,13 +796,5 @@ class RespConnectionHandlerTest {
             return 4242;
         }
 
-        @Override
-        public Map<String, String> configParameters() {
-            Map<String, String> params = new LinkedHashMap<>();
-            params.put("save", "");
-            params.put("maxclients", "10000");
-            params.put("appendonly", "no");
-            return params;
-        }
     }
 }

@@ -3,17 +3,15 @@ package tandem.server.command;
 import static tandem.server.command.CommandTable.ascii;
 import static tandem.server.command.CommandTable.sub;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 import tandem.api.server.ClientInfo;
 import tandem.server.resp.RespWriter;
-import tandem.protocol.command.Glob;
 import tandem.protocol.command.String2ll;
 
 /** The connection and server commands of the foundation, with Redis 7's replies and errors. */
@@ -22,6 +20,15 @@ public final class Commands {
     private static final List<String> CONN = List.of("noscript", "loading", "stale", "fast");
     private static final List<String> CONN_SLOW = List.of("noscript", "loading", "stale");
     private static final List<String> ADMIN = List.of("admin", "noscript", "loading", "stale");
+    private static final List<String> CONFIG_HELP = List.of(
+            "GET <pattern>",
+            "    Return parameters matching the glob-like <pattern> and their values.",
+            "SET <directive> <value>",
+            "    Set the configuration <directive> to <value>.",
+            "RESETSTAT",
+            "    Reset statistics reported by the INFO command.",
+            "REWRITE",
+            "    Rewrite the configuration file.");
 
     private Commands() {
     }
@@ -47,8 +54,14 @@ public final class Commands {
                 "Returns the effective values of configuration parameters.", Commands::configGet));
         config.put("set", sub("config", "set", -4, ADMIN, "server", "2.0.0",
                 "Sets configuration parameters in-flight.", Commands::configSet));
+        config.put("resetstat", sub("config", "resetstat", 2, ADMIN, "server", "2.0.0",
+                "Resets the server's statistics.", Commands::configResetstat));
+        config.put("rewrite", sub("config", "rewrite", 2, ADMIN, "server", "2.8.0",
+                "Persists the effective configuration to file.",
+                // Tandem's configuration lives in etc/*.cfg, through ConfigAdmin: there is no Redis file to rewrite
+                (c, a) -> c.reply().error("ERR The server is running without a config file")));
         config.put("help", sub("config", "help", 2, CONN_SLOW, "server", "5.0.0",
-                "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CONFIG", config)));
+                "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CONFIG", CONFIG_HELP)));
 
         Map<String, CommandSpec> command = new LinkedHashMap<>();
         command.put("count", sub("command", "count", 2, CONN_SLOW, "server", "2.8.13",
@@ -274,37 +287,37 @@ public final class Commands {
     }
 
     private static void configGet(CommandContext c, byte[][] a) {
-        Map<String, String> params = c.server().configParameters();
-        Set<String> matched = new LinkedHashSet<>();
+        List<String> patterns = new ArrayList<>();
         for (int i = 2; i < a.length; i++) {
-            String pattern = ascii(a[i]);
-            for (String name : params.keySet()) {
-                if (Glob.matches(pattern, name, true)) {
-                    matched.add(name);
-                }
-            }
+            patterns.add(ascii(a[i]));
         }
-        c.reply().array(matched.size() * 2);
-        for (String name : matched) {
-            c.reply().bulk(name).bulk(params.get(name));
-        }
+        Map<String, String> found = c.server().config().get(patterns);
+        c.reply().array(found.size() * 2);
+        // names as given and values as set are the request's bytes, kept as ISO-8859-1 characters
+        found.forEach((name, value) -> c.reply().bulk(name.getBytes(StandardCharsets.ISO_8859_1))
+                .bulk(value.getBytes(StandardCharsets.ISO_8859_1)));
     }
 
     private static void configSet(CommandContext c, byte[][] a) {
-        if ((a.length - 2) % 2 != 0) {
+        if (a.length % 2 != 0) {
             c.reply().error("ERR syntax error");
             return;
         }
-        Map<String, String> changes = new LinkedHashMap<>();
-        for (int i = 2; i < a.length; i += 2) {
-            changes.put(ascii(a[i]).toLowerCase(Locale.ROOT), ascii(a[i + 1]));
+        List<String> pairs = new ArrayList<>();
+        for (int i = 2; i < a.length; i++) {
+            pairs.add(ascii(a[i]));
         }
-        String error = c.server().configSet(changes);
+        String error = c.server().config().set(pairs);
         if (error == null) {
             c.reply().ok();
         } else {
             c.reply().error(error);
         }
+    }
+
+    private static void configResetstat(CommandContext c, byte[][] a) {
+        c.server().resetStats();
+        c.reply().ok();
     }
 
     private static void info(CommandContext c, byte[][] a) {
@@ -405,5 +418,13 @@ public final class Commands {
         }
         c.reply().array(lines.size());
         lines.forEach(c.reply()::simple);
+    }
+
+    /** Redis' text, as {@code addReplyHelp} frames it. */
+    private static void help(CommandContext c, String container, List<String> text) {
+        c.reply().array(text.size() + 3);
+        c.reply().simple(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
+        text.forEach(c.reply()::simple);
+        c.reply().simple("HELP").simple("    Prints this help.");
     }
 }

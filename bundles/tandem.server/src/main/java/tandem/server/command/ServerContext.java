@@ -1,7 +1,6 @@
 package tandem.server.command;
 
 import java.util.List;
-import java.util.Map;
 
 import tandem.api.journal.JournalStatus;
 import tandem.api.server.ServerStatus;
@@ -28,21 +27,12 @@ public interface ServerContext extends ServerStatus {
     /** @return the process id of the node */
     long processId();
 
-    /**
-     * @return the parameters {@code CONFIG GET} knows, by their Redis names, in a stable order; values as Redis
-     *         renders them
-     */
-    Map<String, String> configParameters();
+    /** @return the parameters of {@code CONFIG GET} and {@code CONFIG SET}, with their values now */
+    RedisConfig config();
 
-    /**
-     * Applies {@code CONFIG SET} to the running server, all parameters or none; like Redis without
-     * {@code CONFIG REWRITE}, the change lasts until the component restarts (the configuration in {@code etc/}
-     * stays as it is).
-     *
-     * @param changes parameter (lower case, Redis name) → value, in the order given
-     * @return null when applied, otherwise the error reply without its leading {@code -}
-     */
-    String configSet(Map<String, String> changes);
+    /** Resets the statistics {@code INFO} reports ({@code CONFIG RESETSTAT}); statistics it does not keep stay. */
+    default void resetStats() {
+    }
 
     /** @return the primary this node follows, or null on a primary */
     String upstream();

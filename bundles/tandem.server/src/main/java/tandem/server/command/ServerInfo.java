@@ -46,7 +46,7 @@ public final class ServerInfo {
                 case "clients" -> clients(sb, server);
                 case "stats" -> stats(sb, server);
                 case "replication" -> replication(sb, server);
-                case "memory" -> memory(sb);
+                case "memory" -> memory(sb, server);
                 case "persistence" -> persistence(sb, server.journalStatus(), server.storeStatus(),
                         server.applyStopped());
                 case "cpu" -> cpu(sb, monitor);
@@ -280,12 +280,13 @@ public final class ServerInfo {
         line(sb, "sync_partial_err", Long.toString(psync == null ? 0 : psync.syncPartialErr()));
     }
 
-    private static void memory(StringBuilder sb) {
+    private static void memory(StringBuilder sb, ServerContext s) {
         Runtime rt = Runtime.getRuntime();
         sb.append("# Memory\r\n");
         line(sb, "used_memory", Long.toString(rt.totalMemory() - rt.freeMemory()));
         line(sb, "total_system_memory_heap_max", Long.toString(rt.maxMemory()));
-        line(sb, "maxmemory", "0");
+        // Redis prints it with %lld: 2^64-1 reads -1 here as there
+        line(sb, "maxmemory", Long.toString(Long.parseUnsignedLong(s.config().value("maxmemory"))));
     }
 
     private static void persistence(StringBuilder sb, JournalStatus j, StoreStatus st, String applyStopped) {

@@ -215,7 +215,9 @@ public final class RespServer implements ServerContext, ReplicationHub {
         this.transport = epoll ? "epoll" : "nio";
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        this.config.onMonitoringChange(this::monitoring);
         monitor(config);
+        monitoring(this.config.monitoring());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, factory);
         this.workerGroup = new MultiThreadIoEventLoopGroup(s.ioThreads(), factory);
         apply(s);
@@ -268,17 +270,34 @@ public final class RespServer implements ServerContext, ReplicationHub {
         apply(next);
     }
 
-    /** Gives the command monitor its settings; an invalid one is refused with a logged reason. */
-    private void monitor(Config config) {
+    /**
+     * Gives the command monitor its settings from the configuration: the slow log and latency ones through
+     * {@code CONFIG}'s parameters (which {@code CONFIG SET} changes until the next activation, and which tell the
+     * monitor through {@link #monitoring}), the stall watchdog directly. An invalid one is refused with a logged
+     * reason.
+     */
+    private void monitor(Config c) {
         try {
-            MonitorSettings m = MonitorSettings.of(config);
-            monitor.slowlog(m.slowlogSlowerThanMicros(), m.slowlogMaxLen());
-            monitor.latencyThreshold(m.latencyThresholdMillis());
+            MonitorSettings m = MonitorSettings.of(c);
+            String refused = config.set(List.of("slowlog-log-slower-than", Long.toString(m.slowlogSlowerThanMicros()),
+                    "slowlog-max-len", Integer.toString(m.slowlogMaxLen()),
+                    "latency-monitor-threshold", Long.toString(m.latencyThresholdMillis())));
+            if (refused != null) {
+                throw new IllegalArgumentException(refused);
+            }
             monitor.stallWarn(m.stallWarnMillis());
         } catch (IllegalArgumentException e) {
             LOG.log(Level.ERROR, "configuration change refused, the running monitor settings stay: {0}",
                     e.getMessage());
         }
+    }
+
+    /** The slow log and latency parameters, as {@code CONFIG} holds them, applied to the command monitor. */
+    private void monitoring(RedisConfig.Monitoring m) {
+        monitor.slowlog(m.slowlogLogSlowerThan(), (int) Math.min(Integer.MAX_VALUE, m.slowlogMaxLen()));
+        monitor.latencyThreshold(m.latencyMonitorThreshold());
+        monitor.latencyTracking(m.latencyTracking(),
+                m.latencyTrackingInfoPercentiles().stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     /** Makes {@code next} the running configuration, with what the pipeline enforces of it. */
@@ -518,6 +537,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
     @Override
     public void resetStats() {
         totalConnections.set(0);
+        monitor.resetStats();
     }
 
     /** The parameters of {@code CONFIG} this server owns, as Redis renders them. */

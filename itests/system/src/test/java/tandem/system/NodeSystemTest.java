@@ -1,6 +1,7 @@
 package tandem.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static tandem.system.TandemNode.await;
 
 import java.io.IOException;
@@ -122,6 +123,39 @@ class NodeSystemTest {
         assertThat(quote.reply()).isEqualTo("-ERR Protocol error: unbalanced quotes in request\r\n");
         assertThat(quote.closed()).isTrue();
         assertThat(node.redisCli("PING").out().trim()).isEqualTo("PONG");
+    }
+
+    /**
+     * The two single commands that once stopped a node: a SETRANGE whose offset overflowed inside apply (journaled,
+     * then never applied), and a KEYS pattern whose matching was exponential (the logic thread held for good). Now
+     * the first is refused before it is journaled and the second ends at once; the node answers throughout.
+     */
+    @Test
+    void noSingleCommandStopsTheNode() throws IOException {
+        try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+            jedis.set("a".repeat(64), "1");
+            long journaled = journalLastSequence(jedis);
+            assertThatThrownBy(() -> jedis.setrange("K", Long.MAX_VALUE, "A"))
+                    .hasMessage("ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+            assertThat(journalLastSequence(jedis)).as("a refused write is never journaled").isEqualTo(journaled);
+            assertThat(jedis.keys("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b")).isEmpty();
+            assertThat(jedis.ping()).isEqualTo("PONG");
+            String persistence = jedis.info("persistence");
+            assertThat(persistence).contains("apply_status:ok");
+            assertThat(field(persistence, "store_applied_sequence")).isEqualTo(field(persistence,
+                    "journal_last_sequence"));
+        }
+        assertThat(node.log()).doesNotContain("unexpected failure").doesNotContain("fail-stop");
+    }
+
+    private static long journalLastSequence(Jedis jedis) {
+        return Long.parseLong(field(jedis.info("persistence"), "journal_last_sequence"));
+    }
+
+    private static String field(String info, String name) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + ":(\\S+)").matcher(info);
+        assertThat(m.find()).as("%s in %s", name, info).isTrue();
+        return m.group(1);
     }
 
     @Test

@@ -229,7 +229,13 @@ class RespConnectionHandlerTest {
         String list = "id=7 addr=127.0.0.1:5000 name= age=3 idle=1 db=0 cmd=client\n"
                 + "id=9 addr=127.0.0.1:5001 name=worker age=10 idle=0 db=0 cmd=NULL\n";
         assertReplies("CLIENT LIST\r\n", "$" + list.length() + "\r\n" + list + "\r\n");
-        assertReplies("CLIENT LIST TYPE normal\r\n", "-ERR syntax error\r\n");
+        assertReplies("CLIENT LIST TYPE normal\r\n", "$" + list.length() + "\r\n" + list + "\r\n");
+        assertReplies("CLIENT LIST TYPE replica\r\n", "$0\r\n\r\n");
+        assertReplies("CLIENT LIST TYPE foo\r\n", "-ERR Unknown client type 'foo'\r\n");
+        String nine = "id=9 addr=127.0.0.1:5001 name=worker age=10 idle=0 db=0 cmd=NULL\n";
+        assertReplies("CLIENT LIST ID 9 5 9\r\n", "$" + 2 * nine.length() + "\r\n" + nine + nine + "\r\n");
+        assertReplies("CLIENT LIST ID 9 x\r\n", "-ERR Invalid client ID\r\n");
+        assertReplies("CLIENT LIST FOO\r\n", "-ERR syntax error\r\n");
     }
 
     @Test

@@ -46,11 +46,12 @@ final class Args {
 
     /**
      * A SCAN cursor as Redis' {@code parseScanCursorOrReply} reads it ({@code strtoul}, base 10): no leading
-     * space, an optional sign (a negative value wraps, as in C), digits to the end, no overflow; the empty string
-     * is 0.
+     * space, an optional sign (a negative value wraps, as in C), digits to the end (a C string: the first NUL ends
+     * it), no overflow; the empty string is 0.
      */
-    static long cursor(byte[] s) {
+    static long cursor(byte[] arg) {
         CommandError invalid = new CommandError("ERR invalid cursor");
+        byte[] s = java.util.Arrays.copyOf(arg, Args.text(arg).length()); // strtoul stops at a NUL, as at the end
         if (s.length == 0) {
             return 0;
         }

@@ -191,7 +191,8 @@ final class KeyCommands {
         if (ttl < 0) {
             ttl = 0;
         }
-        r.integer(ms ? ttl : (ttl + 500) / 1000);
+        // Redis' (ttl + 500) / 1000 in C: near 2^63 the sum wraps, and the compiled division reads it unsigned
+        r.integer(ms ? ttl : Long.divideUnsigned(ttl + 500, 1000));
     }
 
     static void persist(Tx tx, byte[][] a, Reply r) {
@@ -409,10 +410,14 @@ final class KeyCommands {
         while (true) {
             List<byte[]> keys = new ArrayList<>(Tx.CHUNK);
             List<Rec> recs = new ArrayList<>(Tx.CHUNK);
+            long bytes = 0;
             try (RocksIterator it = tx.keyIterator()) {
-                for (seekAfter(it, after); it.isValid() && keys.size() < Tx.CHUNK; it.next()) {
+                for (seekAfter(it, after); it.isValid() && keys.size() < Tx.CHUNK && bytes < Tx.CHUNK_BYTES;
+                        it.next()) {
+                    byte[] value = it.value();
                     keys.add(it.key());
-                    recs.add(Tx.decode(it.value()));
+                    recs.add(Tx.header(value)); // the type and deadline: not the value, which may be large
+                    bytes += value.length;
                 }
             }
             if (keys.isEmpty()) {

@@ -263,6 +263,14 @@ final class Tx {
 
     /** Up to {@code limit} {field, value} pairs whose field sorts after {@code after} (null: from the first). */
     List<byte[][]> fieldsAfter(byte[] key, byte[] after, int limit) {
+        return fieldsAfter(key, after, limit, Long.MAX_VALUE, true);
+    }
+
+    /**
+     * Up to {@code limit} {field, value} pairs whose field sorts after {@code after} (null: from the first), stopping
+     * once they hold {@code maxBytes} (at least one pair); without {@code values}, each pair's value is null.
+     */
+    List<byte[][]> fieldsAfter(byte[] key, byte[] after, int limit, long maxBytes, boolean values) {
         byte[] prefix = fieldPrefix(key);
         List<byte[][]> out = new ArrayList<>();
         try (RocksIterator it = iterator(fields)) {
@@ -275,26 +283,33 @@ final class Tx {
                     it.next();
                 }
             }
-            while (it.isValid() && out.size() < limit) {
+            long bytes = 0;
+            while (it.isValid() && out.size() < limit && bytes < maxBytes) {
                 byte[] k = it.key();
                 if (!startsWith(k, prefix)) {
                     break;
                 }
-                out.add(new byte[][] {Arrays.copyOfRange(k, prefix.length, k.length), it.value()});
+                byte[] v = values ? it.value() : null;
+                out.add(new byte[][] {Arrays.copyOfRange(k, prefix.length, k.length), v});
+                bytes += k.length + (v == null ? 0 : v.length);
                 it.next();
             }
         }
         return out;
     }
 
-    /** How many fields a bulk operation holds on the heap at a time: its memory stays flat however big the hash. */
+    /**
+     * How many records, and about how many bytes, a bulk operation holds on the heap at a time: its memory stays flat
+     * however big the hash or the keyspace, and however large its values.
+     */
     static final int CHUNK = 1024;
+    static final long CHUNK_BYTES = 8L * 1024 * 1024;
 
     /** Deletes every field of a hash, a chunk at a time (each chunk starts after the last field deleted). */
     private void deleteFields(byte[] key) {
         byte[] after = null;
-        for (List<byte[][]> chunk = fieldsAfter(key, null, CHUNK); !chunk.isEmpty();
-                chunk = fieldsAfter(key, after, CHUNK)) {
+        for (List<byte[][]> chunk = fieldsAfter(key, null, CHUNK, CHUNK_BYTES, false); !chunk.isEmpty();
+                chunk = fieldsAfter(key, after, CHUNK, CHUNK_BYTES, false)) {
             for (byte[][] pair : chunk) {
                 deleteField(key, pair[0]);
             }
@@ -306,8 +321,8 @@ final class Tx {
     long copyFields(byte[] from, byte[] to) {
         long n = 0;
         byte[] after = null;
-        for (List<byte[][]> chunk = fieldsAfter(from, null, CHUNK); !chunk.isEmpty();
-                chunk = fieldsAfter(from, after, CHUNK)) {
+        for (List<byte[][]> chunk = fieldsAfter(from, null, CHUNK, CHUNK_BYTES, true); !chunk.isEmpty();
+                chunk = fieldsAfter(from, after, CHUNK, CHUNK_BYTES, true)) {
             for (byte[][] pair : chunk) {
                 putField(to, pair[0], pair[1]);
             }
@@ -394,6 +409,16 @@ final class Tx {
             return new Rec(type, flags, expiry, null, b.getLong());
         }
         return new Rec(type, flags, expiry, Arrays.copyOfRange(v, 9, v.length), 0);
+    }
+
+    /** A key record's type, flags and deadline without its value (enough to delete the key). */
+    static Rec header(byte[] v) {
+        ByteBuffer b = ByteBuffer.wrap(v);
+        int typeByte = b.get() & 0xff;
+        byte type = (byte) (typeByte & TYPE_MASK);
+        long expiry = b.getLong();
+        return new Rec(type, typeByte & ~TYPE_MASK, expiry, type == HASH ? null : new byte[0],
+                type == HASH ? b.getLong() : 0);
     }
 
     /** {@code [deadline_ms u64 BE][key]}: iteration order is deadline order, then key order. */

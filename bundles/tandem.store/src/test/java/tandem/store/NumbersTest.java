@@ -60,6 +60,8 @@ class NumbersTest {
     @Test
     void cursorsFollowStrtoul() {
         assertThat(Args.cursor(b(""))).isZero();
+        assertThat(Args.cursor(b("\u0000"))).as("strtoul stops at a NUL: cursor 0, as Redis reads it").isZero();
+        assertThat(Args.cursor(b("5\u0000abc"))).isEqualTo(5);
         assertThat(Args.cursor(b("+5"))).isEqualTo(5);
         assertThat(Args.cursor(b("-1"))).isEqualTo(-1L);
         assertThat(Args.cursor(b("18446744073709551615"))).isEqualTo(-1L);

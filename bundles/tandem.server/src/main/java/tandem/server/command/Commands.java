@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import tandem.api.server.ClientInfo;
 import tandem.server.resp.RespWriter;
@@ -196,8 +197,7 @@ public final class Commands {
                 return;
             }
         }
-        byte[] newName = null;
-        boolean authenticating = false;
+        // options apply in order, as in Redis: a SETNAME or AUTH before a failing option stays done
         for (int i = 2; i < a.length; i++) {
             String option = ascii(a[i]).toLowerCase(Locale.ROOT);
             if (option.equals("auth") && a.length - i - 1 >= 2) {
@@ -206,30 +206,25 @@ public final class Commands {
                     c.reply().error(refused);
                     return;
                 }
-                authenticating = true;
+                c.session().authenticated(true);
                 i += 2;
             } else if (option.equals("setname") && a.length - i - 1 >= 1) {
-                newName = a[++i];
+                byte[] newName = a[++i];
                 if (!validName(newName)) {
                     c.reply().error("ERR Client names cannot contain spaces, newlines or special characters.");
                     return;
                 }
+                c.session().name(newName);
             } else {
                 c.reply().error("ERR Syntax error in HELLO option '" + ascii(a[i]) + "'");
                 return;
             }
         }
-        if (!authenticating && c.server().requirePass() != null && !c.session().authenticated()) {
+        if (c.server().requirePass() != null && !c.session().authenticated()) {
             c.reply().error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
-                    + "<proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
-                    + "protocol version at the same time");
+                    + "AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol "
+                    + "version at the same time");
             return;
-        }
-        if (authenticating) {
-            c.session().authenticated(true);
-        }
-        if (newName != null) {
-            c.session().name(newName);
         }
         boolean replica = c.server().upstream() != null;
         RespWriter r = c.reply();
@@ -270,14 +265,50 @@ public final class Commands {
         }
     }
 
+    /**
+     * {@code CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id ...]}, in Redis 7.0's order of checks. The
+     * clients listed are the normal ones: psync replicas are connections of the replication protocol, not clients.
+     */
     private static void clientList(CommandContext c, byte[][] a) {
-        if (a.length > 2) {
+        List<ClientInfo> clients = c.server().clients();
+        java.util.function.Predicate<ClientInfo> shown = info -> true;
+        if (a.length == 4 && ascii(a[2]).equalsIgnoreCase("type")) {
+            String type = ascii(a[3]).toLowerCase(Locale.ROOT);
+            if (!Set.of("normal", "master", "replica", "slave", "pubsub").contains(type)) {
+                c.reply().error("ERR Unknown client type '" + ascii(a[3]) + "'");
+                return;
+            }
+            boolean normal = type.equals("normal");
+            shown = info -> normal;
+        } else if (a.length > 3 && ascii(a[2]).equalsIgnoreCase("id")) {
+            List<Long> ids = new ArrayList<>();
+            for (int i = 3; i < a.length; i++) {
+                try {
+                    ids.add(String2ll.parse(a[i]));
+                } catch (NumberFormatException e) {
+                    c.reply().error("ERR Invalid client ID");
+                    return;
+                }
+            }
+            StringBuilder sb = new StringBuilder();
+            for (long id : ids) { // in the order asked for, as Redis looks each one up
+                for (ClientInfo info : clients) {
+                    if (info.id() == id) {
+                        sb.append(ServerInfo.clientLine(info)).append('\n');
+                    }
+                }
+            }
+            c.reply().bulk(sb.toString());
+            return;
+        } else if (a.length != 2) {
             c.reply().error("ERR syntax error");
             return;
         }
         StringBuilder sb = new StringBuilder();
-        for (ClientInfo info : c.server().clients()) {
-            sb.append(ServerInfo.clientLine(info)).append('\n');
+        for (ClientInfo info : clients) {
+            if (shown.test(info)) {
+                sb.append(ServerInfo.clientLine(info)).append('\n');
+            }
         }
         c.reply().bulk(sb.toString());
     }

@@ -1110,7 +1110,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (args.length < 2) {
             immediate(c, args, "ERR wrong number of arguments for 'watch' command");
         } else if (c.transaction != null) {
-            c.transactionFailed = true;
+            // answered, not queued, and the transaction goes on (Redis runs WATCH at once even inside MULTI)
             immediate(c, args, "ERR WATCH inside MULTI is not allowed");
         } else {
             for (int i = 1; i < args.length; i++) {
@@ -1167,16 +1167,23 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         long timeout;
         try {
             replicas = tandem.protocol.command.String2ll.parse(args[1]);
-            timeout = tandem.protocol.command.String2ll.parse(args[2]);
         } catch (NumberFormatException e) {
             immediate(c, args, "ERR value is not an integer or out of range");
+            return;
+        }
+        try {
+            timeout = tandem.protocol.command.String2ll.parse(args[2]);
+        } catch (NumberFormatException e) {
+            immediate(c, args, "ERR timeout is not an integer or out of range");
             return;
         }
         if (timeout < 0) {
             immediate(c, args, "ERR timeout is negative");
             return;
         }
-        long deadline = timeout == 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
+        // a timeout beyond what nanoTime can count waits as long as 0 does: for good
+        long deadline = timeout == 0 || timeout > TimeUnit.DAYS.toMillis(365L * 100) ? Long.MAX_VALUE
+                : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
         c.waiting = new Wait(c.lastWriteSequence, replicas, deadline);
         pending.add(new Pending(c, Kind.WAIT, 0, 0, args, null, null));
     }

@@ -220,7 +220,9 @@ final class PrimaryStream implements PsyncSession {
             stream();
         } catch (InterruptedException e) {
             closeReason = closeReason == null ? "the primary stopped" : closeReason;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
+            // an Error too (out of memory while a large entry is read): the stream ends with a reason and the
+            // replica resumes from its offset, rather than the thread dying with the slot still held
             if (closeReason == null) {
                 closeReason = e.getMessage() == null ? e.toString() : e.getMessage();
                 LOG.log(Level.WARNING, "replica {0}: {1}; disconnecting", id(), closeReason);

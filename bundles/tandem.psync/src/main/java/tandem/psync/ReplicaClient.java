@@ -137,7 +137,8 @@ final class ReplicaClient {
                 if (stopped) {
                     break;
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
+                // an Error too (out of memory on a large frame): the link retries instead of its thread dying
                 if (stopped) {
                     break;
                 }

@@ -351,7 +351,9 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
             stream();
         } catch (InterruptedException e) {
             // closed
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an Error too (out of memory while large entries are read): the session closes with the reason and
+            // the replica reconnects from its position, rather than the thread dying with its session open
             if (state != State.CLOSED) {
                 LOG.log(Level.WARNING, "replication sender for " + id + " failed", e);
                 close("sender failed: " + e.getMessage());

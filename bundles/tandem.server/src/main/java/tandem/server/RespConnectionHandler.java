@@ -77,8 +77,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
                 psync.writable();
             }
         } else {
-            // a client that pipelines without reading its replies stops being read until it catches up
-            ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+            // a client that pipelines without reading its replies stops being read until it catches up (and
+            // stays unread while the node works off the requests it already holds)
+            ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !connection.budgetPaused());
         }
         ctx.fireChannelWritabilityChanged();
     }

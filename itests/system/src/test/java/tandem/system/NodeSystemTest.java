@@ -148,6 +148,31 @@ class NodeSystemTest {
         assertThat(node.log()).doesNotContain("unexpected failure").doesNotContain("fail-stop");
     }
 
+    /**
+     * A client pipelining far more than the node's heap (60 writes of 3 MB against a 160 MB heap), then flushing
+     * it all: the node stops reading the client while the requests it holds wait for the journal, answers every
+     * write, and nothing runs out of memory (before, the decoder, the psync sender or the logic thread did).
+     */
+    @Test
+    void pipelinedWritesLargerThanTheHeapAreAllAnsweredAndFlushed() throws Exception {
+        byte[] value = new byte[3_000_000];
+        java.util.Arrays.fill(value, (byte) 'v');
+        try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
+            redis.clients.jedis.Pipeline p = jedis.pipelined();
+            List<redis.clients.jedis.Response<String>> replies = new java.util.ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                replies.add(p.set(("big" + i).getBytes(StandardCharsets.US_ASCII), value));
+            }
+            p.sync();
+            assertThat(replies).allSatisfy(r -> assertThat(r.get()).isEqualTo("OK"));
+            assertThat(jedis.strlen("big59")).isEqualTo(value.length);
+            assertThat(jedis.flushAll()).isEqualTo("OK");
+            assertThat(jedis.dbSize()).isZero();
+            assertThat(jedis.info("persistence")).contains("apply_status:ok");
+        }
+        assertThat(node.log()).doesNotContain("OutOfMemoryError");
+    }
+
     private static long journalLastSequence(Jedis jedis) {
         return Long.parseLong(field(jedis.info("persistence"), "journal_last_sequence"));
     }

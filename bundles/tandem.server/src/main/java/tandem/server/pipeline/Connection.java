@@ -29,6 +29,16 @@ public final class Connection implements CommandContext {
     private ByteBuf out;
     private boolean closeAfterReply;
 
+    /** The bytes of this connection's requests received and not yet run ({@link InboundBudget}). */
+    final java.util.concurrent.atomic.AtomicLong inbound = new java.util.concurrent.atomic.AtomicLong();
+    /** Set while the inbound budget keeps this connection from being read. */
+    volatile boolean budgetPaused;
+
+    /** @return whether reading this connection is paused until the node catches up with what it sent */
+    public boolean budgetPaused() {
+        return budgetPaused;
+    }
+
     /** Set when QUIT or a protocol error has been seen: nothing after it is executed or journaled. */
     boolean ending;
 

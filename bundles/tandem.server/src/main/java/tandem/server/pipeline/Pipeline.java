@@ -117,6 +117,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
+    private final InboundBudget inbound = InboundBudget.ofHeap();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private final Set<Connection> touched = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Connections whose replies wait for the ack policy. */
@@ -409,6 +410,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
 
     @Override
     public void submit(Connection connection, Object message) {
+        if (message instanceof RespRequest request) {
+            inbound.received(connection, InboundBudget.cost(request.args()));
+        }
         queue.add(new Event(connection, message));
     }
 
@@ -869,6 +873,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         Connection c = e.connection();
         if (e.message() == CLOSED) {
+            inbound.closed(c);
             held.remove(c);
             watches.unwatchAll(c);
             c.transaction = null;
@@ -1353,6 +1358,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
         } finally {
             monitor.idle();
+            if (c != null && p.args() != null) {
+                inbound.released(c, InboundBudget.cost(p.args()));
+            }
         }
     }
 

@@ -13,7 +13,8 @@
 # --no-build             skip `mvn package` (the distribution and the test classes must be built already)
 #
 # Needs redis-server 7 on the PATH. The nodes run with TandemNode's bounded heaps, under
-# itests/system/target/fuzz-nodes/; they are stopped at the end.
+# itests/system/target/fuzz-nodes/; they are stopped at the end, and their homes deleted unless the run found
+# something. Episodes that a finding came from but that did not replay are written to target/fuzz-dumps/.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,6 +41,7 @@ classpath_file="$here/target/fuzz-classpath.txt"
 mvn -B -q -o -pl itests/system dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$classpath_file" > /dev/null
 [[ -d $here/target/test-classes/tandem/system/fuzz ]] || { echo "test classes missing: build first" >&2; exit 2; }
+rm -rf "$here/target/fuzz-nodes" "$here/target/fuzz-dumps" # the previous run's nodes (kept when it found something)
 
 exec java -Xmx512m -cp "$here/target/test-classes:$(cat "$classpath_file")" \
   -Dtandem.dist="$root/distribution/target/tandem" -Dtandem.test.dir="$here/target/fuzz-nodes" \

@@ -38,6 +38,20 @@ final class Commands {
         return command.size() > i ? s(command.get(i)).toLowerCase(Locale.ROOT) : "";
     }
 
+    /** Writes {@code commands} in RESP2 to {@code out} without building the whole request in memory. */
+    static void write(java.io.OutputStream out, List<List<byte[]>> commands) throws java.io.IOException {
+        for (List<byte[]> c : commands) {
+            out.write(b("*" + c.size() + "\r\n"));
+            for (byte[] a : c) {
+                out.write(b("$" + a.length + "\r\n"));
+                out.write(a);
+                out.write(CRLF);
+            }
+        }
+    }
+
+    private static final byte[] CRLF = {'\r', '\n'};
+
     static byte[] encode(List<List<byte[]>> commands) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (List<byte[]> c : commands) {

@@ -78,10 +78,10 @@ final class Conn implements AutoCloseable {
 
     /** Sends {@code commands} as one pipelined write and reads one reply per command. */
     Result exchange(List<List<byte[]>> commands) {
-        byte[] request = Commands.encode(commands);
+        OutputStream o = out;
         Future<?> writing = WRITERS.submit(() -> {
-            out.write(request);
-            out.flush();
+            Commands.write(o, commands);
+            o.flush();
             return null;
         });
         List<Reply> replies = new ArrayList<>(commands.size());

@@ -240,6 +240,19 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
         }
     }
 
+    /** Deletes the nodes' homes (after {@link #close}): a run without findings leaves nothing to look at. */
+    public void deleteHomes() {
+        for (TandemNode n : names.keySet()) {
+            try (var walk = Files.walk(n.home())) {
+                for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (IOException e) {
+                // best effort: the directory is under target/
+            }
+        }
+    }
+
     /** The homes of the nodes, for a report. */
     public String homes() {
         StringBuilder sb = new StringBuilder();

@@ -94,6 +94,10 @@ public final class FuzzMain {
                 replaceSection(out, "fuzz-run", section);
                 System.out.println("written to " + out);
             }
+            if (failing.isEmpty()) {
+                cluster.close();
+                cluster.deleteHomes();
+            }
             return failing.isEmpty() ? 0 : 1;
         }
     }

@@ -32,14 +32,15 @@ import org.junit.jupiter.api.Timeout;
 class FuzzSystemTest {
 
     static final long[] SEEDS = {1, 2, 3, 4, 5};
-    /** 10,000 commands per seed; {@code -Dfuzz.commandsPerSeed=N} changes it for a quicker local look. */
-    static final long COMMANDS_PER_SEED = Long.getLong("fuzz.commandsPerSeed", 10_000);
+    /** 15,000 commands per seed; {@code -Dfuzz.commandsPerSeed=N} changes it for a quicker local look. */
+    static final long COMMANDS_PER_SEED = Long.getLong("fuzz.commandsPerSeed", 15_000);
     /** A bound on the slice whatever happens (it takes about a minute on two cores). */
     static final long BUDGET_NANOS = 6L * 60 * 1_000_000_000;
 
     private static FuzzCluster cluster;
     private static Fuzzer fuzzer;
     private static final Report report = new Report();
+    private static boolean passed;
 
     @BeforeAll
     static void start() throws IOException {
@@ -57,6 +58,9 @@ class FuzzSystemTest {
         }
         if (cluster != null) {
             cluster.close();
+            if (passed) {
+                cluster.deleteHomes(); // journals of 75,000 commands, three times; kept when the test failed
+            }
         }
     }
 
@@ -100,6 +104,7 @@ class FuzzSystemTest {
         assertThat(report.convergence).startsWith("equal");
         assertThat(report.commands).as("commands compared").isGreaterThanOrEqualTo(SEEDS.length * COMMANDS_PER_SEED
                 - 100);
+        passed = true;
     }
 
     /** The repository's docs directory (surefire runs in the module's directory). */

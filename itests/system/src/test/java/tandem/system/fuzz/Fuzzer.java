@@ -214,6 +214,10 @@ final class Fuzzer implements AutoCloseable {
             report.shape(Gen.shape(s.command()));
         }
         report.commands += step.commandCount();
+        if (step.kind() == Step.Kind.RAW) {
+            raw(seed, index, step);
+            return;
+        }
         if (step.kind() == Step.Kind.SCAN_ITERATION) {
             scanIteration(seed, index, step.segments().get(0).commands().get(0));
             return;
@@ -357,6 +361,106 @@ final class Fuzzer implements AutoCloseable {
         }
         if (first && f.known() == null && target != null && pending == null) {
             pending = new Pending(f, prefix, target);
+        } else if (first && f.known() == null && target == null && !history.isEmpty()) {
+            String where = dump(f, history, null);
+            if (!where.isEmpty()) {
+                report.update(f.withReproduction(concat(f.reproduction(), "(" + where.substring(2) + ")")));
+            }
+        }
+    }
+
+    // ---- raw input ----------------------------------------------------------------------------------------------
+
+    private static final byte[] SENTINEL = b("*2\r\n$4\r\nECHO\r\n$9\r\n__END__!!\r\n");
+    private static final String SENTINEL_REPLY = "$9\r\n__END__!!\r\n";
+    private static final Duration QUIET = Duration.ofSeconds(1);
+
+    /** What a raw request got: the bytes (less the sentinel's reply), and how the exchange ended. */
+    record Raw(String bytes, String end) {
+    }
+
+    /**
+     * Sends raw bytes on a fresh connection to each server (Redis first) and compares what comes back until the
+     * sentinel's reply, the close of the connection, or a quiet second when Redis also went quiet (a request that is
+     * not complete yet).
+     */
+    private void raw(long seed, long index, Step step) throws IOException {
+        byte[] request = step.raw();
+        byte[] sent = request;
+        if (request.length > 0 && request[request.length - 1] == '\n') {
+            sent = java.util.Arrays.copyOf(request, request.length + SENTINEL.length);
+            System.arraycopy(SENTINEL, 0, sent, request.length, SENTINEL.length);
+        }
+        Raw r = rawExchange(redisPort, sent, QUIET);
+        Raw t = rawExchange(nodes.primaryPort(), sent, r.end().equals("quiet") ? QUIET : options.replyTimeout());
+        List<byte[]> parsed = step.segments().isEmpty() ? null : step.segments().get(0).commands().get(0);
+        if (parsed != null) {
+            history.add(new Sent(0, parsed, ++writes));
+        }
+        if (!r.equals(t)) {
+            String sig = "mismatch raw " + (parsed != null ? "inline " + key(parsed) : "request") + " | redis "
+                    + rawKind(r) + " | tandem " + rawKind(t);
+            String show = Escape.bytes(request, 300);
+            record(new Finding(Kind.MISMATCH, sig, seed, index, "raw bytes \"" + show + "\"", Escape.bytes(b(r.bytes()),
+                    300) + " (" + r.end() + ")", Escape.bytes(b(t.bytes()), 300) + " (" + t.end() + ")",
+                    "sent on a connection of its own, then an ECHO as the end mark when the bytes end a line",
+                    List.of("raw: \"" + show + "\""), KnownFindings.match(sig)), null, null);
+            if (parsed == null || !isRead(parsed)) {
+                dirty = true;
+            }
+            if (!nodes.dead().isEmpty()) {
+                checkNodes(seed, index);
+            }
+        }
+    }
+
+    private static String rawKind(Raw r) {
+        String first = r.bytes().isEmpty() ? "nothing" : r.bytes().split("\r\n", 2)[0];
+        first = first.startsWith("-") ? first.replaceAll("'[^']*'", "'…'").replaceAll("\\d+", "N") : first.substring(0,
+                Math.min(1, first.length()));
+        return (first.length() > 60 ? first.substring(0, 60) : first) + " " + r.end();
+    }
+
+    private Raw rawExchange(int port, byte[] sent, Duration quiet) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 5000);
+            socket.setSoTimeout((int) quiet.toMillis());
+            Future<?> writing = pool.submit(() -> {
+                socket.getOutputStream().write(sent);
+                socket.getOutputStream().flush();
+                return null;
+            });
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            byte[] buf = new byte[16384];
+            long end = System.nanoTime() + options.replyTimeout().toNanos();
+            String how;
+            while (true) {
+                int n;
+                try {
+                    n = socket.getInputStream().read(buf);
+                } catch (java.net.SocketTimeoutException e) {
+                    how = "quiet";
+                    break;
+                } catch (java.net.SocketException e) {
+                    how = "closed";
+                    break;
+                }
+                if (n < 0) {
+                    how = "closed";
+                    break;
+                }
+                got.write(buf, 0, n);
+                String sofar = got.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+                if (sofar.endsWith(SENTINEL_REPLY)) {
+                    return new Raw(sofar.substring(0, sofar.length() - SENTINEL_REPLY.length()), "open");
+                }
+                if (System.nanoTime() > end) {
+                    how = "endless";
+                    break;
+                }
+            }
+            writing.cancel(true);
+            return new Raw(got.toString(java.nio.charset.StandardCharsets.ISO_8859_1), how);
         }
     }
 
@@ -364,8 +468,12 @@ final class Fuzzer implements AutoCloseable {
 
     private void scanIteration(long seed, long index, List<byte[]> cmd) throws IOException {
         boolean hash = name(cmd).equals("hscan");
-        Future<Object> r = pool.submit(() -> iterate(session.redis[0], cmd, hash));
-        Future<Object> t = pool.submit(() -> iterate(session.tandem[0], cmd, hash));
+        // Tandem's COUNT is the number of keys examined, Redis' about ten buckets: allow one call per element
+        Conn.Result size = redisSide.exchange(List.of(hash ? List.of(b("HLEN"), cmd.get(1)) : Commands.of("DBSIZE")));
+        Long n = size.end() == Conn.End.OK ? size.replies().get(0).asLong() : null;
+        int bound = (int) Math.min(Integer.MAX_VALUE, 2 * (n == null ? 0 : n) + MAX_SCAN_CALLS);
+        Future<Object> r = pool.submit(() -> iterate(session.redis[0], cmd, hash, bound));
+        Future<Object> t = pool.submit(() -> iterate(session.tandem[0], cmd, hash, bound));
         Object rr;
         Object tt;
         try {
@@ -383,9 +491,13 @@ final class Fuzzer implements AutoCloseable {
         if (rr instanceof Conn.Result failed) {
             throw new IOException("redis failed a scan: " + failed);
         }
+        if (rr == null) {
+            return; // Redis did not end it within the bound either (a large keyspace, COUNT 1)
+        }
         if (tt == null) {
             record(new Finding(Kind.ENDLESS_SCAN, "endless " + key(cmd), seed, index, Commands.show(cmd), null,
-                    null, "no cursor 0 after " + MAX_SCAN_CALLS + " calls", tail(history), null), null, null);
+                    null, "no cursor 0 after " + bound + " calls (" + n + " keys or fields)", tail(history), null),
+                    null, null);
             return;
         }
         Reply a = (Reply) rr;
@@ -402,11 +514,11 @@ final class Fuzzer implements AutoCloseable {
      * @return the sorted union of a whole iteration (an array), the error or odd reply that ended it, null when it
      *         did not end, or the {@link Conn.Result} of a failed exchange
      */
-    private Object iterate(Conn c, List<byte[]> cmd, boolean hash) {
+    private Object iterate(Conn c, List<byte[]> cmd, boolean hash, int bound) {
         int at = hash ? 2 : 1;
         byte[] cursor = b("0");
         Set<Reply> union = new TreeSet<>(Comparator.comparing(Reply::bytes, Arrays::compare));
-        for (int calls = 0; calls < MAX_SCAN_CALLS; calls++) {
+        for (int calls = 0; calls < bound; calls++) {
             List<byte[]> c2 = new ArrayList<>(cmd);
             c2.set(at, cursor);
             Conn.Result res = c.exchange(List.of(c2));
@@ -496,9 +608,15 @@ final class Fuzzer implements AutoCloseable {
             }
             values.add(List.of(b("PEXPIRETIME"), k));
         }
-        res = exchange(session, 0, values);
-        report.harnessCommands += values.size();
-        stateReplies(seed, index, values, res);
+        // a few at a time: values may be megabytes each, and the fuzzer's heap is bounded
+        for (int from = 0; from < values.size(); from += 8) {
+            List<List<byte[]>> chunk = values.subList(from, Math.min(values.size(), from + 8));
+            res = exchange(session, 0, chunk);
+            report.harnessCommands += chunk.size();
+            if (!stateReplies(seed, index, chunk, res)) {
+                return;
+            }
+        }
     }
 
     /** @return whether every reply agreed (a difference is a STATE finding) */
@@ -616,25 +734,36 @@ final class Fuzzer implements AutoCloseable {
                 note)));
     }
 
-    /** Writes the whole episode of {@code p} (one command a line, writes separated) to the dump directory. */
+    private static List<String> concat(List<String> a, String b) {
+        List<String> out = new ArrayList<>(a);
+        out.add(b);
+        return out;
+    }
+
     private String dump(Pending p) {
+        return dump(p.finding(), p.prefix(), p.target());
+    }
+
+    /** Writes the whole episode of a finding (one command a line, writes separated) to the dump directory. */
+    private String dump(Finding f, List<Sent> prefix, Sent target) {
         if (dumpDir == null) {
             return "";
         }
         try {
             java.nio.file.Files.createDirectories(dumpDir);
-            java.nio.file.Path file = dumpDir.resolve("seed" + p.finding().seed() + "-" + p.finding().index()
-                    + ".txt");
-            StringBuilder sb = new StringBuilder("# " + p.finding().signature() + "\n");
+            java.nio.file.Path file = dumpDir.resolve("seed" + f.seed() + "-" + f.index() + ".txt");
+            StringBuilder sb = new StringBuilder("# " + f.signature() + "\n");
             long write = -1;
-            for (Sent s : p.prefix()) {
+            for (Sent s : prefix) {
                 if (s.write() != write) {
                     sb.append("--\n");
                     write = s.write();
                 }
                 sb.append(line(s)).append('\n');
             }
-            sb.append("--\n").append(line(p.target())).append("    <- differs\n");
+            if (target != null) {
+                sb.append("--\n").append(line(target)).append("    <- differs\n");
+            }
             java.nio.file.Files.writeString(file, sb);
             return "; the whole episode, one write per block: " + file;
         } catch (IOException e) {

@@ -86,6 +86,8 @@ final class Gen {
     private final List<String> keyspaceNames = new ArrayList<>();
     private final List<String> configParams;
     private long unique;
+    /** Fields still to draw from the large field pool (a large HSET). */
+    private int bigHash;
 
     /**
      * @param configParams the parameters Tandem's {@code CONFIG GET *} lists (only they are read; a few harmless
@@ -149,6 +151,15 @@ final class Gen {
         }
         if (p < 95 && (cat.get("scan") != null || cat.get("hscan") != null)) {
             return scanIteration();
+        }
+        if (p < 97) {
+            return raw();
+        }
+        if (p < 98 && r.nextInt(40) == 0) {
+            return Step.single(Kind.SINGLE, 0, huge());
+        }
+        if (p < 99 && r.nextInt(30) == 0) {
+            return pressure();
         }
         return Step.single(Kind.SINGLE, 1, command(true)); // the other connection
     }
@@ -719,7 +730,8 @@ final class Gen {
 
     private List<byte[]> hset(String name) {
         List<byte[]> c = new ArrayList<>(List.of(b(name), key()));
-        int n = 1 + r.nextInt(4);
+        int n = r.nextInt(50) == 0 ? 100 + r.nextInt(1500) : 1 + r.nextInt(4); // past 128 fields: HSCAN pages
+        bigHash = n > 4 ? n : 0;
         for (int i = 0; i < n; i++) {
             c.add(field());
             c.add(value());
@@ -906,6 +918,177 @@ final class Gen {
         return c;
     }
 
+    // ---- raw input ----------------------------------------------------------------------------------------------
+
+    /** Names never sent inline: they change the state of the connection, which a raw step opens for itself only. */
+    private static final Set<String> NOT_INLINE = Set.of("multi", "exec", "discard", "watch", "unwatch", "hello",
+            "auth", "client", "quit", "select", "wait");
+
+    /**
+     * Raw bytes: mostly an inline command (quoted as redis-cli would, with odd spacing and line ends), otherwise a
+     * malformed or unusual RESP request. Never a NUL in an inline request (a documented departure).
+     */
+    private Step raw() {
+        if (r.nextInt(10) < 6) {
+            for (int attempt = 0; attempt < 20; attempt++) {
+                List<byte[]> c = command(false);
+                String n = Commands.name(c);
+                if (NOT_INLINE.contains(n) || Compare.rule(c) != Rule.EXACT || !inlineable(c)) {
+                    continue;
+                }
+                return Step.raw(inline(c), c);
+            }
+        }
+        return Step.raw(malformed(), null);
+    }
+
+    private static boolean inlineable(List<byte[]> c) {
+        int total = 0;
+        for (byte[] a : c) {
+            total += a.length;
+            for (byte x : a) {
+                if (x == 0) {
+                    return false;
+                }
+            }
+        }
+        return total < 4000 && c.get(0).length > 0;
+    }
+
+    private byte[] inline(List<byte[]> c) {
+        StringBuilder sb = new StringBuilder(r.nextInt(8) == 0 ? "  " : "");
+        for (byte[] a : c) {
+            if (!sb.isEmpty() && !sb.toString().isBlank()) {
+                sb.append(r.nextInt(10) == 0 ? " \t " : " ").append(r.nextInt(10) == 0 ? " " : "");
+            }
+            String plain = Commands.s(a);
+            if (!plain.isEmpty() && plain.matches("[A-Za-z0-9_.:*?\\[\\]{}+\\-|#,]+") && r.nextInt(8) != 0) {
+                sb.append(plain);
+            } else if (!plain.isEmpty() && plain.matches("[^'\\\\\r\n]+") && r.nextBoolean()) {
+                sb.append('\'').append(plain).append('\'');
+            } else {
+                sb.append('"');
+                for (byte x : a) {
+                    int ch = x & 0xff;
+                    if (ch == '"' || ch == '\\') {
+                        sb.append('\\').append((char) ch);
+                    } else if (ch == '\n') {
+                        sb.append("\\n");
+                    } else if (ch == '\r') {
+                        sb.append("\\r");
+                    } else if (ch == '\t') {
+                        sb.append("\\t");
+                    } else if (ch < 0x20 || ch >= 0x7f || r.nextInt(30) == 0) {
+                        sb.append(String.format("\\x%02x", ch));
+                    } else {
+                        sb.append((char) ch);
+                    }
+                }
+                sb.append('"');
+            }
+        }
+        sb.append(r.nextInt(10) == 0 ? "\n" : "\r\n");
+        return b(sb.toString());
+    }
+
+    private byte[] malformed() {
+        String k = pick(KEYS);
+        return b(switch (r.nextInt(16)) {
+            case 0 -> "*2\r\n$3\r\nGET\r\n$" + (k.length() - 1) + "\r\n" + k + "\r\n";
+            case 1 -> "*" + pick(new String[] {"-1", "0", "abc", "99999999999", "1048577", "+1", " 1", "01", "-0", "",
+                    "2147483648"}) + "\r\n$4\r\nPING\r\n";
+            case 2 -> "$4\r\nPING\r\n";
+            case 3 -> "*1\r\n$" + pick(new String[] {"-1", "0", "abc", "536870913", "99999999999", "+4", "04", " 4",
+                    ""}) + "\r\nPING\r\n";
+            case 4 -> "*1\r\n*1\r\n$4\r\nPING\r\n";
+            case 5 -> pick(new String[] {"SET " + k + " \"abc\r\n", "GET '" + k + "\r\n", "ECHO \"a\"b\r\n",
+                    "ECHO 'a'b\r\n", "ECHO \"\\x4\"\r\n", "ECHO \"\\xZZ\"\r\n", "ECHO \"\\\"\r\n", "ECHO '\\''\r\n"});
+            case 6 -> pick(new String[] {"\r\n\r\nPING\r\n", "\n", " \r\n", "\t\r\n", "\r\n"});
+            case 7 -> "*1\n$4\nPING\n";
+            case 8 -> "*2\r\n$4\r\nECHO\r\n:5\r\n";
+            case 9 -> "*2\r\n$4\r\nECHO\r\n$3\r\nabcdef\r\n";
+            case 10 -> "*3\r\n$3\r\nSET\r\n$7\r\nraw:big\r\n$" + 70_000 + "\r\n"
+                    + "v".repeat(70_000) + "\r\n";
+            case 11 -> "PING\r\n*1\r\n$4\r\nPING\r\nPING\r\n";
+            case 12 -> "*2\r\n$3\r\nGET\r\n$-1\r\n";
+            case 13 -> "*1\r\n$4\r\nPING\r\r\n";
+            case 14 -> "*" + (2 + r.nextInt(3)) + "\r\n$4\r\nECHO\r\n$1\r\nx\r\n";
+            default -> "ECHO " + "y".repeat(1 + r.nextInt(3000)) + "\r\n";
+        });
+    }
+
+    /**
+     * Tens of megabytes at once: a pipelined batch of 10 to 50 SETs of 1 to 3 MB to keys of their own, now and then
+     * followed by an MGET of up to 10 of them (a node's heap against a burst a Redis serves without trouble).
+     */
+    private Step pressure() {
+        int n = 10 + r.nextInt(41);
+        List<List<byte[]>> cmds = new ArrayList<>();
+        byte[] value = big(1_000_000 + r.nextInt(2_000_000)); // one array: the fuzzer's own heap is bounded too
+        for (int i = 0; i < n; i++) {
+            cmds.add(List.of(b("SET"), b("big:" + i), value));
+        }
+        if (r.nextInt(4) == 0) {
+            List<byte[]> mget = new ArrayList<>(List.of(b("MGET")));
+            for (int i = 0; i < Math.min(n, 10); i++) {
+                mget.add(b("big:" + i));
+            }
+            cmds.add(mget);
+        }
+        return new Step(Kind.BATCH, List.of(new Segment(0, cmds)));
+    }
+
+    /** A command with tens of thousands of arguments (a node's memory and the journal's fragments). */
+    private List<byte[]> huge() {
+        int n = 1_000 + r.nextInt(30_000);
+        List<byte[]> c = new ArrayList<>();
+        switch (r.nextInt(6)) {
+            case 0 -> {
+                c.add(b("MSET"));
+                for (int i = 0; i < n; i++) {
+                    c.add(b("bulk:" + i));
+                    c.add(b(Integer.toString(i)));
+                }
+            }
+            case 1 -> {
+                c.add(b("HSET"));
+                c.add(key());
+                for (int i = 0; i < n; i++) {
+                    c.add(b("hf:" + i));
+                    c.add(b("v" + i));
+                }
+            }
+            case 2 -> {
+                c.add(b(pick(new String[] {"DEL", "EXISTS", "MGET", "UNLINK"})));
+                for (int i = 0; i < n; i++) {
+                    c.add(b("bulk:" + r.nextInt(n)));
+                }
+            }
+            case 3 -> {
+                c.add(b(pick(new String[] {"HMGET", "HDEL"})));
+                c.add(key());
+                for (int i = 0; i < n; i++) {
+                    c.add(b("hf:" + r.nextInt(n)));
+                }
+            }
+            case 4 -> {
+                c.add(b("HSET"));
+                c.add(key());
+                for (int i = 0; i < n; i++) {
+                    c.add(b("hf:" + i));
+                }
+            }
+            default -> {
+                c.add(b("MSETNX"));
+                for (int i = 0; i < n; i++) {
+                    c.add(b("bulk:" + i));
+                    c.add(b(""));
+                }
+            }
+        }
+        return c;
+    }
+
     // ---- arguments ----------------------------------------------------------------------------------------------
 
     byte[] key() {
@@ -929,6 +1112,10 @@ final class Gen {
 
     private byte[] field() {
         int p = r.nextInt(100);
+        if (bigHash > 0) {
+            bigHash--;
+            return b("field:" + r.nextInt(2000));
+        }
         if (p < 85) {
             return b(pick(FIELDS));
         }

@@ -126,19 +126,66 @@ public final class Reply {
 
     private static final byte[] CRLF = {'\r', '\n'};
 
+    /** Equal exactly when the bytes are (compared without serialising: replies may be large). */
     @Override
     public boolean equals(Object o) {
-        return o instanceof Reply r && Arrays.equals(bytes(), r.bytes());
+        if (!(o instanceof Reply r) || r.type != type || !Arrays.equals(data, r.data)
+                || (items == null) != (r.items == null)) {
+            return false;
+        }
+        return items == null || items.equals(r.items);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(bytes());
+        return type * 31 + Arrays.hashCode(data) + (items == null ? 0 : items.hashCode());
     }
 
-    /** The reply's bytes escaped for a report, cut to {@code max} characters. */
+    /** The reply's bytes escaped for a report, cut to about {@code max} characters. */
     public String show(int max) {
-        return Escape.bytes(bytes(), max);
+        StringBuilder sb = new StringBuilder();
+        show(sb, max);
+        return sb.length() > max ? sb.substring(0, max) + "…(" + size() + " bytes)" : sb.toString();
+    }
+
+    private void show(StringBuilder sb, int max) {
+        if (sb.length() > max) {
+            return;
+        }
+        sb.append(type);
+        if (type == '$' && data != null) {
+            sb.append(data.length).append("\\r\\n")
+                    .append(Escape.bytes(Arrays.copyOf(data, Math.min(data.length, max)), max)).append("\\r\\n");
+        } else if (type == '$' || type == '*' && items == null) {
+            sb.append("-1\\r\\n");
+        } else if (type == '*') {
+            sb.append(items.size()).append("\\r\\n");
+            for (Reply r : items) {
+                r.show(sb, max);
+                if (sb.length() > max) {
+                    return;
+                }
+            }
+        } else {
+            sb.append(Escape.bytes(data, max)).append("\\r\\n");
+        }
+    }
+
+    /** The number of bytes of the reply. */
+    public long size() {
+        if (type == '$') {
+            return data == null ? 5 : 1 + Integer.toString(data.length).length() + 4 + data.length;
+        }
+        if (type == '*') {
+            long n = items == null ? 5 : 1 + Integer.toString(items.size()).length() + 2;
+            if (items != null) {
+                for (Reply r : items) {
+                    n += r.size();
+                }
+            }
+            return n;
+        }
+        return 3 + data.length;
     }
 
     @Override

@@ -145,6 +145,8 @@ final class Report {
     }
 
     String summary() {
-        return figures() + "\n" + (findings.isEmpty() ? "no findings\n" : findingsText());
+        return figures() + "\n" + (findings.isEmpty() ? "no findings\n" : findingsText())
+                + (unseenKnown().isEmpty() ? "" : "known findings not seen in this run (remove their entries once "
+                        + "fixed): " + unseenKnown() + "\n");
     }
 }

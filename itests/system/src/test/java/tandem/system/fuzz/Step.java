@@ -7,7 +7,16 @@ import java.util.List;
  * What the fuzzer sends at once: one or more pipelined segments, each on one of the two client connections
  * (0 = A, 1 = B), run one after the other. The same step goes to Redis and to Tandem.
  */
-record Step(Kind kind, List<Segment> segments) {
+record Step(Kind kind, List<Segment> segments, byte[] raw) {
+
+    Step(Kind kind, List<Segment> segments) {
+        this(kind, segments, null);
+    }
+
+    /** Bytes sent as they are on a connection of their own: inline commands, malformed RESP. */
+    static Step raw(byte[] bytes, List<byte[]> parsed) {
+        return new Step(Kind.RAW, parsed == null ? List.of() : List.of(new Segment(0, List.of(parsed))), bytes);
+    }
 
     enum Kind {
         /** one command */
@@ -20,6 +29,8 @@ record Step(Kind kind, List<Segment> segments) {
         WATCH,
         /** a SCAN or HSCAN from cursor 0, iterated to its end on each server; the unions are compared */
         SCAN_ITERATION,
+        /** raw bytes on a fresh connection: the reply bytes and whether the connection closed are compared */
+        RAW,
         /** the fuzzer's own commands (FLUSHALL between episodes, the state comparison) */
         HARNESS
     }
@@ -33,6 +44,9 @@ record Step(Kind kind, List<Segment> segments) {
     }
 
     int commandCount() {
+        if (kind == Kind.RAW) {
+            return 1;
+        }
         int n = 0;
         for (Segment s : segments) {
             n += s.commands().size();

@@ -417,8 +417,8 @@ final class Gen {
             case "hincrbyfloat" -> args(name, key(), field(), b(floatArg()));
             case "hscan" -> hscan();
             case "hrandfield" -> hrandfield();
-            case "setbit" -> args(name, key(), b(bitOffset(true)), b(pick(new String[] {"0", "1", "1", "2", "-1",
-                    "a", ""})));
+            case "setbit" -> args(name, key(), b(bitOffset(true)), b(r.nextInt(6) != 0 ? pick(new String[] {"0", "1"})
+                    : pick(new String[] {"2", "-1", "a", "", "01"})));
             case "getbit" -> args(name, key(), b(bitOffset(false)));
             case "bitcount" -> bitcount();
             case "bitpos" -> bitpos();
@@ -768,8 +768,8 @@ final class Gen {
     }
 
     private List<byte[]> bitpos() {
-        List<byte[]> c = new ArrayList<>(List.of(b("BITPOS"), key(), b(pick(new String[] {"0", "1", "1", "2",
-                "-1", "a"}))));
+        List<byte[]> c = new ArrayList<>(List.of(b("BITPOS"), key(), b(r.nextInt(6) != 0
+                ? pick(new String[] {"0", "1"}) : pick(new String[] {"2", "-1", "a"}))));
         int p = r.nextInt(5);
         if (p >= 1) {
             c.add(b(index()));
@@ -800,27 +800,29 @@ final class Gen {
                 case 0 -> c.addAll(args("GET", b(bitType()), b(bitfieldOffset(false))));
                 case 1 -> c.addAll(args("SET", b(bitType()), b(bitfieldOffset(true)), b(intArg())));
                 case 2 -> c.addAll(args("INCRBY", b(bitType()), b(bitfieldOffset(true)), b(intArg())));
-                case 3 -> c.addAll(args("OVERFLOW", b(pick(new String[] {"WRAP", "SAT", "FAIL", "fail", "FOO"}))));
-                default -> c.add(b(pick(new String[] {"GET", "FOO", "SET", "OVERFLOW"})));
+                case 3 -> c.addAll(args("OVERFLOW", b(r.nextInt(10) != 0 ? pick(new String[] {"WRAP", "SAT", "FAIL",
+                        "fail"}) : "FOO")));
+                default -> c.addAll(r.nextInt(4) != 0 ? args("GET", b(bitType()), b(bitfieldOffset(false)))
+                        : args(pick(new String[] {"GET", "FOO", "SET", "OVERFLOW"})));
             }
         }
         return c;
     }
 
     private String bitType() {
-        return pick(new String[] {"i1", "i8", "u8", "i16", "u16", "i32", "u32", "i63", "i64", "u63", "u64", "i65",
-                "i0", "u0", "x8", "I8", "8", "", "i", "u1"});
+        return r.nextInt(12) != 0 ? pick(new String[] {"i1", "i8", "u8", "i16", "u16", "i32", "u32", "i63", "i64",
+                "u63", "u1", "i5", "u7"}) : pick(new String[] {"u64", "i65", "i0", "u0", "x8", "I8", "8", "", "i"});
     }
 
     private String bitfieldOffset(boolean write) {
-        int p = r.nextInt(10);
-        if (p < 5) {
+        int p = r.nextInt(20);
+        if (p < 12) {
             return Integer.toString(r.nextInt(200));
         }
-        if (p < 7) {
+        if (p < 17) {
             return "#" + r.nextInt(30);
         }
-        if (p < 8) {
+        if (p < 19) {
             return Integer.toString(r.nextInt(100_000));
         }
         return pick(write ? new String[] {"-1", "abc", "#-1", "4294967296", "#", "1.5"}

@@ -101,6 +101,7 @@ class FuzzSystemTest {
             failing.add(g.first.describe() + "\n  occurrences: " + g.count);
         }
         assertThat(failing).as("findings (the report is in %s)", out.resolve("report.md")).isEmpty();
+        assertThat(report.stoppedEarly).as(report.stopReason).isFalse();
         assertThat(report.convergence).startsWith("equal");
         assertThat(report.commands).as("commands compared").isGreaterThanOrEqualTo(SEEDS.length * COMMANDS_PER_SEED
                 - 100);

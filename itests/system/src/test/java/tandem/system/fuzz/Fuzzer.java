@@ -76,6 +76,7 @@ final class Fuzzer implements AutoCloseable {
         this.dumpDir = dir;
     }
     private final List<Sent> history = new ArrayList<>();
+    private List<Sent> lastEpisode = List.of();
     private boolean dirty;
     private boolean fatal;
     private long shrinkNanos;
@@ -154,7 +155,17 @@ final class Fuzzer implements AutoCloseable {
      * Runs the stream of {@code seed} until {@code maxCommands} commands were compared, the deadline passed or a
      * fatal finding stopped the run.
      */
-    void run(long seed, long maxCommands, long deadlineNanos) throws IOException {
+    void run(long seed, long maxCommands, long deadlineNanos) {
+        try {
+            runSeed(seed, maxCommands, deadlineNanos);
+        } catch (IOException | RuntimeException e) {
+            fatal = true;
+            report.stoppedEarly = true;
+            report.stopReason = "the fuzzer could not go on at seed " + seed + ": " + e;
+        }
+    }
+
+    private void runSeed(long seed, long maxCommands, long deadlineNanos) throws IOException {
         report.seeds.add(seed);
         Gen gen = new Gen(seed, catalogue, configParams);
         Random episodes = new Random(seed * 31 + 7);
@@ -196,15 +207,26 @@ final class Fuzzer implements AutoCloseable {
             session.reconnectAll();
         }
         dirty = false;
+        lastEpisode = List.copyOf(history); // what the FLUSHALL has to delete, for a report
         history.clear();
         List<byte[]> flush = Commands.of("FLUSHALL");
         Conn.Result[] res = exchange(session, 0, List.of(flush));
         report.harnessCommands++;
         if (res[1].end() != Conn.End.OK) {
             tandemFailed(seed, index, 0, flush, res[1], List.of(new Sent(0, flush, 0)));
-        } else if (res[0].end() != Conn.End.OK || !res[0].replies().get(0).equals(res[1].replies().get(0))) {
-            throw new IOException("FLUSHALL: redis " + res[0] + ", tandem " + res[1]);
+        } else if (res[0].end() != Conn.End.OK) {
+            throw new IOException("redis failed FLUSHALL: " + res[0]);
+        } else if (!res[0].replies().get(0).equals(res[1].replies().get(0))) {
+            Reply r = res[0].replies().get(0);
+            Reply t = res[1].replies().get(0);
+            String sig = "mismatch flushall (episode start) | redis " + kind(r) + " | tandem " + kind(t);
+            record(new Finding(Kind.MISMATCH, sig, seed, index, "FLUSHALL", r.show(400), t.show(400),
+                    "the fuzzer's FLUSHALL that starts an episode", tail(lastEpisode), KnownFindings.match(sig)),
+                    null, null);
+            dirty = true;
+            checkNodes(seed, index);
         }
+        lastEpisode = List.of();
     }
 
     // ---- steps --------------------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ final class KnownFindings {
                     "EXPIRETIME of a deadline within 500 ms of 2^63 ms overflows to a negative number"),
             entry("F9", "^mismatch (exec \\[h?scan\\]|h?scan) .*tandem -ERR invalid cursor",
                     "SCAN/HSCAN refuse a cursor that starts with a NUL byte; Redis reads it as 0"),
-            entry("F10", "^stopped |^log .*fail-stop.*OutOfMemoryError",
+            entry("F10", "^stopped |^log .*fail-stop.*OutOfMemoryError|^mismatch \\S+.* \\| tandem -MISCONF writes are "
+                    + "stopped: applying journal entry N \\(FLUSHALL\\)",
                     "FLUSHALL over ~130 MB of values runs a 160 MB node out of heap: apply fail-stops"),
             entry("F11", "^log Exception in thread \"tandem-psync-.*OutOfMemoryError",
                     "the primary's psync sender thread dies of OutOfMemoryError streaming a burst of large writes"),

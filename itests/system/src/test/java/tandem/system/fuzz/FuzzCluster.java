@@ -25,7 +25,7 @@ import tandem.system.TandemNode;
 public final class FuzzCluster implements Nodes, AutoCloseable {
 
     /** What a node's log must never say: the lines of an unexpected failure or a fail-stop. */
-    static final Pattern PROBLEM = Pattern.compile("failed unexpectedly|fail-stop|unexpected failure|"
+    public static final Pattern PROBLEM = Pattern.compile("failed unexpectedly|fail-stop|unexpected failure|"
             + "OutOfMemoryError|StackOverflowError|Exception in thread");
 
     private static final Duration CONVERGENCE = Duration.ofSeconds(120);
@@ -73,7 +73,7 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
         journalReplica = TandemNode.start(TandemNode.newHome(name + "-journal"), TandemNode.freePort(), Map.of(),
                 "--replication-port", Integer.toString(TandemNode.freePort()), "--primary",
                 "127.0.0.1:" + replicationPort, "--config", "tandem.replication:reconnect.max.ms=300");
-        names.put(journalReplica, "journal replica");
+        names.put(journalReplica, "journal-replica");
         String line = Files.readString(journalReplica.home().resolve("etc/replication_ed25519.pub")).trim();
         TandemNode.Result allowed = primary.shell("auth:allow " + line);
         if (allowed.exit() != 0) {
@@ -83,7 +83,7 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
         psyncReplica = TandemNode.start(TandemNode.newHome(name + "-psync"), TandemNode.freePort(), Map.of(),
                 "--replication-port", Integer.toString(TandemNode.freePort()), "--config",
                 "tandem.psync:reconnect.max.ms=300");
-        names.put(psyncReplica, "psync replica");
+        names.put(psyncReplica, "psync-replica");
         String ok = TandemNode.tryExchange(psyncReplica.port(), "REPLICAOF 127.0.0.1 " + primary.port() + "\r\n");
         if (!"+OK\r\n".equals(ok)) {
             throw new IOException("REPLICAOF answered " + ok);
@@ -177,8 +177,7 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
                 String[] lines = text.substring(0, lastLine).split("\n");
                 for (int i = 0; i < lines.length; i++) {
                     if (PROBLEM.matcher(lines[i]).find()) {
-                        String next = i + 1 < lines.length ? " | " + lines[i + 1].trim() : "";
-                        out.add(name + ": " + lines[i].trim() + next);
+                        out.add(name + ": " + problem(lines, i));
                     }
                 }
             } catch (IOException e) {
@@ -186,6 +185,29 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
             }
         });
         return out;
+    }
+
+    /**
+     * The problem line, preceded by the log record it belongs to when it is a bare exception line (an exception
+     * logged with a record, or one whose stack the JVM left out), and followed by the first frame of Tandem's code
+     * in its stack trace: "… java.lang.OutOfMemoryError: Java heap space @ tandem.server.resp.RespRequestDecoder…".
+     */
+    public static String problem(String[] lines, int i) {
+        String line = lines[i].trim();
+        String record = "";
+        if (!line.matches("^\\d{4}-\\d\\d-\\d\\d .*") && !line.startsWith("Exception in thread") && i > 0
+                && lines[i - 1].matches("^\\d{4}-\\d\\d-\\d\\d .*")) {
+            record = lines[i - 1].trim() + " / ";
+        }
+        String frame = "";
+        for (int j = i + 1; j < lines.length && j < i + 40 && lines[j].startsWith("\t"); j++) {
+            String f = lines[j].trim();
+            if (f.startsWith("at tandem.")) {
+                frame = " @ " + f.substring(3).replaceAll("\\(.*\\)$", "");
+                break;
+            }
+        }
+        return record + line + frame;
     }
 
     @Override

@@ -671,9 +671,12 @@ final class Fuzzer implements AutoCloseable {
 
     private void checkLogs(long seed, long index, Step step) {
         for (String line : nodes.newLogProblems()) {
-            String sig = "log " + line.replaceAll("^\\S+ ", "").replaceAll("\\d{4}-\\d\\d-\\d\\d \\S+", "")
-                    .replaceAll("\\d+", "N").replaceAll("'[^']*'", "'…'");
-            sig = sig.length() > 160 ? sig.substring(0, 160) : sig;
+            String sig = "log " + line.replaceAll("^\\S+ ", "").replaceAll("\\d{4}-\\d\\d-\\d\\d \\S+\\s+", "")
+                    .replaceAll("\\d+", "N").replaceAll("'[^']*'", "'…'").replaceAll("\\s+", " ");
+            if (sig.length() > 240) {
+                int at = sig.indexOf(" @ ");
+                sig = at > 0 ? sig.substring(0, Math.min(at, 160)) + sig.substring(at) : sig.substring(0, 240);
+            }
             StringBuilder cmds = new StringBuilder();
             for (Sent s : step.flatten()) {
                 cmds.append(s.conn() == 0 ? "A: " : "B: ").append(Commands.show(s.command())).append('\n');

@@ -1,0 +1,233 @@
+package tandem.system.fuzz;
+
+import static tandem.system.fuzz.Commands.arg;
+import static tandem.system.fuzz.Commands.name;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Compares Tandem's reply with Redis' for one command: byte for byte, except where a {@link Rule} applies. Errors are
+ * always compared byte for byte.
+ */
+final class Compare {
+
+    /** Whether two replies agree under the rule that applied. */
+    record Outcome(boolean same, Rule rule, List<byte[]> at) {
+
+        Outcome(boolean same, Rule rule) {
+            this(same, rule, null);
+        }
+    }
+
+    /** Parameters whose values are the server's own: masked in CONFIG GET. */
+    static final Set<String> OWN_VALUES = Set.of("port", "io-threads", "databases");
+
+    private static final Pattern RANGE = Pattern.compile("(ERR CONFIG SET failed \\(possibly related to argument "
+            + "'[^']*'\\) - argument must be between )-?\\d+ and -?\\d+ inclusive");
+
+    private final Set<String> commonConfig;
+
+    /** @param commonConfig the parameters both servers list in CONFIG GET * */
+    Compare(Set<String> commonConfig) {
+        this.commonConfig = commonConfig;
+    }
+
+    /** The rule for a command (for EXEC, see {@link #compare}). */
+    static Rule rule(List<byte[]> cmd) {
+        String n = name(cmd);
+        String sub = arg(cmd, 1);
+        return switch (n) {
+            case "keys", "hkeys", "hvals", "hgetall" -> Rule.SORTED;
+            case "scan", "hscan" -> Rule.SCAN_PAGE;
+            case "randomkey" -> Rule.RANDOM;
+            case "hrandfield" -> Rule.RANDOM_FIELD;
+            case "time" -> Rule.TIME;
+            case "info" -> Rule.INFO;
+            case "hello" -> Rule.HELLO;
+            case "ttl", "pttl", "expiretime", "pexpiretime" -> Rule.TTL;
+            case "wait" -> Rule.WAIT;
+            case "role" -> Rule.ROLE;
+            case "command" -> sub.equals("help") ? Rule.HELP : Rule.COMMAND;
+            case "client" -> switch (sub) {
+                case "list", "info" -> Rule.CLIENT;
+                case "id" -> Rule.CLIENT_ID;
+                case "help" -> Rule.HELP;
+                default -> Rule.EXACT;
+            };
+            case "config" -> switch (sub) {
+                case "get" -> Rule.CONFIG_GET;
+                case "help" -> Rule.HELP;
+                default -> Rule.EXACT;
+            };
+            case "object" -> switch (sub) {
+                case "idletime", "freq" -> Rule.OBJECT;
+                case "help" -> Rule.HELP;
+                default -> Rule.EXACT;
+            };
+            case "memory" -> sub.equals("help") ? Rule.HELP : Rule.MEMORY;
+            default -> Rule.EXACT;
+        };
+    }
+
+    /**
+     * @param queued for EXEC, the commands the transaction queued (their replies are compared by their own rules)
+     */
+    Outcome compare(List<byte[]> cmd, Reply redis, Reply tandem, List<List<byte[]>> queued) {
+        if (redis.isError() || tandem.isError()) {
+            if (name(cmd).equals("config") && arg(cmd, 1).equals("set") && redis.isError() && tandem.isError()) {
+                Matcher a = RANGE.matcher(redis.text());
+                Matcher b = RANGE.matcher(tandem.text());
+                if (a.matches() && b.matches()) {
+                    return new Outcome(a.group(1).equals(b.group(1)), Rule.CONFIG_SET_RANGE);
+                }
+            }
+            return new Outcome(redis.equals(tandem), Rule.EXACT);
+        }
+        if (name(cmd).equals("exec") && queued != null && redis.isArray() && tandem.isArray()
+                && redis.items.size() == queued.size() && tandem.items.size() == queued.size()) {
+            Rule used = Rule.EXACT;
+            for (int i = 0; i < queued.size(); i++) {
+                Outcome o = compare(queued.get(i), redis.items.get(i), tandem.items.get(i), null);
+                if (!o.same()) {
+                    return new Outcome(false, o.rule(), queued.get(i));
+                }
+                if (o.rule() != Rule.EXACT) {
+                    used = o.rule();
+                }
+            }
+            return new Outcome(true, used);
+        }
+        Rule rule = rule(cmd);
+        boolean same = switch (rule) {
+            case EXACT -> redis.equals(tandem);
+            case SORTED -> sorted(redis, name(cmd).equals("hgetall") ? 2 : 1)
+                    .equals(sorted(tandem, name(cmd).equals("hgetall") ? 2 : 1));
+            case SCAN_PAGE -> scanPage(cmd, redis, tandem);
+            case SCAN_UNION, CONFIG_SET_RANGE -> redis.equals(tandem);
+            case RANDOM, INFO, CLIENT, CLIENT_ID, WAIT, OBJECT, MEMORY -> type(redis).equals(type(tandem));
+            case RANDOM_FIELD -> type(redis).equals(type(tandem))
+                    && (!redis.isArray() || redis.items.size() == tandem.items.size());
+            case TIME -> time(redis) && time(tandem);
+            case HELLO -> masked(redis, Set.of("id", "version")).equals(masked(tandem, Set.of("id", "version")));
+            case HELP -> help(redis) && help(tandem);
+            case COMMAND -> type(redis).equals(type(tandem));
+            case CONFIG_GET -> config(redis).equals(config(tandem));
+            case TTL -> ttl(name(cmd), redis, tandem);
+            case ROLE -> redis.isArray() && tandem.isArray() && !redis.items.isEmpty() && !tandem.items.isEmpty()
+                    && redis.items.get(0).equals(tandem.items.get(0));
+        };
+        return new Outcome(same, rule);
+    }
+
+    /** The reply type, and whether it is nil: what a shape-only rule compares. */
+    static String type(Reply r) {
+        return r.isNil() ? r.type + "nil" : String.valueOf(r.type);
+    }
+
+    /** An array sorted in groups of {@code group} elements; anything else as it is. */
+    static Reply sorted(Reply r, int group) {
+        if (!r.isArray()) {
+            return r;
+        }
+        List<List<Reply>> groups = new ArrayList<>();
+        for (int i = 0; i + group <= r.items.size(); i += group) {
+            groups.add(r.items.subList(i, i + group));
+        }
+        groups.sort(Comparator.comparing(g -> Reply.array(g).bytes(), Arrays::compare));
+        List<Reply> flat = new ArrayList<>();
+        groups.forEach(flat::addAll);
+        if (r.items.size() % group != 0) {
+            flat.addAll(r.items.subList(r.items.size() - r.items.size() % group, r.items.size()));
+        }
+        return Reply.array(flat);
+    }
+
+    private static boolean scanPage(List<byte[]> cmd, Reply redis, Reply tandem) {
+        boolean hash = name(cmd).equals("hscan");
+        if (!page(redis, hash) || !page(tandem, hash)) {
+            return redis.equals(tandem);
+        }
+        String cursorArg = Commands.s(cmd.get(hash ? 2 : 1));
+        boolean complete = cursorArg.equals("0") && redis.items.get(0).text().equals("0")
+                && tandem.items.get(0).text().equals("0");
+        return !complete || sorted(redis.items.get(1), hash ? 2 : 1).equals(sorted(tandem.items.get(1), hash ? 2 : 1));
+    }
+
+    /** [cursor digits, [bulk…]] with pairs for HSCAN. */
+    private static boolean page(Reply r, boolean hash) {
+        if (!r.isArray() || r.items.size() != 2 || !r.items.get(0).isBulk() || !r.items.get(1).isArray()) {
+            return false;
+        }
+        if (!r.items.get(0).text().matches("\\d+")) {
+            return false;
+        }
+        for (Reply e : r.items.get(1).items) {
+            if (!e.isBulk()) {
+                return false;
+            }
+        }
+        return !hash || r.items.get(1).items.size() % 2 == 0;
+    }
+
+    private static boolean time(Reply r) {
+        return r.isArray() && r.items.size() == 2 && r.items.get(0).isBulk() && r.items.get(1).isBulk()
+                && r.items.get(0).text().matches("\\d+") && r.items.get(1).text().matches("\\d{1,6}");
+    }
+
+    private static boolean help(Reply r) {
+        if (!r.isArray()) {
+            return false;
+        }
+        for (Reply e : r.items) {
+            if (e.type != '+') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A flat map reply with the values after {@code keys} replaced. */
+    private static Reply masked(Reply r, Set<String> keys) {
+        if (!r.isArray()) {
+            return r;
+        }
+        List<Reply> out = new ArrayList<>(r.items);
+        for (int i = 0; i + 1 < out.size(); i += 2) {
+            if (out.get(i).isBulk() && keys.contains(out.get(i).text())) {
+                out.set(i + 1, Reply.bulk("<masked>"));
+            }
+        }
+        return Reply.array(out);
+    }
+
+    private Reply config(Reply r) {
+        if (!r.isArray()) {
+            return r;
+        }
+        List<Reply> kept = new ArrayList<>();
+        for (int i = 0; i + 1 < r.items.size(); i += 2) {
+            String name = r.items.get(i).text();
+            if (name != null && commonConfig.contains(name)) {
+                kept.add(r.items.get(i));
+                kept.add(OWN_VALUES.contains(name) ? Reply.bulk("<own>") : r.items.get(i + 1));
+            }
+        }
+        return sorted(Reply.array(kept), 2);
+    }
+
+    private static boolean ttl(String name, Reply redis, Reply tandem) {
+        Long a = redis.type == ':' ? redis.asLong() : null;
+        Long b = tandem.type == ':' ? tandem.asLong() : null;
+        if (a == null || b == null || a < 0 || b < 0) {
+            return redis.equals(tandem);
+        }
+        long tolerance = name.startsWith("p") ? 2000 : 2;
+        return Math.abs(a - b) <= tolerance;
+    }
+}

@@ -1,0 +1,120 @@
+package tandem.system.fuzz;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The on-demand fuzzer ({@code itests/system/fuzz.sh}): fresh seeds, one after the other, for a time budget, against
+ * the same cluster as {@code FuzzSystemTest}; writes its figures and findings into a section of
+ * {@code docs/fuzzing.md} and exits 1 when it found anything that is not tolerated, 2 when it could not run.
+ *
+ * <pre>
+ * FuzzMain [--minutes N] [--seed S] [--commands-per-seed M] [--tolerate all|ID,…] [--out FILE]
+ * </pre>
+ */
+public final class FuzzMain {
+
+    private FuzzMain() {
+    }
+
+    public static void main(String[] args) {
+        double minutes = 10;
+        long seed = System.currentTimeMillis() % 1_000_000_007L;
+        long perSeed = 1_000_000;
+        Set<String> tolerated = new HashSet<>();
+        Path out = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--minutes" -> minutes = Double.parseDouble(args[++i]);
+                case "--seed" -> seed = Long.parseLong(args[++i]);
+                case "--commands-per-seed" -> perSeed = Long.parseLong(args[++i]);
+                case "--tolerate" -> tolerated.addAll(List.of(args[++i].split(",")));
+                case "--out" -> out = Path.of(args[++i]);
+                default -> {
+                    System.err.println("unknown argument " + args[i]);
+                    System.exit(2);
+                }
+            }
+        }
+        int status;
+        try {
+            status = run(minutes, seed, perSeed, tolerated, out);
+        } catch (Exception e) {
+            e.printStackTrace();
+            status = 2;
+        }
+        System.exit(status);
+    }
+
+    static int run(double minutes, long firstSeed, long perSeed, Set<String> tolerated, Path out) throws IOException {
+        Report report = new Report();
+        long started = System.nanoTime();
+        long deadline = started + (long) (minutes * 60e9);
+        String when = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
+        try (FuzzCluster cluster = FuzzCluster.start("fuzzmain")) {
+            cluster.attachReplicas("fuzzmain");
+            try (Fuzzer fuzzer = new Fuzzer(cluster.redisPort(), cluster, Fuzzer.Options.onDemand(), report)) {
+                fuzzer.init();
+                fuzzer.dumpTo(Path.of(System.getProperty("tandem.test.dir", "target")).resolveSibling("fuzz-dumps"));
+                long seed = firstSeed;
+                while (System.nanoTime() < deadline && !fuzzer.fatal()) {
+                    long before = report.commands;
+                    fuzzer.run(seed, perSeed, deadline);
+                    System.out.printf("seed %d: %d commands, %d distinct findings so far%n", seed,
+                            report.commands - before, report.findings.size());
+                    seed++;
+                }
+                fuzzer.finish();
+            }
+            report.duration = Duration.ofNanos(System.nanoTime() - started);
+            List<Report.Group> failing = report.failing(tolerated);
+            String section = "## Last on-demand run (" + when + ")\n\n"
+                    + "`itests/system/fuzz.sh --minutes " + minutes + " --seed " + firstSeed + "`"
+                    + (tolerated.isEmpty() ? "" : " tolerating " + tolerated) + "\n\n" + report.figures() + "\n"
+                    + (report.findings.isEmpty() ? "No findings.\n"
+                            : "Findings (" + failing.size() + " not tolerated):\n\n```text\n"
+                                    + report.findingsText().replace("```", "'''") + "```\n");
+            if (!report.unseenKnown().isEmpty()) {
+                section += "\nKnown entries not seen in this run (remove them once fixed): " + report.unseenKnown()
+                        + "\n";
+            }
+            System.out.println(section);
+            if (!failing.isEmpty()) {
+                System.out.println("nodes (kept for inspection):\n" + cluster.homes());
+            }
+            if (out != null) {
+                replaceSection(out, "fuzz-run", section);
+                System.out.println("written to " + out);
+            }
+            if (failing.isEmpty()) {
+                cluster.close();
+                cluster.deleteHomes();
+            }
+            return failing.isEmpty() ? 0 : 1;
+        }
+    }
+
+    /** Puts {@code content} between the BEGIN/END markers named {@code name} in {@code file}, or appends them. */
+    static void replaceSection(Path file, String name, String content) throws IOException {
+        String begin = "<!-- BEGIN " + name + " (generated by itests/system/fuzz.sh; a re-run replaces this section) -->";
+        String end = "<!-- END " + name + " -->";
+        String text = Files.exists(file) ? Files.readString(file) : "# Fuzzing\n";
+        int b = text.indexOf("<!-- BEGIN " + name + " ");
+        int e = text.indexOf(end);
+        String block = begin + "\n" + content + end + "\n";
+        if (b >= 0 && e > b) {
+            text = text.substring(0, b) + block + text.substring(e + end.length()).replaceFirst("^\n", "");
+        } else {
+            text = text + (text.endsWith("\n") ? "\n" : "\n\n") + block;
+        }
+        Files.writeString(file, text);
+    }
+}

@@ -1,0 +1,1414 @@
+package tandem.system.fuzz;
+
+import static tandem.system.fuzz.Commands.b;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+
+import tandem.system.fuzz.Catalogue.Cmd;
+import tandem.system.fuzz.Step.Kind;
+import tandem.system.fuzz.Step.Segment;
+
+/**
+ * A seeded generator of commands for every command in a {@link Catalogue}: a grammar for each command it knows
+ * (strings, keys, hashes, bits, transactions, connection and server commands), a generic one from the arity for
+ * the others, and adversarial arguments throughout — 64-bit edges and their neighbours, floats Redis and Java
+ * parse differently, empty, binary and (rarely) multi-megabyte strings, repeated, unknown and reordered options,
+ * wrong arities, a small key pool shared by every type. The stream of steps is a function of the seed and the
+ * catalogue only.
+ *
+ * <p>What it never sends: commands that stop, reconfigure or re-role a node ({@link #DENIED}); {@code HELLO 3}
+ * (RESP3, a documented departure); {@code SELECT} of a database other than 0; expiries that fall due during a run
+ * (relative ones are hours or more ahead, or already past); {@code CONFIG SET} of anything but harmless values;
+ * {@code WAIT} that could block; {@code QUIT} other than at the end of a batch; a {@code WATCH} whose keys could be
+ * touched by a write that changes nothing (Tandem's documented over-abort).
+ */
+final class Gen {
+
+    /** Never generated: they stop, block, re-role or reconfigure a node, or turn the connection into something else. */
+    static final Set<String> DENIED = Set.of("shutdown", "replicaof", "slaveof", "debug", "psync", "sync",
+            "replconf", "monitor", "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe",
+            "sunsubscribe", "failover", "save", "bgsave", "bgrewriteaof", "module", "acl", "swapdb", "migrate",
+            "blpop", "brpop", "brpoplpush", "blmove", "blmpop", "bzpopmin", "bzpopmax", "bzmpop", "xread",
+            "xreadgroup", "waitaof", "cluster", "readonly", "readwrite", "reset", "script", "eval", "evalsha",
+            "function", "fcall", "lastsave", "latency", "slowlog", "lolwut", "restore-asking", "asking", "pfdebug",
+            "pfselftest", "quit", "multi", "watch");
+
+    /** The subcommands generated for CLIENT: those that cannot kill, pause or silence a connection. */
+    static final Set<String> CLIENT_SAFE = Set.of("id", "setname", "getname", "list", "info", "help", "no-evict",
+            "no-touch");
+
+    static final String[] KEYS = {"k0", "k1", "k2", "k3", "k4", "k5"};
+    static final String[] MORE_KEYS = {"key:1", "key:2", "key:3", "key:4", "key:5", "key:6", "key:7", "key:8"};
+    static final byte[][] ODD_KEYS = {b(""), {0, (byte) 0xff, ' ', 'k'}, b("k*"), b("k?"), b("[k]"), b("k\r\nk"),
+            b(" "), "ключ".getBytes(StandardCharsets.UTF_8), b("x".repeat(1000)), b("\\k"), b("k0 ")};
+    static final String[] FIELDS = {"f0", "f1", "f2", "f3", "f4"};
+    static final byte[][] ODD_FIELDS = {b(""), {0, 1, (byte) 0x80}, b("f*"), b("field:" + "y".repeat(100)),
+            b("f\r\n"), b("f 1"), "поле".getBytes(StandardCharsets.UTF_8)};
+
+    static final String[] INT_EDGES = {"0", "1", "-1", "2", "9223372036854775807", "-9223372036854775808",
+            "9223372036854775806", "-9223372036854775807", "9223372036854775808", "-9223372036854775809",
+            "18446744073709551615", "18446744073709551616", "2147483647", "2147483648", "-2147483648",
+            "-2147483649", "4294967295", "4294967296", "536870911", "536870912", "536870913", "9007199254740993",
+            "100000000000000000000", "4611686018427387904", "-4611686018427387904", "65535", "65536", "255", "256",
+            "-9223372036854775800", "9223372036854775000"};
+    static final String[] INT_WEIRD = {"", " 1", "1 ", "+1", "01", "-0", "0x10", "1e3", "1.0", "1.5", "abc", "1a",
+            "--1", "\u22121", "\0", "9223372036854775807\0", " ", "nan", "inf", "0000", "-", "+", "1\r\n", "١"};
+    static final String[] FLOATS = {"0", "1", "-1", "1.5", "-1.5", "0.1", "3.0e3", "1e308", "-1e308",
+            "1.7976931348623157e308", "1e309", "-1e309", "4.9e-324", "1e-400", "2.2250738585072014e-308", "inf",
+            "-inf", "+inf", "Infinity", "-Infinity", "INF", "nan", "NaN", "-nan", "-0", "0.0", "-0.0", "+0",
+            "0x1p3", "0x10", "0X1A", " 1.5", "1.5 ", "1.5\0", "1.5e", ".5", "5.", "1_0", "1,5", "", "abc",
+            "123456789012345678901234567890", "5011.1", "1.0000000000000001", "9223372036854775807",
+            "-9223372036854775808", "1e-5", "7e17", "17", "10.50", "3.14159265358979323846264338327950288", "e10",
+            "1e", "--1", "0.30000000000000004", "1.23456789012345678e-300", "1e-320", "5e-324", "1e300", "-1e300",
+            "0.5", "100", "1.1", "2.5e-3", "9.99999999999999999999e22", "1E10", "1e+10", "1e-10", "0e0", "00.1"};
+    static final String[] WORDS = {"NX", "XX", "GT", "LT", "GET", "EX", "PX", "EXAT", "PXAT", "KEEPTTL", "PERSIST",
+            "COUNT", "MATCH", "TYPE", "WITHVALUES", "LIMIT", "BYTE", "BIT", "LEN", "IDX", "MINMATCHLEN",
+            "WITHMATCHLEN", "REPLACE", "DB", "ASYNC", "SYNC", "OVERFLOW", "WRAP", "SAT", "FAIL", "INCRBY", "SET",
+            "AND", "OR", "XOR", "NOT", "SAMPLES", "FOO", "nx", "ex", "Get", "string", "hash", "none"};
+    static final String[] PATTERNS = {"*", "k*", "k?", "k[0-2]", "k[^0]", "k[!0]*", "key:*", "*:*", "?", "??", "",
+            "\\*", "k\\*", "[", "[a-", "k[", "*k*", "f*", "f?", "*0", "nomatch", "[k]", "k[0-9", "\\",
+            "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", "[[[[[[[[[[]]]]]]]]]]", "***********", "k[z-a]"};
+    static final String[] TYPES = {"string", "hash", "list", "set", "zset", "stream", "none", "foo", "STRING", ""};
+
+    private final Random r;
+    private final Catalogue cat;
+    private final List<String> names = new ArrayList<>();
+    private final double[] cumulative;
+    private final List<String> keyspaceNames = new ArrayList<>();
+    private final List<String> configParams;
+    private long unique;
+    /** Fields still to draw from the large field pool (a large HSET). */
+    private int bigHash;
+
+    /**
+     * @param configParams the parameters Tandem's {@code CONFIG GET *} lists (only they are read; a few harmless
+     *                     ones are set)
+     */
+    Gen(long seed, Catalogue cat, List<String> configParams) {
+        this.r = new Random(seed);
+        this.cat = cat;
+        this.configParams = configParams;
+        List<Double> weights = new ArrayList<>();
+        for (Cmd c : cat.commands.values()) {
+            double w = weight(c);
+            if (w > 0) {
+                names.add(c.name());
+                weights.add(w);
+            }
+            if (c.isKeyspace() && !DENIED.contains(c.name()) && !SINGLE_ONLY.contains(c.name())) {
+                keyspaceNames.add(c.name());
+            }
+        }
+        cumulative = new double[weights.size()];
+        double sum = 0;
+        for (int i = 0; i < cumulative.length; i++) {
+            sum += weights.get(i);
+            cumulative[i] = sum;
+        }
+    }
+
+    private static double weight(Cmd c) {
+        String n = c.name();
+        if (DENIED.contains(n)) {
+            return 0;
+        }
+        return switch (n) {
+            case "flushall", "flushdb" -> 0.08;
+            case "exec", "discard" -> 0.05;
+            case "wait" -> 0.1;
+            case "info", "command", "hello", "auth", "select", "time", "role" -> 0.25;
+            case "client", "config" -> 0.6;
+            case "ping", "echo", "unwatch", "dbsize", "randomkey", "keys" -> 0.5;
+            case "scan", "hscan" -> 1;
+            default -> c.isWrite() ? 3 : c.isKeyspace() ? 2 : 1;
+        };
+    }
+
+    // ---- steps ------------------------------------------------------------------------------------------------
+
+    Step next() {
+        int p = r.nextInt(100);
+        if (p < 35) {
+            return Step.single(Kind.SINGLE, 0, command(true));
+        }
+        if (p < 78) {
+            return batch();
+        }
+        if (p < 86) {
+            return transaction();
+        }
+        if (p < 91) {
+            return watch();
+        }
+        if (p < 95 && (cat.get("scan") != null || cat.get("hscan") != null)) {
+            return scanIteration();
+        }
+        if (p < 97) {
+            return raw();
+        }
+        if (p < 98 && r.nextInt(40) == 0) {
+            return Step.single(Kind.SINGLE, 0, huge());
+        }
+        if (p < 99 && r.nextInt(30) == 0) {
+            return pressure();
+        }
+        return Step.single(Kind.SINGLE, 1, command(true)); // the other connection
+    }
+
+    private Step batch() {
+        int n = 2 + (r.nextInt(4) == 0 ? r.nextInt(60) : r.nextInt(12));
+        List<List<byte[]>> cmds = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            cmds.add(command());
+        }
+        if (r.nextInt(40) == 0 && cat.get("quit") != null) {
+            cmds.add(r.nextInt(10) == 0 ? List.of(b("QUIT"), b("bye")) : List.of(b("QUIT")));
+        }
+        return new Step(Kind.BATCH, List.of(new Segment(0, cmds)));
+    }
+
+    private Step transaction() {
+        List<List<byte[]>> cmds = new ArrayList<>();
+        cmds.add(List.of(b(pickCase("MULTI"))));
+        cmds.addAll(body());
+        cmds.add(List.of(b(r.nextInt(10) == 0 ? "DISCARD" : pickCase("EXEC"))));
+        return new Step(Kind.TRANSACTION, List.of(new Segment(0, cmds)));
+    }
+
+    /** The queued part of a transaction: keyspace commands, and now and then one that makes EXEC abort. */
+    private List<List<byte[]>> body() {
+        List<List<byte[]>> cmds = new ArrayList<>();
+        int n = r.nextInt(8);
+        for (int i = 0; i < n; i++) {
+            int p = r.nextInt(100);
+            if (p < 2) {
+                cmds.add(List.of(b("MULTI"))); // nested: an error, the transaction goes on
+            } else if (p < 4) {
+                cmds.add(List.of(b("WATCH"), key())); // not allowed inside MULTI
+            } else if (p < 6) {
+                cmds.add(List.of(b("NOSUCHCMD"), key())); // EXECABORT
+            } else if (p < 8 && !keyspaceNames.isEmpty()) {
+                cmds.add(List.of(b(pick(keyspaceNames)))); // most likely a wrong arity: EXECABORT
+            } else if (!keyspaceNames.isEmpty()) {
+                cmds.add(command(pick(keyspaceNames)));
+            }
+        }
+        return cmds;
+    }
+
+    private Step watch() {
+        if (cat.get("watch") == null || cat.get("multi") == null) {
+            return Step.single(Kind.SINGLE, 0, command());
+        }
+        List<Segment> segs = new ArrayList<>();
+        List<byte[]> watched = new ArrayList<>();
+        List<byte[]> w = new ArrayList<>(List.of(b("WATCH")));
+        int n = 1 + r.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            byte[] k = key();
+            watched.add(k);
+            w.add(k);
+        }
+        List<List<byte[]>> first = new ArrayList<>();
+        first.add(w);
+        if (r.nextBoolean()) {
+            first.add(List.of(b("GET"), watched.get(0)));
+        }
+        segs.add(new Segment(0, first));
+        int p = r.nextInt(10);
+        if (p < 2) {
+            segs.add(new Segment(0, List.of(touch(pick(watched))))); // the watching connection itself
+        } else if (p < 4) {
+            segs.add(new Segment(1, List.of(touch(pick(watched))))); // another client
+        } else if (p < 5) {
+            byte[] other = b("unwatched:" + r.nextInt(3));
+            segs.add(new Segment(1, List.of(touch(other))));
+        } else if (p < 6) {
+            segs.add(new Segment(0, List.of(List.of(b("UNWATCH")))));
+        }
+        List<List<byte[]>> tx = new ArrayList<>();
+        tx.add(List.of(b("MULTI")));
+        tx.addAll(body());
+        tx.add(List.of(b(r.nextInt(10) == 0 ? "DISCARD" : "EXEC")));
+        segs.add(new Segment(0, tx));
+        return new Step(Kind.WATCH, segs);
+    }
+
+    /** A write that certainly changes the key, whatever it holds: SET of a value never written before. */
+    private List<byte[]> touch(byte[] key) {
+        return List.of(b("SET"), key, b("touch:" + (unique++)));
+    }
+
+    private Step scanIteration() {
+        boolean hash = cat.get("hscan") != null && (cat.get("scan") == null || r.nextInt(3) == 0);
+        List<byte[]> c = new ArrayList<>();
+        if (hash) {
+            c.add(b("HSCAN"));
+            c.add(key());
+        } else {
+            c.add(b("SCAN"));
+        }
+        c.add(b("0"));
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (r.nextBoolean()) {
+            opts.add(List.of(b("MATCH"), b(pick(PATTERNS))));
+        }
+        if (r.nextBoolean()) {
+            opts.add(List.of(b("COUNT"), b(pick(new String[] {"1", "2", "3", "5", "10", "100", "1000"}))));
+        }
+        if (!hash && r.nextInt(3) == 0) {
+            opts.add(List.of(b("TYPE"), b(pick(new String[] {"string", "hash", "none", "list"}))));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return Step.single(Kind.SCAN_ITERATION, 0, c);
+    }
+
+    // ---- commands ---------------------------------------------------------------------------------------------
+
+    /** A command of the catalogue (or, now and then, one no server knows), never one that is {@link #SINGLE_ONLY}. */
+    List<byte[]> command() {
+        return command(false);
+    }
+
+    /**
+     * @param single whether the command is sent alone, so that the runner can check its cost first
+     *               ({@link #SINGLE_ONLY})
+     */
+    List<byte[]> command(boolean single) {
+        if (r.nextInt(200) == 0) {
+            return unknownCommand();
+        }
+        while (true) {
+            int i = Arrays.binarySearch(cumulative, r.nextDouble() * cumulative[cumulative.length - 1]);
+            String name = names.get(i < 0 ? -i - 1 : i);
+            if (single || !SINGLE_ONLY.contains(name)) {
+                return command(name);
+            }
+        }
+    }
+
+    /**
+     * Sent only as single steps: LCS allocates (len(a)+1)·(len(b)+1) cells on both servers, so the runner looks at
+     * the two lengths first and skips a pair that would take more than a few megabytes.
+     */
+    static final Set<String> SINGLE_ONLY = Set.of("lcs");
+
+    private List<byte[]> unknownCommand() {
+        byte[][] names = {b("NOSUCHCMD"), b(""), b("set\0"), b("GETT"), b("x".repeat(300)), b("CLIENTS"),
+                b("\r\n"), b("hget x")};
+        List<byte[]> c = new ArrayList<>(List.of(pick(names)));
+        int n = r.nextInt(4);
+        for (int i = 0; i < n; i++) {
+            c.add(token());
+        }
+        return c;
+    }
+
+    List<byte[]> command(String name) {
+        List<byte[]> c = grammar(name);
+        if (c == null) {
+            c = generic(cat.get(name));
+        }
+        if (r.nextInt(100) < 6 && mutable(name)) {
+            c = mutate(c, swappable(name, c));
+        }
+        if (r.nextInt(20) == 0) {
+            c = new ArrayList<>(c);
+            c.set(0, b(pickCase(Commands.s(c.get(0)))));
+        }
+        return c;
+    }
+
+    private static boolean mutable(String name) {
+        return !Set.of("hello", "config", "wait", "select", "client", "quit", "multi", "exec", "watch", "auth",
+                "discard").contains(name);
+    }
+
+    /** Whether swapping two arguments could not turn an argument into a short expiry. */
+    private static boolean swappable(String name, List<byte[]> c) {
+        if (Set.of("set", "getex", "expire", "pexpire", "expireat", "pexpireat", "setex", "psetex", "setrange",
+                "setbit", "bitfield", "hello").contains(name)) {
+            return false;
+        }
+        for (byte[] a : c) {
+            String s = Commands.s(a).toLowerCase(Locale.ROOT);
+            if (s.equals("ex") || s.equals("px") || s.equals("exat") || s.equals("pxat")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Drops, inserts, repeats or swaps arguments: wrong arities, repeated and unknown options, any order. */
+    private List<byte[]> mutate(List<byte[]> c, boolean swap) {
+        List<byte[]> m = new ArrayList<>(c);
+        int p = r.nextInt(swap ? 4 : 3);
+        if (p == 0 && m.size() > 1) {
+            m.remove(1 + r.nextInt(m.size() - 1));
+        } else if (p == 1) {
+            m.add(1 + r.nextInt(m.size()), r.nextBoolean() ? b(pick(WORDS)) : key());
+        } else if (p == 2 && m.size() > 1) {
+            int i = 1 + r.nextInt(m.size() - 1);
+            m.add(i, m.get(i));
+        } else if (m.size() > 2) {
+            int i = 1 + r.nextInt(m.size() - 1);
+            int j = 1 + r.nextInt(m.size() - 1);
+            byte[] t = m.get(i);
+            m.set(i, m.get(j));
+            m.set(j, t);
+        }
+        return m;
+    }
+
+    /** The grammar of a known command; null for one this generator has no grammar for. */
+    private List<byte[]> grammar(String name) {
+        Cmd spec = cat.get(name);
+        return switch (name) {
+            case "ping" -> r.nextBoolean() ? args("PING") : r.nextInt(5) == 0 ? args("PING", value(), value())
+                    : args("PING", value());
+            case "echo" -> r.nextInt(10) == 0 ? args("ECHO") : args("ECHO", value());
+            case "select" -> args("SELECT", b(pick(new String[] {"0", "0", "0", "16", "-1", "abc", "99999999999",
+                    "", "00", "0x0", "2147483648"})));
+            case "hello" -> hello();
+            case "auth" -> auth();
+            case "exec", "discard", "unwatch" -> args(name.toUpperCase(Locale.ROOT));
+            case "time", "role", "dbsize", "randomkey" -> r.nextInt(15) == 0 ? args(name, token()) : args(name);
+            case "info" -> info();
+            case "wait" -> waitCommand();
+            case "client" -> client(spec);
+            case "config" -> config(spec);
+            case "command" -> commandCommand(spec);
+            case "flushall", "flushdb" -> flush(name);
+            case "get", "getdel", "strlen", "type", "ttl", "pttl", "expiretime", "pexpiretime", "persist", "incr",
+                    "decr", "hgetall", "hkeys", "hvals", "hlen" -> args(name, key());
+            case "set" -> set();
+            case "setnx", "getset", "append" -> args(name, key(), value());
+            case "setex" -> args(name, key(), b(relSeconds(false)), value());
+            case "psetex" -> args(name, key(), b(relMillis(false)), value());
+            case "getex" -> getex();
+            case "mget", "del", "unlink", "exists", "touch" -> args(name, keys(1 + r.nextInt(4)));
+            case "mset", "msetnx" -> mset(name);
+            case "incrby", "decrby" -> args(name, key(), b(intArg()));
+            case "incrbyfloat" -> args(name, key(), b(floatArg()));
+            case "getrange", "substr" -> args(name, key(), b(index()), b(index()));
+            case "setrange" -> setrange();
+            case "expire", "pexpire" -> expire(name, name.equals("expire") ? relSeconds(true) : relMillis(true));
+            case "expireat" -> expire(name, absSeconds(true));
+            case "pexpireat" -> expire(name, absMillis(true));
+            case "keys" -> args("KEYS", b(pick(PATTERNS)));
+            case "scan" -> scan();
+            case "rename", "renamenx" -> args(name, key(), key());
+            case "copy" -> copy();
+            case "hset", "hmset" -> hset(name);
+            case "hsetnx" -> args(name, key(), field(), value());
+            case "hget", "hexists", "hstrlen" -> args(name, key(), field());
+            case "hmget", "hdel" -> args(name, key(), fields(1 + r.nextInt(4)));
+            case "hincrby" -> args(name, key(), field(), b(intArg()));
+            case "hincrbyfloat" -> args(name, key(), field(), b(floatArg()));
+            case "hscan" -> hscan();
+            case "hrandfield" -> hrandfield();
+            case "setbit" -> args(name, key(), b(bitOffset(true)), b(r.nextInt(6) != 0 ? pick(new String[] {"0", "1"})
+                    : pick(new String[] {"2", "-1", "a", "", "01"})));
+            case "getbit" -> args(name, key(), b(bitOffset(false)));
+            case "bitcount" -> bitcount();
+            case "bitpos" -> bitpos();
+            case "bitop" -> bitop();
+            case "bitfield", "bitfield_ro" -> bitfield(name);
+            case "lcs" -> lcs();
+            case "object" -> object(spec);
+            case "memory" -> memory(spec);
+            default -> null;
+        };
+    }
+
+    // ---- grammars -----------------------------------------------------------------------------------------------
+
+    private List<byte[]> hello() {
+        List<byte[]> c = new ArrayList<>(List.of(b("HELLO")));
+        int p = r.nextInt(10);
+        if (p == 0) {
+            return c;
+        }
+        if (p == 1) {
+            c.add(b(pick(new String[] {"4", "1", "0", "-1", "x", "", "2.0", "03", "+3", " 3", "99999999999"})));
+            return c;
+        }
+        c.add(b("2"));
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (r.nextBoolean()) {
+            opts.add(List.of(b("SETNAME"), clientName()));
+        }
+        if (r.nextInt(3) == 0) {
+            opts.add(List.of(b("AUTH"), b(pick(new String[] {"default", "default", "nobody"})), value()));
+        }
+        if (r.nextInt(8) == 0) {
+            opts.add(List.of(b(pick(new String[] {"FOO", "SETNAME", "AUTH", "setname"}))));
+        }
+        if (r.nextInt(8) == 0 && !opts.isEmpty()) {
+            opts.add(opts.get(0));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    private List<byte[]> auth() {
+        return switch (r.nextInt(5)) {
+            case 0 -> args("AUTH", value());
+            case 1 -> args("AUTH", b("default"), value());
+            case 2 -> args("AUTH", b("nobody"), value());
+            case 3 -> args("AUTH", value(), value(), value());
+            default -> args("AUTH", b("default"), b(""));
+        };
+    }
+
+    private byte[] clientName() {
+        return b(pick(new String[] {"fuzz", "a", "", "a b", "x\ny", "name-" + r.nextInt(5), "é", "n".repeat(300),
+                "\u0001", "ok_name:1"}));
+    }
+
+    private List<byte[]> info() {
+        List<byte[]> c = new ArrayList<>(List.of(b("INFO")));
+        int n = r.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            c.add(b(pick(new String[] {"server", "clients", "stats", "replication", "persistence", "keyspace",
+                    "memory", "cpu", "all", "everything", "default", "foo", "SERVER", "", "commandstats"})));
+        }
+        return c;
+    }
+
+    private List<byte[]> waitCommand() {
+        return switch (r.nextInt(6)) {
+            case 0 -> args("WAIT", b("0"), b("0"));
+            case 1 -> args("WAIT", b(Integer.toString(r.nextInt(3))), b(Integer.toString(1 + r.nextInt(20))));
+            case 2 -> args("WAIT", b("x"), b("0"));
+            case 3 -> args("WAIT", b("0"), b(pick(new String[] {"-1", "abc", "1.5", "-9223372036854775808"})));
+            case 4 -> args("WAIT", b("-1"), b("5"));
+            default -> args("WAIT", b("0"));
+        };
+    }
+
+    private List<byte[]> client(Cmd spec) {
+        String sub = subcommand(spec, CLIENT_SAFE);
+        List<byte[]> c = new ArrayList<>(List.of(b("CLIENT"), b(pickCase(sub))));
+        switch (sub.toLowerCase(Locale.ROOT)) {
+            case "setname" -> c.add(clientName());
+            case "list" -> {
+                int p = r.nextInt(6);
+                if (p == 0) {
+                    c.addAll(List.of(b("TYPE"), b(pick(new String[] {"normal", "master", "replica", "slave",
+                            "pubsub", "foo", "NORMAL"}))));
+                } else if (p == 1) {
+                    c.addAll(List.of(b("ID"), b(pick(new String[] {"1", "abc", "0", "-1", "99999"}))));
+                } else if (p == 2) {
+                    c.add(b(pick(WORDS)));
+                }
+            }
+            case "id", "getname", "info", "help" -> {
+                if (r.nextInt(10) == 0) {
+                    c.add(token());
+                }
+            }
+            default -> {
+                int n = r.nextInt(3);
+                for (int i = 0; i < n; i++) {
+                    c.add(token());
+                }
+            }
+        }
+        return c;
+    }
+
+    private List<byte[]> config(Cmd spec) {
+        String sub = subcommand(spec, null);
+        List<byte[]> c = new ArrayList<>(List.of(b("CONFIG"), b(pickCase(sub))));
+        switch (sub.toLowerCase(Locale.ROOT)) {
+            case "get" -> {
+                int n = r.nextInt(8) == 0 ? r.nextInt(4) : 1;
+                for (int i = 0; i < n; i++) {
+                    c.add(b(r.nextInt(3) == 0 || configParams.isEmpty()
+                            ? pick(new String[] {"*", "max*", "*-*", "nosuch", "", "MAXCLIENTS", "p?rt", "[mp]*",
+                                    "min-replicas-*", "*a*a*a*a*a*a*a*a*a*a*a*a*a*b"})
+                            : pick(configParams)));
+                }
+            }
+            case "set" -> {
+                int n = r.nextInt(6) == 0 ? 2 : 1;
+                for (int i = 0; i < n; i++) {
+                    c.addAll(harmlessSetting());
+                }
+                if (r.nextInt(15) == 0) {
+                    c.remove(c.size() - 1); // a name without its value
+                }
+            }
+            default -> {
+                if (r.nextInt(10) == 0) {
+                    c.add(token());
+                }
+            }
+        }
+        return c;
+    }
+
+    /** A parameter and value that cannot lock the fuzzer out, refuse writes, or stop a node. */
+    private List<byte[]> harmlessSetting() {
+        return switch (r.nextInt(7)) {
+            case 0 -> args("maxclients", b(pick(new String[] {"10000", "5000", "1000", "abc", "-1", "0",
+                    "10000 "})));
+            case 1 -> args("proto-max-bulk-len", b(pick(new String[] {"536870912", "512mb", "16mb", "8388608",
+                    "abc"}))); // never above 512 MB: Redis would then build strings that large
+            case 2 -> args("min-replicas-max-lag", b(pick(new String[] {"10", "0", "5", "-1", "abc",
+                    "2147483648"})));
+            case 3 -> args("min-replicas-to-write", b(pick(new String[] {"0", "abc", "-1"})));
+            case 4 -> args(pick(new String[] {"nosuch-param", ""}), b("1"));
+            case 5 -> args("MAXCLIENTS", b("10000"));
+            default -> args("maxclients", b("10000"));
+        };
+    }
+
+    private List<byte[]> commandCommand(Cmd spec) {
+        if (r.nextInt(6) == 0) {
+            return args("COMMAND");
+        }
+        String sub = subcommand(spec, null);
+        List<byte[]> c = new ArrayList<>(List.of(b("COMMAND"), b(pickCase(sub))));
+        switch (sub.toLowerCase(Locale.ROOT)) {
+            case "info", "docs" -> {
+                int n = r.nextInt(4);
+                for (int i = 0; i < n; i++) {
+                    c.add(b(r.nextInt(4) == 0 ? pick(new String[] {"nosuch", "client|id", "CLIENT", "config|get",
+                            "lpush", ""}) : pick(names)));
+                }
+            }
+            case "list", "count", "help" -> {
+                if (r.nextInt(10) == 0) {
+                    c.add(token());
+                }
+            }
+            default -> {
+            }
+        }
+        return c;
+    }
+
+    private List<byte[]> flush(String name) {
+        return switch (r.nextInt(8)) {
+            case 0 -> args(name, b("ASYNC"));
+            case 1 -> args(name, b("SYNC"));
+            case 2 -> args(name, b(pick(new String[] {"FOO", "async", ""})));
+            case 3 -> args(name, b("SYNC"), b("ASYNC"));
+            default -> args(name);
+        };
+    }
+
+    private List<byte[]> set() {
+        List<byte[]> c = new ArrayList<>(List.of(b("SET"), key(), value()));
+        List<List<byte[]>> opts = new ArrayList<>();
+        int n = r.nextInt(4) == 0 ? r.nextInt(4) : r.nextInt(2);
+        for (int i = 0; i < n; i++) {
+            opts.add(switch (r.nextInt(10)) {
+                case 0 -> args("NX");
+                case 1 -> args("XX");
+                case 2 -> args("GET");
+                case 3 -> args("EX", b(relSeconds(false)));
+                case 4 -> args("PX", b(relMillis(false)));
+                case 5 -> args("EXAT", b(absSeconds(false)));
+                case 6 -> args("PXAT", b(absMillis(false)));
+                case 7 -> args("KEEPTTL");
+                case 8 -> args(pick(new String[] {"nx", "Get", "FOO", "EX", "PX"})); // lower case, unknown, bare
+                default -> args("GET");
+            });
+        }
+        if (r.nextInt(10) == 0 && !opts.isEmpty()) {
+            opts.add(opts.get(r.nextInt(opts.size()))); // repeated
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    private List<byte[]> getex() {
+        List<byte[]> c = new ArrayList<>(List.of(b("GETEX"), key()));
+        int n = r.nextInt(5) == 0 ? 2 : r.nextInt(2);
+        for (int i = 0; i < n; i++) {
+            c.addAll(switch (r.nextInt(6)) {
+                case 0 -> args("EX", b(relSeconds(false)));
+                case 1 -> args("PX", b(relMillis(false)));
+                case 2 -> args("EXAT", b(absSeconds(true)));
+                case 3 -> args("PXAT", b(absMillis(true)));
+                case 4 -> args("PERSIST");
+                default -> args(pick(new String[] {"FOO", "EX", "persist"}));
+            });
+        }
+        return c;
+    }
+
+    private List<byte[]> mset(String name) {
+        List<byte[]> c = new ArrayList<>(List.of(b(name)));
+        int n = 1 + r.nextInt(4);
+        for (int i = 0; i < n; i++) {
+            c.add(key());
+            c.add(value());
+        }
+        if (r.nextInt(12) == 0) {
+            c.remove(c.size() - 1); // odd: wrong number of arguments
+        }
+        return c;
+    }
+
+    private List<byte[]> setrange() {
+        return switch (r.nextInt(12)) {
+            case 0 -> args("SETRANGE", key(), b("536870911"), b(""));
+            case 1 -> args("SETRANGE", key(), b(pick(new String[] {"536870912", "536870911", "-1", "abc",
+                    "9223372036854775807", "-9223372036854775808", "4294967296"})), b("ab"));
+            case 2 -> args("SETRANGE", key(), b(Integer.toString(r.nextInt(100_000))), value());
+            case 3 -> args("SETRANGE", key(), b(Integer.toString(r.nextInt(40))), b(""));
+            default -> args("SETRANGE", key(), b(Integer.toString(r.nextInt(40))), value());
+        };
+    }
+
+    private List<byte[]> expire(String name, String when) {
+        List<byte[]> c = new ArrayList<>(List.of(b(name), key(), b(when)));
+        int n = r.nextInt(4) == 0 ? 1 + r.nextInt(2) : 0;
+        for (int i = 0; i < n; i++) {
+            c.add(b(pick(new String[] {"NX", "XX", "GT", "LT", "nx", "gt", "FOO"})));
+        }
+        return c;
+    }
+
+    private List<byte[]> scan() {
+        List<byte[]> c = new ArrayList<>(List.of(b("SCAN"), b(r.nextInt(3) == 0 ? "0" : pick(new String[] {"0",
+                "1", "7", "abc", "-1", "18446744073709551615", "18446744073709551616", "", "1.5", "00"}))));
+        scanOptions(c, true);
+        return c;
+    }
+
+    private void scanOptions(List<byte[]> c, boolean type) {
+        List<List<byte[]>> opts = new ArrayList<>();
+        int n = r.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            int p = r.nextInt(type ? 4 : 3);
+            opts.add(switch (p) {
+                case 0 -> args("MATCH", b(pick(PATTERNS)));
+                case 1 -> args("COUNT", b(pick(new String[] {"1", "5", "10", "100", "0", "-1", "abc",
+                        "9223372036854775807", "2147483648"})));
+                case 2 -> args(pick(new String[] {"FOO", "MATCH", "COUNT", "match"}));
+                default -> args("TYPE", b(pick(TYPES)));
+            });
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+    }
+
+    private List<byte[]> hscan() {
+        List<byte[]> c = new ArrayList<>(List.of(b("HSCAN"), key(), b(r.nextInt(3) == 0 ? "0" : pick(new String[] {
+                "0", "1", "abc", "-1", "18446744073709551616", ""}))));
+        scanOptions(c, false);
+        return c;
+    }
+
+    private List<byte[]> copy() {
+        List<byte[]> c = new ArrayList<>(List.of(b("COPY"), key(), key()));
+        if (r.nextBoolean()) {
+            c.add(b("REPLACE"));
+        }
+        if (r.nextInt(5) == 0) {
+            c.addAll(args("DB", b(pick(new String[] {"0", "1", "abc", "-1"}))));
+        }
+        return c;
+    }
+
+    private List<byte[]> hset(String name) {
+        List<byte[]> c = new ArrayList<>(List.of(b(name), key()));
+        int n = r.nextInt(50) == 0 ? 100 + r.nextInt(1500) : 1 + r.nextInt(4); // past 128 fields: HSCAN pages
+        bigHash = n > 4 ? n : 0;
+        for (int i = 0; i < n; i++) {
+            c.add(field());
+            c.add(value());
+        }
+        if (r.nextInt(12) == 0) {
+            c.remove(c.size() - 1);
+        }
+        return c;
+    }
+
+    private List<byte[]> hrandfield() {
+        return switch (r.nextInt(4)) {
+            case 0 -> args("HRANDFIELD", key());
+            case 1 -> args("HRANDFIELD", key(), b(pick(new String[] {"1", "3", "-3", "0", "100", "-100", "abc"})));
+            case 2 -> args("HRANDFIELD", key(), b(pick(new String[] {"2", "-2", "10", "-9223372036854775808",
+                    "9223372036854775807"})), b("WITHVALUES"));
+            default -> args("HRANDFIELD", key(), b("1"), b("FOO"));
+        };
+    }
+
+    private List<byte[]> bitcount() {
+        List<byte[]> c = new ArrayList<>(List.of(b("BITCOUNT"), key()));
+        int p = r.nextInt(5);
+        if (p >= 1) {
+            c.add(b(index()));
+        }
+        if (p >= 2) {
+            c.add(b(index()));
+        }
+        if (p >= 3) {
+            c.add(b(pick(new String[] {"BYTE", "BIT", "bit", "FOO"})));
+        }
+        return c;
+    }
+
+    private List<byte[]> bitpos() {
+        List<byte[]> c = new ArrayList<>(List.of(b("BITPOS"), key(), b(r.nextInt(6) != 0
+                ? pick(new String[] {"0", "1"}) : pick(new String[] {"2", "-1", "a"}))));
+        int p = r.nextInt(5);
+        if (p >= 1) {
+            c.add(b(index()));
+        }
+        if (p >= 2) {
+            c.add(b(index()));
+        }
+        if (p >= 3) {
+            c.add(b(pick(new String[] {"BYTE", "BIT", "bit", "FOO"})));
+        }
+        return c;
+    }
+
+    private List<byte[]> bitop() {
+        String op = pick(new String[] {"AND", "OR", "XOR", "NOT", "and", "FOO"});
+        List<byte[]> c = new ArrayList<>(List.of(b("BITOP"), b(op), key()));
+        c.addAll(keys(op.equalsIgnoreCase("NOT") && r.nextInt(4) != 0 ? 1 : 1 + r.nextInt(3)));
+        return c;
+    }
+
+    private List<byte[]> bitfield(String name) {
+        List<byte[]> c = new ArrayList<>(List.of(b(name), key()));
+        int n = 1 + r.nextInt(4);
+        boolean ro = name.equals("bitfield_ro");
+        for (int i = 0; i < n; i++) {
+            int p = ro ? (r.nextInt(6) == 0 ? 1 : 0) : r.nextInt(5);
+            switch (p) {
+                case 0 -> c.addAll(args("GET", b(bitType()), b(bitfieldOffset(false))));
+                case 1 -> c.addAll(args("SET", b(bitType()), b(bitfieldOffset(true)), b(intArg())));
+                case 2 -> c.addAll(args("INCRBY", b(bitType()), b(bitfieldOffset(true)), b(intArg())));
+                case 3 -> c.addAll(args("OVERFLOW", b(r.nextInt(10) != 0 ? pick(new String[] {"WRAP", "SAT", "FAIL",
+                        "fail"}) : "FOO")));
+                default -> c.addAll(r.nextInt(4) != 0 ? args("GET", b(bitType()), b(bitfieldOffset(false)))
+                        : args(pick(new String[] {"GET", "FOO", "SET", "OVERFLOW"})));
+            }
+        }
+        return c;
+    }
+
+    private String bitType() {
+        return r.nextInt(12) != 0 ? pick(new String[] {"i1", "i8", "u8", "i16", "u16", "i32", "u32", "i63", "i64",
+                "u63", "u1", "i5", "u7"}) : pick(new String[] {"u64", "i65", "i0", "u0", "x8", "I8", "8", "", "i"});
+    }
+
+    private String bitfieldOffset(boolean write) {
+        int p = r.nextInt(20);
+        if (p < 12) {
+            return Integer.toString(r.nextInt(200));
+        }
+        if (p < 17) {
+            return "#" + r.nextInt(30);
+        }
+        if (p < 19) {
+            return Integer.toString(r.nextInt(100_000));
+        }
+        return pick(write ? new String[] {"-1", "abc", "#-1", "4294967296", "#", "1.5"}
+                : new String[] {"-1", "abc", "4294967295", "4294967296", "#4294967295", "#"});
+    }
+
+    private String bitOffset(boolean write) {
+        int p = r.nextInt(10);
+        if (p < 6) {
+            return Integer.toString(r.nextInt(200));
+        }
+        if (p < 8) {
+            return Integer.toString(r.nextInt(80_000));
+        }
+        return pick(write ? new String[] {"-1", "abc", "4294967296", "1.5", "9223372036854775807"}
+                : new String[] {"-1", "abc", "4294967295", "4294967296", "9223372036854775807"});
+    }
+
+    private List<byte[]> lcs() {
+        List<byte[]> c = new ArrayList<>(List.of(b("LCS"), key(), key()));
+        List<List<byte[]>> opts = new ArrayList<>();
+        int n = r.nextInt(4);
+        for (int i = 0; i < n; i++) {
+            opts.add(switch (r.nextInt(5)) {
+                case 0 -> args("LEN");
+                case 1 -> args("IDX");
+                case 2 -> args("MINMATCHLEN", b(pick(new String[] {"0", "1", "2", "4", "-1", "abc",
+                        "9223372036854775807"})));
+                case 3 -> args("WITHMATCHLEN");
+                default -> args(pick(new String[] {"FOO", "MINMATCHLEN"}));
+            });
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    private List<byte[]> object(Cmd spec) {
+        String sub = subcommand(spec, null);
+        List<byte[]> c = new ArrayList<>(List.of(b("OBJECT"), b(pickCase(sub))));
+        if (!sub.equalsIgnoreCase("help") || r.nextInt(10) == 0) {
+            c.add(key());
+        }
+        if (r.nextInt(15) == 0) {
+            c.add(token());
+        }
+        return c;
+    }
+
+    private List<byte[]> memory(Cmd spec) {
+        String sub = subcommand(spec, null);
+        List<byte[]> c = new ArrayList<>(List.of(b("MEMORY"), b(pickCase(sub))));
+        if (sub.equalsIgnoreCase("usage")) {
+            c.add(key());
+            if (r.nextInt(4) == 0) {
+                c.addAll(args("SAMPLES", b(pick(new String[] {"0", "5", "-1", "abc", "9223372036854775807"}))));
+            }
+        } else if (r.nextInt(10) == 0) {
+            c.add(token());
+        }
+        return c;
+    }
+
+    /** A subcommand of {@code spec} (restricted to {@code allowed} when given), now and then an unknown one. */
+    private String subcommand(Cmd spec, Set<String> allowed) {
+        if (spec == null || r.nextInt(25) == 0) {
+            return pick(new String[] {"NOSUCH", "x", ""});
+        }
+        List<String> subs = new ArrayList<>();
+        for (String s : spec.subcommands().keySet()) {
+            if (allowed == null || allowed.contains(s)) {
+                subs.add(s);
+            }
+        }
+        return subs.isEmpty() ? "help" : pick(subs);
+    }
+
+    /** A command this generator has no grammar for: its arity from COMMAND (now and then one off), any arguments. */
+    private List<byte[]> generic(Cmd spec) {
+        List<byte[]> c = new ArrayList<>(List.of(b(spec.name())));
+        Cmd target = spec;
+        if (!spec.subcommands().isEmpty()) {
+            String sub = subcommand(spec, null);
+            c.add(b(sub));
+            target = spec.subcommands().getOrDefault(sub.toLowerCase(Locale.ROOT), spec);
+        }
+        int arity = target.arity();
+        int n = arity > 0 ? arity : -arity + (r.nextInt(3) == 0 ? r.nextInt(4) : 0);
+        if (r.nextInt(10) == 0) {
+            n += r.nextBoolean() ? 1 : -1;
+        }
+        while (c.size() < n) {
+            c.add(c.size() == 1 || r.nextInt(3) == 0 ? key() : token());
+        }
+        return c;
+    }
+
+    // ---- raw input ----------------------------------------------------------------------------------------------
+
+    /** Names never sent inline: they change the state of the connection, which a raw step opens for itself only. */
+    private static final Set<String> NOT_INLINE = Set.of("multi", "exec", "discard", "watch", "unwatch", "hello",
+            "auth", "client", "quit", "select", "wait");
+
+    /**
+     * Raw bytes: mostly an inline command (quoted as redis-cli would, with odd spacing and line ends), otherwise a
+     * malformed or unusual RESP request. Never a NUL in an inline request (a documented departure).
+     */
+    private Step raw() {
+        if (r.nextInt(10) < 6) {
+            for (int attempt = 0; attempt < 20; attempt++) {
+                List<byte[]> c = command(false);
+                String n = Commands.name(c);
+                if (NOT_INLINE.contains(n) || Compare.rule(c) != Rule.EXACT || !inlineable(c)) {
+                    continue;
+                }
+                return Step.raw(inline(c), c);
+            }
+        }
+        return Step.raw(malformed(), null);
+    }
+
+    private static boolean inlineable(List<byte[]> c) {
+        int total = 0;
+        for (byte[] a : c) {
+            total += a.length;
+            for (byte x : a) {
+                if (x == 0) {
+                    return false;
+                }
+            }
+        }
+        return total < 4000 && c.get(0).length > 0;
+    }
+
+    private byte[] inline(List<byte[]> c) {
+        StringBuilder sb = new StringBuilder(r.nextInt(8) == 0 ? "  " : "");
+        for (byte[] a : c) {
+            if (!sb.isEmpty() && !sb.toString().isBlank()) {
+                sb.append(r.nextInt(10) == 0 ? " \t " : " ").append(r.nextInt(10) == 0 ? " " : "");
+            }
+            String plain = Commands.s(a);
+            if (!plain.isEmpty() && plain.matches("[A-Za-z0-9_.:*?\\[\\]{}+\\-|#,]+") && r.nextInt(8) != 0) {
+                sb.append(plain);
+            } else if (!plain.isEmpty() && plain.matches("[^'\\\\\r\n]+") && r.nextBoolean()) {
+                sb.append('\'').append(plain).append('\'');
+            } else {
+                sb.append('"');
+                for (byte x : a) {
+                    int ch = x & 0xff;
+                    if (ch == '"' || ch == '\\') {
+                        sb.append('\\').append((char) ch);
+                    } else if (ch == '\n') {
+                        sb.append("\\n");
+                    } else if (ch == '\r') {
+                        sb.append("\\r");
+                    } else if (ch == '\t') {
+                        sb.append("\\t");
+                    } else if (ch < 0x20 || ch >= 0x7f || r.nextInt(30) == 0) {
+                        sb.append(String.format("\\x%02x", ch));
+                    } else {
+                        sb.append((char) ch);
+                    }
+                }
+                sb.append('"');
+            }
+        }
+        sb.append(r.nextInt(10) == 0 ? "\n" : "\r\n");
+        return b(sb.toString());
+    }
+
+    private byte[] malformed() {
+        String k = pick(KEYS);
+        return b(switch (r.nextInt(16)) {
+            case 0 -> "*2\r\n$3\r\nGET\r\n$" + (k.length() - 1) + "\r\n" + k + "\r\n";
+            case 1 -> "*" + pick(new String[] {"-1", "0", "abc", "99999999999", "1048577", "+1", " 1", "01", "-0", "",
+                    "2147483648"}) + "\r\n$4\r\nPING\r\n";
+            case 2 -> "$4\r\nPING\r\n";
+            case 3 -> "*1\r\n$" + pick(new String[] {"-1", "0", "abc", "536870913", "99999999999", "+4", "04", " 4",
+                    ""}) + "\r\nPING\r\n";
+            case 4 -> "*1\r\n*1\r\n$4\r\nPING\r\n";
+            case 5 -> pick(new String[] {"SET " + k + " \"abc\r\n", "GET '" + k + "\r\n", "ECHO \"a\"b\r\n",
+                    "ECHO 'a'b\r\n", "ECHO \"\\x4\"\r\n", "ECHO \"\\xZZ\"\r\n", "ECHO \"\\\"\r\n", "ECHO '\\''\r\n"});
+            case 6 -> pick(new String[] {"\r\n\r\nPING\r\n", "\n", " \r\n", "\t\r\n", "\r\n"});
+            case 7 -> "*1\n$4\nPING\n";
+            case 8 -> "*2\r\n$4\r\nECHO\r\n:5\r\n";
+            case 9 -> "*2\r\n$4\r\nECHO\r\n$3\r\nabcdef\r\n";
+            case 10 -> "*3\r\n$3\r\nSET\r\n$7\r\nraw:big\r\n$" + 70_000 + "\r\n"
+                    + "v".repeat(70_000) + "\r\n";
+            case 11 -> "PING\r\n*1\r\n$4\r\nPING\r\nPING\r\n";
+            case 12 -> "*2\r\n$3\r\nGET\r\n$-1\r\n";
+            case 13 -> "*1\r\n$4\r\nPING\r\r\n";
+            case 14 -> "*" + (2 + r.nextInt(3)) + "\r\n$4\r\nECHO\r\n$1\r\nx\r\n";
+            default -> "ECHO " + "y".repeat(1 + r.nextInt(3000)) + "\r\n";
+        });
+    }
+
+    /**
+     * Tens of megabytes at once: a pipelined batch of 10 to 50 SETs of 1 to 3 MB to keys of their own, now and then
+     * followed by an MGET of up to 10 of them (a node's heap against a burst a Redis serves without trouble).
+     */
+    private Step pressure() {
+        int n = 10 + r.nextInt(41);
+        List<List<byte[]>> cmds = new ArrayList<>();
+        byte[] value = big(1_000_000 + r.nextInt(2_000_000)); // one array: the fuzzer's own heap is bounded too
+        for (int i = 0; i < n; i++) {
+            cmds.add(List.of(b("SET"), b("big:" + i), value));
+        }
+        if (r.nextInt(4) == 0) {
+            List<byte[]> mget = new ArrayList<>(List.of(b("MGET")));
+            for (int i = 0; i < Math.min(n, 10); i++) {
+                mget.add(b("big:" + i));
+            }
+            cmds.add(mget);
+        }
+        return new Step(Kind.BATCH, List.of(new Segment(0, cmds)));
+    }
+
+    /** A command with tens of thousands of arguments (a node's memory and the journal's fragments). */
+    private List<byte[]> huge() {
+        int n = 1_000 + r.nextInt(30_000);
+        List<byte[]> c = new ArrayList<>();
+        switch (r.nextInt(6)) {
+            case 0 -> {
+                c.add(b("MSET"));
+                for (int i = 0; i < n; i++) {
+                    c.add(b("bulk:" + i));
+                    c.add(b(Integer.toString(i)));
+                }
+            }
+            case 1 -> {
+                c.add(b("HSET"));
+                c.add(key());
+                for (int i = 0; i < n; i++) {
+                    c.add(b("hf:" + i));
+                    c.add(b("v" + i));
+                }
+            }
+            case 2 -> {
+                c.add(b(pick(new String[] {"DEL", "EXISTS", "MGET", "UNLINK"})));
+                for (int i = 0; i < n; i++) {
+                    c.add(b("bulk:" + r.nextInt(n)));
+                }
+            }
+            case 3 -> {
+                c.add(b(pick(new String[] {"HMGET", "HDEL"})));
+                c.add(key());
+                for (int i = 0; i < n; i++) {
+                    c.add(b("hf:" + r.nextInt(n)));
+                }
+            }
+            case 4 -> {
+                c.add(b("HSET"));
+                c.add(key());
+                for (int i = 0; i < n; i++) {
+                    c.add(b("hf:" + i));
+                }
+            }
+            default -> {
+                c.add(b("MSETNX"));
+                for (int i = 0; i < n; i++) {
+                    c.add(b("bulk:" + i));
+                    c.add(b(""));
+                }
+            }
+        }
+        return c;
+    }
+
+    // ---- arguments ----------------------------------------------------------------------------------------------
+
+    byte[] key() {
+        int p = r.nextInt(100);
+        if (p < 80) {
+            return b(pick(KEYS));
+        }
+        if (p < 94) {
+            return b(pick(MORE_KEYS));
+        }
+        return pick(ODD_KEYS);
+    }
+
+    private List<byte[]> keys(int n) {
+        List<byte[]> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(key());
+        }
+        return out;
+    }
+
+    private byte[] field() {
+        int p = r.nextInt(100);
+        if (bigHash > 0) {
+            bigHash--;
+            return b("field:" + r.nextInt(2000));
+        }
+        if (p < 85) {
+            return b(pick(FIELDS));
+        }
+        if (p < 92) {
+            return b("field:" + r.nextInt(20));
+        }
+        return pick(ODD_FIELDS);
+    }
+
+    private List<byte[]> fields(int n) {
+        List<byte[]> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(field());
+        }
+        return out;
+    }
+
+    /** A value: mostly small numbers and short strings, then edges, floats, binary, and rarely megabytes. */
+    byte[] value() {
+        int p = r.nextInt(10_000);
+        if (p < 3) {
+            return big(256 * 1024 + r.nextInt(3 * 1024 * 1024));
+        }
+        if (p < 130) {
+            return big(65 + r.nextInt(2000)); // past Redis' listpack limit of 64 bytes
+        }
+        if (p < 150) {
+            return big(60_000 + r.nextInt(20_000)); // around Tandem's journal fragment size (65,518 bytes)
+        }
+        if (p < 3000) {
+            return b(Integer.toString(r.nextInt(200) - 20));
+        }
+        if (p < 4000) {
+            return b(intArg());
+        }
+        if (p < 5000) {
+            return b(floatArg());
+        }
+        if (p < 5500) {
+            return b("");
+        }
+        if (p < 6500) {
+            byte[] v = new byte[r.nextInt(24)];
+            r.nextBytes(v);
+            return v;
+        }
+        String alphabet = "abcxyz0123 \t*?";
+        StringBuilder sb = new StringBuilder();
+        int n = r.nextInt(r.nextInt(8) == 0 ? 64 : 12);
+        for (int i = 0; i < n; i++) {
+            sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
+        }
+        return b(sb.toString());
+    }
+
+    /** {@code n} bytes of a short random unit repeated (reports print it as unit×count). */
+    private byte[] big(int n) {
+        byte[] unit = new byte[1 + r.nextInt(8)];
+        for (int i = 0; i < unit.length; i++) {
+            unit[i] = (byte) ('a' + r.nextInt(26));
+        }
+        int count = Math.max(1, n / unit.length);
+        byte[] v = new byte[unit.length * count];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = unit[i % unit.length];
+        }
+        return v;
+    }
+
+    /** An argument for a generic grammar or an insertion: never a small positive number (it could be a TTL). */
+    private byte[] token() {
+        int p = r.nextInt(10);
+        if (p < 3) {
+            return key();
+        }
+        if (p < 5) {
+            return b(pick(WORDS));
+        }
+        if (p < 6) {
+            return b(pick(new String[] {"-1", "0", "9223372036854775807", "-9223372036854775808",
+                    "18446744073709551616", "-100"}));
+        }
+        if (p < 7) {
+            return b(pick(FLOATS));
+        }
+        if (p < 8) {
+            return field();
+        }
+        return b(pick(new String[] {"", "abc", "\0", "x y", "*", "\r\n", "é", "-", "#"}));
+    }
+
+    String intArg() {
+        int p = r.nextInt(100);
+        if (p < 45) {
+            return Integer.toString(r.nextInt(200) - 50);
+        }
+        if (p < 85) {
+            return pick(INT_EDGES);
+        }
+        if (p < 92) {
+            String e = pick(INT_EDGES);
+            return e.startsWith("-") ? e : "-" + e;
+        }
+        return pick(INT_WEIRD);
+    }
+
+    private String floatArg() {
+        int p = r.nextInt(100);
+        if (p < 55) {
+            return pick(FLOATS);
+        }
+        if (p < 75) {
+            return (r.nextBoolean() ? "-" : "") + r.nextInt(10_000) + "." + r.nextInt(1000);
+        }
+        if (p < 85) {
+            return Double.toString((r.nextDouble() - 0.5) * Math.pow(10, r.nextInt(40) - 20));
+        }
+        if (p < 93) {
+            return intArg();
+        }
+        return pick(INT_WEIRD);
+    }
+
+    /** An index for GETRANGE, BITCOUNT…: small, negative, or a 64-bit edge. */
+    private String index() {
+        int p = r.nextInt(10);
+        if (p < 6) {
+            return Integer.toString(r.nextInt(30) - 10);
+        }
+        if (p < 8) {
+            return pick(INT_EDGES);
+        }
+        if (p < 9) {
+            return "-" + pick(INT_EDGES).replace("-", "");
+        }
+        return pick(INT_WEIRD);
+    }
+
+    // ---- times: hours ahead or already past, never due during a run --------------------------------------------
+
+    /** Seconds for EXPIRE-like commands (past values delete) or, with {@code !past}, for SET EX-like ones. */
+    private String relSeconds(boolean past) {
+        int p = r.nextInt(20);
+        if (p < 12) {
+            return Long.toString(3600 + r.nextInt(30 * 86400)); // hours to weeks
+        }
+        if (p < 14) {
+            return pick(new String[] {"9223372036854775807", "9223372036854775", "9223372036854774",
+                    "9223370000000000", "922337203685477", "1000000000000", "9223372036854775808"});
+        }
+        if (p < 17) {
+            return past ? pick(new String[] {"0", "-1", "-100", "-9223372036854775808", "-9223372036854775807",
+                    "-0"}) : pick(new String[] {"0", "-1", "-9223372036854775808"});
+        }
+        return pick(new String[] {"abc", "", "1.5", "3600.0", " 3600", "0x1000", "1e4"});
+    }
+
+    private String relMillis(boolean past) {
+        int p = r.nextInt(20);
+        if (p < 12) {
+            return Long.toString(3_600_000L + (long) r.nextInt(30 * 86400) * 1000 + r.nextInt(1000));
+        }
+        if (p < 14) {
+            return pick(new String[] {"9223372036854775807", "9223372036854775806", "9223370000000000000",
+                    "9223372036854775808", "1000000000000000"});
+        }
+        if (p < 17) {
+            return past ? pick(new String[] {"0", "-1", "-100", "-9223372036854775808"})
+                    : pick(new String[] {"0", "-1", "-9223372036854775808"});
+        }
+        return pick(new String[] {"abc", "", "1.5", " 3600000", "3600000abc"});
+    }
+
+    /**
+     * Unix seconds: around 2100 (ahead), before 2002 (past, unless {@code !past}), or edges. SET gets no past
+     * deadline: Redis 7.0 stores such a key and counts it in DBSIZE until its active expiry samples it, Tandem until
+     * its next Tick, so DBSIZE would race (EXPIREAT, PEXPIREAT and GETEX delete at once on both).
+     */
+    private String absSeconds(boolean past) {
+        int p = r.nextInt(20);
+        if (p < 10 || !past && p < 15) {
+            return Long.toString(4_102_444_800L + r.nextInt(100_000_000));
+        }
+        if (p < 15) {
+            return Long.toString(1 + r.nextInt(1_000_000_000));
+        }
+        if (p < 18) {
+            return pick(new String[] {"0", "-1", "9223372036854775807", "9223372036854775", "9223372036854774",
+                    "-9223372036854775808", "253402300799"});
+        }
+        return pick(new String[] {"abc", "", "1.5", "4102444800.5"});
+    }
+
+    private String absMillis(boolean past) {
+        int p = r.nextInt(20);
+        if (p < 10 || !past && p < 15) {
+            return Long.toString(4_102_444_800_000L + (long) r.nextInt(100_000_000) * 1000 + r.nextInt(1000));
+        }
+        if (p < 15) {
+            return Long.toString(1 + (long) r.nextInt(1_000_000_000) * 1000);
+        }
+        if (p < 18) {
+            return pick(past ? new String[] {"0", "-1", "1", "9223372036854775807", "9223372036854775806",
+                    "-9223372036854775808"} : new String[] {"0", "-1", "9223372036854775807",
+                    "9223372036854775806", "-9223372036854775808"});
+        }
+        return pick(new String[] {"abc", "", "1.5"});
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------------------------
+
+    private String pickCase(String word) {
+        int p = r.nextInt(20);
+        if (p == 0) {
+            return word.toLowerCase(Locale.ROOT);
+        }
+        if (p == 1) {
+            StringBuilder sb = new StringBuilder();
+            for (char ch : word.toCharArray()) {
+                sb.append(r.nextBoolean() ? Character.toUpperCase(ch) : Character.toLowerCase(ch));
+            }
+            return sb.toString();
+        }
+        return word.toUpperCase(Locale.ROOT);
+    }
+
+    private <T> T pick(T[] a) {
+        return a[r.nextInt(a.length)];
+    }
+
+    private <T> T pick(List<T> a) {
+        return a.get(r.nextInt(a.size()));
+    }
+
+    private static List<byte[]> args(Object... parts) {
+        List<byte[]> out = new ArrayList<>();
+        for (Object o : parts) {
+            if (o instanceof String s) {
+                out.add(b(s));
+            } else if (o instanceof byte[] a) {
+                out.add(a);
+            } else if (o instanceof List<?> l) {
+                for (Object e : l) {
+                    out.add((byte[]) e);
+                }
+            }
+        }
+        return out;
+    }
+
+    // ---- shapes -------------------------------------------------------------------------------------------------
+
+    /**
+     * The shape of a command for the report's count of distinct shapes: its name (and subcommand), then each
+     * argument as a class — a key of the pool, an option word, an integer, a float, a string, empty or big.
+     */
+    static String shape(List<byte[]> c) {
+        StringBuilder sb = new StringBuilder(Commands.name(c));
+        for (int i = 1; i < c.size(); i++) {
+            String a = Commands.s(c.get(i));
+            sb.append(' ');
+            if (c.get(i).length > 4096) {
+                sb.append("BIG");
+            } else if (a.isEmpty()) {
+                sb.append("''");
+            } else if (WORD_SET.containsKey(a.toUpperCase(Locale.ROOT))) {
+                sb.append(a.toUpperCase(Locale.ROOT));
+            } else if (a.matches("k[0-5]|key:\\d|f[0-4]")) {
+                sb.append(a.charAt(0) == 'f' ? 'F' : 'K');
+            } else if (a.matches("-?\\d{1,18}")) {
+                sb.append(a.startsWith("-") ? "-N" : "N");
+            } else if (a.matches("-?\\d+")) {
+                sb.append("BIGN");
+            } else if (a.matches("[-+]?[0-9.eE+-]+|[-+]?(inf|nan|infinity)")) {
+                sb.append("FLOAT");
+            } else {
+                sb.append('S');
+            }
+        }
+        return sb.toString();
+    }
+
+    private static final Map<String, Boolean> WORD_SET = new LinkedHashMap<>();
+
+    static {
+        for (String w : WORDS) {
+            WORD_SET.put(w.toUpperCase(Locale.ROOT), true);
+        }
+        for (String w : new String[] {"SETNAME", "AUTH", "WITHVALUES", "ID", "USAGE", "ENCODING", "HELP", "COUNT",
+                "DOCS", "INFO", "LIST", "GETNAME", "SAMPLES"}) {
+            WORD_SET.put(w, true);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package tandem.system.fuzz;
+
+/**
+ * The normalisations the fuzzer applies before it compares a reply with Redis', each with the row of
+ * {@code docs/departures.md} that allows it (the first cell of the row, as written there). {@code FuzzSystemTest}
+ * checks that every row named here exists.
+ */
+enum Rule {
+    EXACT(null, "the reply bytes"),
+    SORTED("`KEYS`, `SCAN`, `HKEYS`, `HVALS`, `HGETALL` order", "elements sorted (HGETALL: field/value pairs)"),
+    SCAN_PAGE("`SCAN` cursors", "a SCAN/HSCAN page: the same shape (cursor digits, an array of bulk strings, pairs "
+            + "for HSCAN); the elements as sorted sets when both started at cursor 0 and ended at cursor 0"),
+    SCAN_UNION("`SCAN` cursors", "a SCAN/HSCAN from cursor 0 iterated to its end on each server: the sorted unions"),
+    RANDOM("`RANDOMKEY`", "nil or not"),
+    RANDOM_FIELD("`HRANDFIELD`", "nil or not; with a count, the number of elements"),
+    TIME("`TIME`, `INFO` values", "two integer bulk strings"),
+    INFO("`INFO`", "a bulk string"),
+    CLIENT("`CLIENT LIST`, `CLIENT INFO`", "a bulk string"),
+    CLIENT_ID("`CLIENT ID`, `HELLO`'s `id`", "an integer"),
+    HELLO("`HELLO`", "the values of `id` and `version` masked"),
+    HELP("`<container> HELP`", "an array of simple strings"),
+    COMMAND("`COMMAND`, `COMMAND INFO`", "an array (COMMAND COUNT: an integer)"),
+    CONFIG_SET_RANGE("`CONFIG SET`", "an out-of-range error with the bounds masked (Tandem names its own ranges)"),
+    CONFIG_GET("`CONFIG GET`", "the pairs of parameters both servers have, sorted, with the values of port, "
+            + "io-threads and databases masked"),
+    TTL("remaining time to live", "TTL/EXPIRETIME within 2 s, PTTL/PEXPIRETIME within 2000 ms; negative exact"),
+    WAIT("`WAIT` in the fuzzer", "an integer"),
+    ROLE("`ROLE` in the fuzzer", "the first element"),
+    OBJECT("`OBJECT IDLETIME`, `OBJECT FREQ`", "the reply type"),
+    MEMORY("`MEMORY USAGE`", "the reply type");
+
+    /** The first cell of the row in docs/departures.md; null for EXACT. */
+    final String departure;
+    /** What is compared. */
+    final String compared;
+
+    Rule(String departure, String compared) {
+        this.departure = departure;
+        this.compared = compared;
+    }
+}

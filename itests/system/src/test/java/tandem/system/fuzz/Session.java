@@ -1,0 +1,78 @@
+package tandem.system.fuzz;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Two client connections (A and B) to Redis and the same two to Tandem, and the transaction state of each as
+ * Redis' replies show it (Redis is the reference: MULTI answered +OK opens a transaction, +QUEUED queues).
+ */
+final class Session implements AutoCloseable {
+
+    final Conn[] redis = new Conn[2];
+    final Conn[] tandem = new Conn[2];
+    final boolean[] inMulti = new boolean[2];
+    final List<List<List<byte[]>>> queued = List.of(new ArrayList<>(), new ArrayList<>());
+
+    Session(int redisPort, int tandemPort, Duration timeout) throws IOException {
+        for (int i = 0; i < 2; i++) {
+            redis[i] = new Conn("redis", redisPort, timeout);
+            tandem[i] = new Conn("tandem", tandemPort, timeout);
+        }
+    }
+
+    /** Opens connection {@code conn} again on both servers (after QUIT, a drop or a hang). */
+    void reconnect(int conn) throws IOException {
+        redis[conn].reconnect();
+        tandem[conn].reconnect();
+        inMulti[conn] = false;
+        queued.get(conn).clear();
+    }
+
+    void reconnectAll() throws IOException {
+        reconnect(0);
+        reconnect(1);
+    }
+
+    /** Follows MULTI/EXEC/DISCARD on {@code conn} from Redis' reply to {@code cmd}. */
+    void track(int conn, List<byte[]> cmd, Reply redisReply) {
+        String n = Commands.name(cmd);
+        if (inMulti[conn]) {
+            switch (n) {
+                case "exec", "discard" -> {
+                    inMulti[conn] = false;
+                    if (n.equals("discard") && redisReply.isError()) {
+                        inMulti[conn] = true;
+                    }
+                }
+                default -> {
+                    if (redisReply.type == '+' && "QUEUED".equals(redisReply.text())) {
+                        queued.get(conn).add(cmd);
+                    }
+                }
+            }
+        } else if (n.equals("multi") && redisReply.type == '+') {
+            inMulti[conn] = true;
+            queued.get(conn).clear();
+        }
+    }
+
+    /** The commands queued on {@code conn} (what an EXEC now answers). */
+    List<List<byte[]>> queued(int conn) {
+        return List.copyOf(queued.get(conn));
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < 2; i++) {
+            if (redis[i] != null) {
+                redis[i].close();
+            }
+            if (tandem[i] != null) {
+                tandem[i].close();
+            }
+        }
+    }
+}

@@ -1226,14 +1226,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             return;
         }
         if (tailOpenGroup) {
-            lock.lock();
-            try {
-                if (groupInProgress) {
-                    return; // the command's last fragment is on its way; rotate after it
-                }
-            } finally {
-                lock.unlock();
-            }
+            // the durable tail ends inside a command: its last fragment is on its way (appended and waiting for
+            // the next batch, or still being appended); rotate after it, so that no group spans two segments
+            return;
         }
         rotateNow();
     }

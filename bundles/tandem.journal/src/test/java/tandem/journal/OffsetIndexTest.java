@@ -106,6 +106,81 @@ class OffsetIndexTest {
         }
     }
 
+    /**
+     * Found by the differential fuzzer: a rotation by size while the durable tail ended inside a fragment group
+     * (its last fragments appended, not yet written: a command larger than a batch) split the group across two
+     * segments, so that the new segment began with the tail of a command: its offsets could not be computed
+     * ({@code ROLE} and {@code INFO replication} failed on the primary), and it read as broken.
+     */
+    @Test
+    void aRotationBySizeNeverSplitsAFragmentGroup() throws Exception {
+        JournalSettings settings = JournalSettings.defaults(dir).withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE);
+        Random r = new Random(11);
+        TreeMap<Long, Long> boundaries;
+        try (SegmentedJournal j = new SegmentedJournal(settings)) {
+            j.rotateBySize(true);
+            long ts = 1_700_000_000_000_000_000L;
+            for (int i = 0; i < 80; i++) {
+                ts += 1 + r.nextInt(1000);
+                long seq = r.nextInt(3) == 0
+                        ? j.append(ts, 0, EntryTag.APP, bigCommand(1_000_000 + r.nextInt(2_000_000), (byte) 'g'))
+                        : j.append(ts, 0, EntryTag.APP, command("SET", "k" + i, "v".repeat(r.nextInt(3000))));
+                if (r.nextInt(3) == 0) {
+                    j.awaitDurable(seq);
+                }
+            }
+            j.awaitDurable(j.lastSequence());
+            assertThat(j.segmentList().size()).isGreaterThan(3);
+            for (var seg : j.segmentList()) {
+                j.read(seg.startSequence - 1, new EntryVisitor() {
+                    @Override
+                    public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
+                        return false; // the first command of each segment reads whole
+                    }
+                });
+            }
+            boundaries = expected(j, 0);
+            for (long s = 1; s <= j.durableSequence(); s++) {
+                assertThat(j.offsetAfter(s)).as("offset after %d", s).isNotEqualTo(-2);
+            }
+            check(j, boundaries);
+        }
+        try (SegmentedJournal again = new SegmentedJournal(settings)) {
+            assertThat(again.status().stoppedReason()).isNull();
+            check(again, boundaries);
+        }
+    }
+
+    /**
+     * Found by the differential fuzzer: with many batches (one sync each) of large commands, an offset lookup of any
+     * sequence — a replica acknowledges fragments too — never starts a scan inside a fragment group.
+     */
+    @Test
+    void everySequenceHasAnOffsetWhateverTheBatchesAroundFragmentGroups() throws Exception {
+        Random r = new Random(7);
+        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+            long ts = 1_700_000_000_000_000_000L;
+            for (int i = 0; i < 400; i++) {
+                ts += 1 + r.nextInt(1000);
+                long seq = r.nextInt(4) == 0
+                        ? j.append(ts, 0, EntryTag.APP, bigCommand(60_000 + r.nextInt(300_000), (byte) 'q'))
+                        : j.append(ts, 0, EntryTag.APP, command("SET", "k" + i, "v".repeat(r.nextInt(3000))));
+                if (r.nextBoolean()) {
+                    j.awaitDurable(seq);
+                }
+            }
+            j.awaitDurable(j.lastSequence());
+            TreeMap<Long, Long> boundaries = expected(j, 0);
+            for (long s = 1; s <= j.durableSequence(); s++) {
+                long after = j.offsetAfter(s);
+                if (boundaries.containsKey(s)) {
+                    assertThat(after).as("offset after %d", s).isEqualTo(boundaries.get(s));
+                }
+            }
+            check(j, boundaries);
+        }
+    }
+
     @Test
     void beforeTheRetainedJournalThereIsNoBoundaryAndResetStartsAHistoryAtAnOffset() throws Exception {
         JournalSettings settings = JournalSettings.defaults(dir).withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE)

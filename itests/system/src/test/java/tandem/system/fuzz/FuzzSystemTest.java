@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Timeout;
 class FuzzSystemTest {
 
     static final long[] SEEDS = {1, 2, 3, 4, 5};
-    /** 15,000 commands per seed; {@code -Dfuzz.commandsPerSeed=N} changes it for a quicker local look. */
-    static final long COMMANDS_PER_SEED = Long.getLong("fuzz.commandsPerSeed", 15_000);
+    /** 12,000 commands per seed; {@code -Dfuzz.commandsPerSeed=N} changes it for a quicker local look. */
+    static final long COMMANDS_PER_SEED = Long.getLong("fuzz.commandsPerSeed", 12_000);
     /** A bound on the slice whatever happens (it takes about a minute on two cores). */
     static final long BUDGET_NANOS = 6L * 60 * 1_000_000_000;
 
@@ -59,7 +59,7 @@ class FuzzSystemTest {
         if (cluster != null) {
             cluster.close();
             if (passed) {
-                cluster.deleteHomes(); // journals of 75,000 commands, three times; kept when the test failed
+                cluster.deleteHomes(); // journals of 60,000 commands, three times; kept when the test failed
             }
         }
     }

@@ -692,8 +692,9 @@ final class Fuzzer implements AutoCloseable {
                     tail(history), null), null, null);
         }
         for (String s : nodes.stopped()) {
-            record(new Finding(Kind.STOPPED, "stopped " + s.replaceAll("\\d+", "N").replaceAll(":.*", ""), seed,
-                    index, null, null, null, s, tail(history), null), null, null);
+            String sig = "stopped " + s.replaceAll("\\d+", "N").replaceAll(":.*", "");
+            record(new Finding(Kind.STOPPED, sig, seed, index, null, null, null, s, tail(history),
+                    KnownFindings.match(sig)), null, null);
         }
     }
 
@@ -709,8 +710,11 @@ final class Fuzzer implements AutoCloseable {
         report.convergence = differs == null ? "equal on the primary, the psync replica and the journal replica"
                 : "DIFFERENT: " + differs;
         if (differs != null) {
-            record(new Finding(Kind.DIGEST, "digest differs", -1, -1, null, null, null, differs, List.of(), null),
-                    null, null);
+            // after a stopped apply the digests must differ: the finding is the stop, which names its entry
+            KnownFindings.Entry stop = report.findings.values().stream().filter(g -> g.first.kind() == Kind.STOPPED)
+                    .map(g -> g.first.known()).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+            record(new Finding(Kind.DIGEST, "digest differs" + (stop != null ? " after a stopped apply" : ""), -1, -1,
+                    null, null, null, differs, List.of(), stop), null, null);
         }
         checkNodes(-1, -1);
         checkLogs(-1, -1, new Step(Step.Kind.HARNESS, List.of()));

@@ -565,8 +565,9 @@ final class Gen {
         return switch (r.nextInt(7)) {
             case 0 -> args("maxclients", b(pick(new String[] {"10000", "5000", "1000", "abc", "-1", "0",
                     "10000 "})));
-            case 1 -> args("proto-max-bulk-len", b(pick(new String[] {"536870912", "512mb", "16mb", "8388608",
-                    "abc"}))); // never above 512 MB: Redis would then build strings that large
+            // only Redis' 512 MB or a refusal: Tandem's string and bit-offset bounds are 512 MiB whatever
+            // proto-max-bulk-len says (a departure), and above it Redis would build strings that large
+            case 1 -> args("proto-max-bulk-len", b(pick(new String[] {"536870912", "512mb", "abc", "1kb"})));
             case 2 -> args("min-replicas-max-lag", b(pick(new String[] {"10", "0", "5", "-1", "abc",
                     "2147483648"})));
             case 3 -> args("min-replicas-to-write", b(pick(new String[] {"0", "abc", "-1"})));

@@ -134,18 +134,11 @@ final class BitCommands {
                 r.integer(0);
                 return;
             }
-            boolean isBit = a.length == 5 && unitIsBit(a[4]);
-            if (isBit) {
-                total <<= 3;
-            }
-            start = clampStart(start, total);
-            end = clampEnd(end, total);
-            if (isBit && start <= end) {
-                firstMask = ~((1 << (8 - (start & 7))) - 1) & 0xff;
-                lastMask = (1 << (7 - (end & 7))) - 1;
-                start >>= 3;
-                end >>= 3;
-            }
+            ByteRange range = ByteRange.of(start, end, total, a.length == 5 && unitIsBit(a[4]));
+            start = range.start();
+            end = range.end();
+            firstMask = range.firstMask();
+            lastMask = range.lastMask();
         } else if (a.length == 2) {
             start = 0;
             end = p.length - 1;
@@ -165,6 +158,24 @@ final class BitCommands {
             count -= Integer.bitCount(p[(int) end] & lastMask);
         }
         r.integer(count);
+    }
+
+    /**
+     * The bytes a BITCOUNT or BITPOS range covers: {@code start} and {@code end} clamped to the string ({@code bytes}
+     * long) as Redis clamps them, in bits when {@code isBit}; then the masks of the bits of the first and last byte
+     * that lie outside such a bit range (0 for a byte range).
+     */
+    private record ByteRange(long start, long end, int firstMask, int lastMask) {
+
+        static ByteRange of(long start, long end, long bytes, boolean isBit) {
+            long total = isBit ? bytes << 3 : bytes;
+            long s = clampStart(start, total);
+            long e = clampEnd(end, total);
+            if (isBit && s <= e) {
+                return new ByteRange(s >> 3, e >> 3, ~((1 << (8 - (s & 7))) - 1) & 0xff, (1 << (7 - (e & 7))) - 1);
+            }
+            return new ByteRange(s, e, 0, 0);
+        }
     }
 
     /** BYTE or BIT (case-insensitive), else a syntax error. */
@@ -255,17 +266,11 @@ final class BitCommands {
             } else {
                 end = isBit ? (total << 3) + 7 : total - 1;
             }
-            if (isBit) {
-                total <<= 3;
-            }
-            start = clampStart(start, total);
-            end = clampEnd(end, total);
-            if (isBit && start <= end) {
-                firstMask = ~((1 << (8 - (start & 7))) - 1) & 0xff;
-                lastMask = (1 << (7 - (end & 7))) - 1;
-                start >>= 3;
-                end >>= 3;
-            }
+            ByteRange range = ByteRange.of(start, end, total, isBit);
+            start = range.start();
+            end = range.end();
+            firstMask = range.firstMask();
+            lastMask = range.lastMask();
         } else if (a.length == 3) {
             start = 0;
             end = p.length - 1;

@@ -8,8 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,7 +77,7 @@ class BundleRestartSystemTest {
         try {
             for (String bundle : List.of("Tandem store", "Tandem journal", "Tandem store")) {
                 awaitProgress(writers);
-                long id = bundleId(bundle);
+                long id = node.bundleId(bundle);
                 TandemNode.Result stopped = node.shell("stop " + id);
                 assertThat(stopped.exit()).as(stopped.err()).isZero();
                 TandemNode.Result started = node.shell("start " + id);
@@ -111,13 +109,5 @@ class BundleRestartSystemTest {
                     () -> w.failure.get() != null || w.acked.get() >= from + 50);
             assertThat(w.failure.get()).as("writer %s", w.key).isNull();
         }
-    }
-
-    private static long bundleId(String name) throws IOException {
-        TandemNode.Result lb = node.shell("lb");
-        Matcher m = Pattern.compile("(?m)^\\s*(\\d+)\\|Active\\s*\\|\\s*\\d+\\|" + Pattern.quote(name) + " ")
-                .matcher(lb.out());
-        assertThat(m.find()).as("%s in%n%s", name, lb.out()).isTrue();
-        return Long.parseLong(m.group(1));
     }
 }

@@ -24,11 +24,7 @@ class FullDiskSystemTest {
     @Test
     void aFullDiskStopsTheJournalAndReadsGoOn() throws Exception {
         Path home = TandemNode.newHome("fulldisk");
-        Path mount = home.resolve("small-disk");
-        Files.createDirectories(mount);
-        TandemNode.Result mounted = TandemNode.run(Duration.ofSeconds(10), "mount", "-t", "tmpfs", "-o", "size=4m",
-                "tmpfs", mount.toString());
-        assertThat(mounted.exit()).as("mount a tmpfs (the tests run as root): %s", mounted.err()).isZero();
+        Path mount = smallDisk(home);
         try (TandemNode node = TandemNode.start(home, TandemNode.freePort(), Map.of(), "--config",
                 "tandem.journal:directory=" + mount.resolve("journal"))) {
             String value = "x".repeat(4000);
@@ -73,11 +69,7 @@ class FullDiskSystemTest {
     @Test
     void aStoreThatCannotWriteStopsApplyingAndResumesWhenItCan() throws Exception {
         Path home = TandemNode.newHome("fullstore");
-        Path mount = home.resolve("small-disk");
-        Files.createDirectories(mount);
-        TandemNode.Result mounted = TandemNode.run(Duration.ofSeconds(10), "mount", "-t", "tmpfs", "-o", "size=4m",
-                "tmpfs", mount.toString());
-        assertThat(mounted.exit()).as("mount a tmpfs (the tests run as root): %s", mounted.err()).isZero();
+        Path mount = smallDisk(home);
         try (TandemNode node = TandemNode.start(home, TandemNode.freePort(), Map.of(), "--config",
                 "tandem.store:directory=" + mount.resolve("store"), "--config", "tandem.store:flush.interval.ms=50")) {
             String value = "y".repeat(4000);
@@ -98,7 +90,7 @@ class FullDiskSystemTest {
                 String info = jedis.info("persistence");
                 assertThat(info).contains("apply_status:stopped").containsPattern(
                         "apply_stopped_reason:applying journal entry \\d+ \\(SET\\) failed: ");
-                long journaled = Long.parseLong(field(info, "journal_last_sequence"));
+                long journaled = Long.parseLong(TandemNode.infoField(info, "journal_last_sequence"));
                 try {
                     jedis.incr("after");
                     throw new AssertionError("a write was acknowledged after applying stopped");
@@ -106,7 +98,7 @@ class FullDiskSystemTest {
                     assertThat(expected.getMessage()).startsWith("MISCONF writes are stopped")
                             .doesNotContain("journaled as");
                 }
-                assertThat(field(jedis.info("persistence"), "journal_last_sequence"))
+                assertThat(TandemNode.infoField(jedis.info("persistence"), "journal_last_sequence"))
                         .as("a write refused while applying is stopped is never journaled")
                         .isEqualTo(Long.toString(journaled));
                 assertThat(jedis.get("k0")).as("reads go on").isEqualTo(value);
@@ -118,7 +110,7 @@ class FullDiskSystemTest {
             TandemNode.Result grown = TandemNode.run(Duration.ofSeconds(10), "mount", "-o", "remount,size=256m",
                     mount.toString());
             assertThat(grown.exit()).as(grown.err()).isZero();
-            long store = bundleId(node, "Tandem store");
+            long store = node.bundleId("Tandem store");
             assertThat(node.shell("stop " + store).exit()).isZero();
             assertThat(node.shell("start " + store).exit()).isZero();
             TandemNode.await("applying resumes", Duration.ofSeconds(30),
@@ -138,23 +130,19 @@ class FullDiskSystemTest {
         }
     }
 
+    /** Mounts a 4 MB tmpfs in {@code home} (the tests run as root, in CI too). */
+    private static Path smallDisk(Path home) throws java.io.IOException {
+        Path mount = home.resolve("small-disk");
+        Files.createDirectories(mount);
+        TandemNode.Result mounted = TandemNode.run(Duration.ofSeconds(10), "mount", "-t", "tmpfs", "-o", "size=4m",
+                "tmpfs", mount.toString());
+        assertThat(mounted.exit()).as("mount a tmpfs (the tests run as root): %s", mounted.err()).isZero();
+        return mount;
+    }
+
     private static String infoLine(int port, String name) {
         try (Jedis jedis = new Jedis("127.0.0.1", port)) {
-            return name + ":" + field(jedis.info("persistence"), name);
+            return name + ":" + TandemNode.infoField(jedis.info("persistence"), name);
         }
-    }
-
-    private static String field(String info, String name) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + ":(\\S+)").matcher(info);
-        assertThat(m.find()).as("%s in %s", name, info).isTrue();
-        return m.group(1);
-    }
-
-    private static long bundleId(TandemNode node, String name) throws java.io.IOException {
-        TandemNode.Result lb = node.shell("lb");
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\s*(\\d+)\\|Active\\s*\\|\\s*\\d+\\|"
-                + java.util.regex.Pattern.quote(name) + " ").matcher(lb.out());
-        assertThat(m.find()).as("%s in%n%s", name, lb.out()).isTrue();
-        return Long.parseLong(m.group(1));
     }
 }

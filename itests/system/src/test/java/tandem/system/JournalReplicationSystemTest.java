@@ -175,7 +175,7 @@ class JournalReplicationSystemTest {
             for (String bundle : List.of("Tandem TCP transport", "Tandem journal replication")) {
                 ws.forEach(w -> w.awaitProgress(100));
                 long resumesBefore = countResumes(r1) + countResumes(r2);
-                TandemNode.Result updated = cluster.primary.shell("update " + bundleId(bundle));
+                TandemNode.Result updated = cluster.primary.shell("update " + cluster.primary.bundleId(bundle));
                 assertThat(updated.exit()).as(updated.err()).isZero();
                 TandemNode.await("both replicas resumed after the " + bundle + " update", Duration.ofSeconds(60),
                         () -> countResumes(r1) + countResumes(r2) >= resumesBefore + 2);
@@ -207,14 +207,6 @@ class JournalReplicationSystemTest {
             n++;
         }
         return n;
-    }
-
-    private static long bundleId(String name) throws IOException {
-        TandemNode.Result lb = cluster.primary.shell("lb");
-        Matcher m = Pattern.compile("(?m)^\\s*(\\d+)\\|Active\\s*\\|\\s*\\d+\\|" + Pattern.quote(name) + " ")
-                .matcher(lb.out());
-        assertThat(m.find()).as("%s in%n%s", name, lb.out()).isTrue();
-        return Long.parseLong(m.group(1));
     }
 
     @Test

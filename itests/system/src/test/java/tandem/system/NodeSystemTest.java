@@ -142,8 +142,8 @@ class NodeSystemTest {
             assertThat(jedis.ping()).isEqualTo("PONG");
             String persistence = jedis.info("persistence");
             assertThat(persistence).contains("apply_status:ok");
-            assertThat(field(persistence, "store_applied_sequence")).isEqualTo(field(persistence,
-                    "journal_last_sequence"));
+            assertThat(TandemNode.infoField(persistence, "store_applied_sequence"))
+                    .isEqualTo(TandemNode.infoField(persistence, "journal_last_sequence"));
         }
         assertThat(node.log()).doesNotContain("unexpected failure").doesNotContain("fail-stop");
     }
@@ -174,13 +174,7 @@ class NodeSystemTest {
     }
 
     private static long journalLastSequence(Jedis jedis) {
-        return Long.parseLong(field(jedis.info("persistence"), "journal_last_sequence"));
-    }
-
-    private static String field(String info, String name) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + ":(\\S+)").matcher(info);
-        assertThat(m.find()).as("%s in %s", name, info).isTrue();
-        return m.group(1);
+        return Long.parseLong(TandemNode.infoField(jedis.info("persistence"), "journal_last_sequence"));
     }
 
     @Test

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
@@ -262,11 +261,7 @@ class PsyncSystemTest {
     void updatingTandemPsyncInTheRunningPrimaryDropsNoClientAndTheReplicasContinue() throws Exception {
         List<Writer> writers = Writer.start("upd", 2, primary::port);
         writers.forEach(w -> w.awaitProgress(50));
-        TandemNode.Result lb = primary.shell("lb");
-        Matcher m = Pattern.compile("(?m)^\\s*(\\d+)\\|Active\\s*\\|\\s*\\d+\\|Tandem psync replication ")
-                .matcher(lb.out());
-        assertThat(m.find()).as(lb.out()).isTrue();
-        TandemNode.Result updated = primary.shell("update " + m.group(1));
+        TandemNode.Result updated = primary.shell("update " + primary.bundleId("Tandem psync replication"));
         assertThat(updated.exit()).as(updated.err()).isZero();
         TandemNode.await("both replicas continue", Duration.ofSeconds(60),
                 () -> stat(primary, "sync_partial_ok") == 2);

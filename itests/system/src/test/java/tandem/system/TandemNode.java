@@ -152,6 +152,26 @@ public final class TandemNode implements AutoCloseable {
                 home.toString(), "-c", gogoCommand);
     }
 
+    /** @return the id of the active bundle named {@code name} (its Bundle-Name, as {@code lb} lists it) */
+    public long bundleId(String name) throws IOException {
+        Result lb = shell("lb");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\s*(\\d+)\\|Active\\s*\\|\\s*\\d+\\|"
+                + java.util.regex.Pattern.quote(name) + " ").matcher(lb.out());
+        if (!m.find()) {
+            throw new AssertionError(name + " is not an active bundle in\n" + lb.out());
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    /** @return the value of {@code name} in an INFO reply */
+    public static String infoField(String info, String name) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + name + ":(\\S+)").matcher(info);
+        if (!m.find()) {
+            throw new AssertionError(name + " is not in\n" + info);
+        }
+        return m.group(1);
+    }
+
     /** Runs {@code redis-cli -h 127.0.0.1 -p <port> args…}. */
     public Result redisCli(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));

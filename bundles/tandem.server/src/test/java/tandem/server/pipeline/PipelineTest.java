@@ -185,6 +185,13 @@ class PipelineTest {
         assertThat(pipeline.applyStopped()).isEqualTo("applying journal entry 2 (BOOM) failed: "
                 + "java.lang.ArrayIndexOutOfBoundsException: boom");
 
+        pipeline.keyspace(null); // a restart of the store without the fix: its replay stops at the same entry
+        pipeline.keyspace(keyspace);
+        await("the replay meets entry 2 again", () -> pipeline.applyStopped() != null);
+        assertThat(pipeline.applyStopped()).isEqualTo("applying journal entry 2 (BOOM) failed: "
+                + "java.lang.ArrayIndexOutOfBoundsException: boom");
+        assertThat(keyspace.appliedSequence()).as("nothing skipped").isEqualTo(1);
+
         List<String> logged = new CopyOnWriteArrayList<>();
         java.util.logging.Logger logger = java.util.logging.Logger.getLogger("tandem.server");
         java.util.logging.Handler handler = new java.util.logging.Handler() {

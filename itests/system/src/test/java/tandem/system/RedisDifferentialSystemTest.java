@@ -116,7 +116,7 @@ class RedisDifferentialSystemTest {
                 "CONFIG GET use-exit-on-panic\r\n",
                 "CONFIG GET use-exit*\r\n",
                 "CONFIG GET bind\r\n",
-                "CONFIG GET replicaof slaveof\r\n",
+                "CONFIG GET slaveof\r\n", // one match per case: Redis orders several as its hash table does
                 "CONFIG GET client-output-buffer-limit\r\n",
                 "CONFIG GET notify-keyspace-events\r\n",
                 "CONFIG GET latency-tracking-info-percentiles\r\n",

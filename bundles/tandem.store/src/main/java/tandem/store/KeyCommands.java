@@ -28,7 +28,7 @@ final class KeyCommands {
     static void del(Tx tx, byte[][] a, Reply r) {
         long deleted = 0;
         for (int i = 1; i < a.length; i++) {
-            Rec old = tx.lookup(a[i]);
+            Rec old = tx.meta(a[i]);
             if (old != null) {
                 tx.delete(a[i], old);
                 deleted++;
@@ -40,7 +40,7 @@ final class KeyCommands {
     static void exists(Tx tx, byte[][] a, Reply r) {
         long found = 0;
         for (int i = 1; i < a.length; i++) {
-            if (tx.lookup(a[i]) != null) {
+            if (tx.meta(a[i]) != null) {
                 found++;
             }
         }
@@ -48,7 +48,7 @@ final class KeyCommands {
     }
 
     static void type(Tx tx, byte[][] a, Reply r) {
-        Rec rec = tx.lookup(a[1]);
+        Rec rec = tx.meta(a[1]);
         r.simple(rec == null ? "none" : typeName(rec));
     }
 
@@ -140,7 +140,7 @@ final class KeyCommands {
     private static void expireGeneric(Tx tx, byte[][] a, long basetime, boolean seconds, String command, Reply r) {
         int flags = expireOptions(a, command);
         long when = expireDeadline(a, basetime, seconds, command);
-        Rec old = tx.lookup(a[1]);
+        Rec old = tx.meta(a[1]);
         if (old == null) {
             r.integer(0);
             return;
@@ -178,7 +178,7 @@ final class KeyCommands {
     }
 
     private static void ttlGeneric(Tx tx, byte[][] a, boolean ms, boolean absolute, Reply r) {
-        Rec rec = tx.lookup(a[1]);
+        Rec rec = tx.meta(a[1]);
         if (rec == null) {
             r.integer(-2);
             return;
@@ -196,7 +196,7 @@ final class KeyCommands {
     }
 
     static void persist(Tx tx, byte[][] a, Reply r) {
-        Rec old = tx.lookup(a[1]);
+        Rec old = tx.meta(a[1]);
         if (old == null || !old.hasExpiry()) {
             r.integer(0);
             return;

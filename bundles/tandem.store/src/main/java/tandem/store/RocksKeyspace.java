@@ -64,8 +64,23 @@ import tandem.store.Tx.Rec;
  * node. The flags are deterministic (every replica applies the same commands) but not part of the data: every
  * comparison of types and the digest use the type code alone.
  *
+ * <h2>Memory</h2>
+ * Every key's header (type byte, deadline, a hash's field count) and every string of at most
+ * {@value KeyIndex#INLINE_VALUE} bytes is also held in memory ({@link KeyIndex}, built from the {@code keys} family at
+ * open): a write knows whether its key exists, and what it holds, without a RocksDB read, and a short string is read
+ * from memory. RocksDB stays the only copy on disk.
+ *
+ * <h2>Rounds</h2>
+ * Applies are written to RocksDB a round at a time: {@link #commit()} (called by the pipeline once per round, and
+ * here when a round grows past {@link #ROUND_RECORDS} records or {@link #ROUND_BYTES} bytes) writes every apply since
+ * the last commit and the {@code meta} record in one {@code WriteBatch}. Until then the effects are visible to the
+ * logic thread's own calls (through the batch and the index), and to nobody else: another thread (flush, digest,
+ * checkpoint) reads RocksDB, where the applied sequence in {@code meta} is always exactly the state. Nothing is less
+ * durable for it: without a WAL, a write that reached RocksDB's memtable is lost by a crash all the same, and the
+ * journal replays both.
+ *
  * <h2>Durability</h2>
- * Every apply writes its effects and the {@code meta} record in one {@code WriteBatch}, so the applied sequence
+ * Every commit writes its effects and the {@code meta} record in one {@code WriteBatch}, so the applied sequence
  * on disk is always exactly the state on disk. RocksDB's WAL is off because the journal is the log; what a crash
  * keeps is what was flushed, and atomic flush makes that a consistent cut across the column families, the
  * applied sequence included. {@link #flush()} records the applied sequence captured just before a successful
@@ -101,21 +116,26 @@ final class RocksKeyspace implements AutoCloseable {
     private final ReadOptions readOptions;
     private final FlushOptions flushOptions;
     private final ScanCursors cursors;
+    private final KeyIndex index = new KeyIndex();
     private final Tx tx;
+
+    /** A round is written early once its batch holds this many records or bytes: its memory stays bounded. */
+    static final int ROUND_RECORDS = 20_000;
+    static final long ROUND_BYTES = 16L * 1024 * 1024;
     private final ReentrantReadWriteLock life = new ReentrantReadWriteLock();
     private final Object flushLock = new Object();
 
     private volatile int expireKeysPerTick;
+    /** The last sequence applied, committed or not (the logic thread's view). */
     private volatile long appliedSequence;
+    /** The last sequence written to RocksDB with its effects: what a flush makes durable. */
+    private volatile long committedSequence;
     private volatile long flushedSequence;
     private volatile long keyCount;
     private volatile long expiringCount;
     /** The sum of every key's deadline in whole seconds: what {@code avg_ttl} is computed from. */
     private volatile long deadlineSeconds;
     private volatile boolean closed;
-    /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
-    private long nextDeadlineMs;
-    private boolean deadlineKnown;
 
     private RocksKeyspace(Path directory, int expireKeysPerTick, int scanCursors) throws RocksDBException {
         this.directory = directory;
@@ -163,7 +183,8 @@ final class RocksKeyspace implements AutoCloseable {
         this.readOptions = new ReadOptions();
         this.flushOptions = new FlushOptions().setWaitForFlush(true);
         this.cursors = new ScanCursors(scanCursors);
-        this.tx = new Tx(db, keys, fields, deadlines, readOptions, cursors);
+        this.tx = new Tx(db, keys, fields, deadlines, readOptions, cursors, index);
+        loadIndex();
         byte[] m = db.get(meta, APPLIED);
         if (m != null) {
             ByteBuffer b = ByteBuffer.wrap(m);
@@ -172,7 +193,25 @@ final class RocksKeyspace implements AutoCloseable {
             expiringCount = b.getLong();
             deadlineSeconds = b.remaining() >= 8 ? b.getLong() : sumOfDeadlines(); // a store from before the sum
         }
+        committedSequence = appliedSequence;
         flushedSequence = appliedSequence; // without a WAL, whatever a reopened database holds was flushed
+    }
+
+    /** Reads every key record's header (and short values) into the index. */
+    private void loadIndex() {
+        try (RocksIterator it = db.newIterator(keys, readOptions)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                byte[] v = it.value();
+                int typeByte = v[0] & 0xff;
+                long expiry = ByteBuffer.wrap(v, 1, 8).getLong();
+                boolean hash = (typeByte & Tx.TYPE_MASK) == Tx.HASH;
+                long count = hash ? ByteBuffer.wrap(v, 9, 8).getLong() : 0;
+                byte[] value = !hash && v.length - 9 <= KeyIndex.INLINE_VALUE
+                        ? java.util.Arrays.copyOfRange(v, 9, v.length) : null;
+                index.put(new KeyIndex.Entry(key, index.hash(key), v[0], expiry, count, value));
+            }
+        }
     }
 
     /** Opens (creating when missing) the store in {@code directory}. */
@@ -217,7 +256,7 @@ final class RocksKeyspace implements AutoCloseable {
                 return;
             }
             run(spec, args, reply);
-            commit(sequence);
+            applied(sequence);
         } finally {
             lock.unlock();
         }
@@ -242,6 +281,8 @@ final class RocksKeyspace implements AutoCloseable {
      * holds no key on the heap.
      */
     private void flushEverything(long sequence, Reply reply) {
+        tx.keepWrites();
+        commitRound();
         try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
             for (ColumnFamilyHandle cf : List.of(keys, fields, deadlines)) {
                 try (RocksIterator it = db.newIterator(cf, readOptions)) {
@@ -261,11 +302,12 @@ final class RocksKeyspace implements AutoCloseable {
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB write of sequence " + sequence + " failed: " + e.getMessage(), e);
         }
+        tx.clearedAll();
         keyCount = 0;
         expiringCount = 0;
         deadlineSeconds = 0;
-        deadlineKnown = false;
         appliedSequence = sequence;
+        committedSequence = sequence;
         reply.simple("OK");
     }
 
@@ -298,7 +340,7 @@ final class RocksKeyspace implements AutoCloseable {
             for (int i = 0; i < specs.size(); i++) {
                 run(specs.get(i), commands.get(i), reply);
             }
-            commit(sequence);
+            applied(sequence);
         } finally {
             lock.unlock();
         }
@@ -311,7 +353,7 @@ final class RocksKeyspace implements AutoCloseable {
             tx.mutating = true;
             int limit = expireKeysPerTick;
             List<byte[]> due = new ArrayList<>();
-            try (RocksIterator it = db.newIterator(deadlines, readOptions)) {
+            try (RocksIterator it = tx.iterator(deadlines)) {
                 for (it.seekToFirst(); it.isValid() && due.size() < limit; it.next()) {
                     byte[] k = it.key();
                     if (ByteBuffer.wrap(k).getLong() > tx.nowMs) {
@@ -328,7 +370,7 @@ final class RocksKeyspace implements AutoCloseable {
                     tx.delete(key, rec);
                 }
             }
-            commit(sequence);
+            applied(sequence);
         } finally {
             lock.unlock();
         }
@@ -338,7 +380,7 @@ final class RocksKeyspace implements AutoCloseable {
         Lock lock = enter();
         try {
             begin(sequence, 0);
-            commit(sequence);
+            applied(sequence);
         } finally {
             lock.unlock();
         }
@@ -352,10 +394,11 @@ final class RocksKeyspace implements AutoCloseable {
         Lock lock = enter();
         try {
             tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
+            tx.refusing = true; // a read writes nothing: one that tries is a bug, and throws
             try {
                 run(spec, args, reply);
             } finally {
-                tx.batch.clear(); // a read writes nothing
+                tx.refusing = false;
             }
         } finally {
             lock.unlock();
@@ -405,7 +448,6 @@ final class RocksKeyspace implements AutoCloseable {
                 reply.error(error == null ? "ERR internal error: the command was refused" : error);
             } finally {
                 tx.refusing = false;
-                tx.batch.clear();
             }
         } finally {
             lock.unlock();
@@ -415,7 +457,7 @@ final class RocksKeyspace implements AutoCloseable {
     public long checkpoint(Path target) {
         // RocksDB flushes the memtables first (atomically, every column family) and links the files: the copy holds
         // a consistent cut, and its meta family says at which applied sequence
-        Lock lock = enter();
+        Lock lock = committed();
         try (org.rocksdb.Checkpoint cp = org.rocksdb.Checkpoint.create(db)) {
             cp.createCheckpoint(target.toString());
         } catch (RocksDBException e) {
@@ -465,14 +507,7 @@ final class RocksKeyspace implements AutoCloseable {
     public long nextDeadlineNs() {
         Lock lock = enter();
         try {
-            if (!deadlineKnown) {
-                try (RocksIterator it = db.newIterator(deadlines, readOptions)) {
-                    it.seekToFirst();
-                    nextDeadlineMs = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
-                }
-                deadlineKnown = true;
-            }
-            long ms = nextDeadlineMs;
+            long ms = tx.nextDeadlineMs();
             return ms > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : ms * 1_000_000L;
         } finally {
             lock.unlock();
@@ -492,7 +527,7 @@ final class RocksKeyspace implements AutoCloseable {
      * </pre>
      */
     public byte[] digest() {
-        Lock lock = enter();
+        Lock lock = committed();
         Snapshot snapshot = db.getSnapshot();
         try (ReadOptions at = new ReadOptions().setSnapshot(snapshot);
                 RocksIterator it = db.newIterator(keys, at);
@@ -570,10 +605,10 @@ final class RocksKeyspace implements AutoCloseable {
      * @return the flushed sequence
      */
     long flush() {
-        Lock lock = enter();
+        Lock lock = committed();
         try {
             synchronized (flushLock) {
-                long captured = appliedSequence;
+                long captured = committedSequence;
                 if (captured == flushedSequence) {
                     return captured;
                 }
@@ -609,9 +644,10 @@ final class RocksKeyspace implements AutoCloseable {
                 return;
             }
             try {
+                commitRound(); // between two applies (they hold the read lock): the round so far is whole
                 db.flush(flushOptions, handles);
-                flushedSequence = appliedSequence;
-            } catch (RocksDBException e) {
+                flushedSequence = committedSequence;
+            } catch (RuntimeException | RocksDBException e) {
                 System.getLogger("tandem.store").log(System.Logger.Level.ERROR,
                         "flush at close failed, the journal replay will restore the rest: {0}", e.getMessage());
             }
@@ -635,6 +671,26 @@ final class RocksKeyspace implements AutoCloseable {
 
     // ---------------------------------------------------------------- apply machinery
 
+    /**
+     * Commits the round so far (between two applies: each holds the read lock) and returns the read lock held: a
+     * caller on another thread then reads RocksDB with every apply made so far in it.
+     */
+    private Lock committed() {
+        Lock write = life.writeLock();
+        write.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("the store in " + directory + " is closed");
+            }
+            commitRound();
+            Lock read = life.readLock();
+            read.lock();
+            return read;
+        } finally {
+            write.unlock();
+        }
+    }
+
     private Lock enter() {
         Lock lock = life.readLock();
         lock.lock();
@@ -651,6 +707,7 @@ final class RocksKeyspace implements AutoCloseable {
                     "sequence " + sequence + " is not after the applied sequence " + appliedSequence);
         }
         tx.begin(Math.floorDiv(timestampNs, 1_000_000L), keyCount);
+        tx.beginWrites();
     }
 
     private static String arityError(CommandDescriptor d, byte[][] args) {
@@ -671,30 +728,51 @@ final class RocksKeyspace implements AutoCloseable {
         } catch (CommandError e) {
             reply.error(e.getMessage());
         } catch (RuntimeException e) {
-            tx.batch.clear();
+            if (!tx.refusing) {
+                tx.dropWrites(); // this apply's writes go, the round's earlier ones stay
+            }
             throw e;
         }
     }
 
-    /** Writes the batch with the applied sequence and the key counters, WAL off, and publishes the new state. */
-    private void commit(long sequence) {
-        long newKeys = keyCount + tx.keyDelta;
-        long newExpiring = expiringCount + tx.expiringDelta;
-        long newDeadlineSeconds = deadlineSeconds + tx.deadlineSecondsDelta;
+    /** One apply succeeded: its effects join the round, and the round is written when it has grown large. */
+    private void applied(long sequence) {
+        tx.keepWrites();
+        keyCount += tx.keyDelta;
+        expiringCount += tx.expiringDelta;
+        deadlineSeconds += tx.deadlineSecondsDelta;
+        appliedSequence = sequence;
+        if (tx.batch.count() >= ROUND_RECORDS || tx.pendingBytes >= ROUND_BYTES) {
+            commitRound();
+        }
+    }
+
+    /**
+     * Writes every apply since the last commit to RocksDB in one batch, with the applied sequence and the key
+     * counters, WAL off; other threads see them from then on. Called on the logic thread, once per round.
+     */
+    public void commit() {
+        Lock lock = enter();
         try {
-            tx.batch.put(meta, APPLIED, meta(sequence, newKeys, newExpiring, newDeadlineSeconds));
+            commitRound();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void commitRound() {
+        long sequence = appliedSequence;
+        if (sequence == committedSequence) {
+            return;
+        }
+        try {
+            tx.batch.put(meta, APPLIED, meta(sequence, keyCount, expiringCount, deadlineSeconds));
             db.write(writeOptions, tx.batch);
         } catch (RocksDBException e) {
-            throw new IllegalStateException("RocksDB write of sequence " + sequence + " failed: " + e.getMessage(), e);
-        } finally {
-            tx.batch.clear();
+            throw new IllegalStateException("RocksDB write of sequences " + (committedSequence + 1) + ".." + sequence
+                    + " failed: " + e.getMessage(), e);
         }
-        keyCount = newKeys;
-        expiringCount = newExpiring;
-        deadlineSeconds = newDeadlineSeconds;
-        if (tx.deadlinesTouched) {
-            deadlineKnown = false;
-        }
-        appliedSequence = sequence;
+        tx.committed();
+        committedSequence = sequence;
     }
 }

@@ -267,6 +267,11 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
+    public void commit() {
+        keyspace.commit();
+    }
+
+    @Override
     public long appliedSequence() {
         return keyspace.appliedSequence();
     }

@@ -204,7 +204,7 @@ final class StringCommands {
     private static void setGeneric(Tx tx, byte[] key, byte[] value, Options o, String command, Reply r,
             boolean integerReply) {
         long when = o.expire() == null ? NO_EXPIRY : deadline(tx.nowMs, o, command);
-        Rec old = o.has(GET) ? tx.string(key) : tx.lookup(key);
+        Rec old = o.has(GET) ? tx.string(key) : tx.meta(key); // the old value matters only to GET
         boolean found = old != null;
         if ((o.has(NX) && found) || (o.has(XX) && !found)) {
             if (o.has(GET)) {

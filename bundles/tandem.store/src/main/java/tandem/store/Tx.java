@@ -53,6 +53,18 @@ final class Tx {
      */
     record Rec(byte type, int flags, long expiryMs, byte[] value, long fieldCount) {
 
+        /**
+         * A string's bytes. A record from {@link Tx#meta} holds a long string without them: asking for them then is
+         * a bug, which throws rather than answering with nothing.
+         */
+        @Override
+        public byte[] value() {
+            if (value == null && type == STRING) {
+                throw new IllegalStateException("the value of a string looked up without it (Tx.meta) was read");
+            }
+            return value;
+        }
+
         boolean isHash() {
             return type == HASH;
         }
@@ -76,14 +88,30 @@ final class Tx {
     private final ColumnFamilyHandle fields;
     private final ColumnFamilyHandle deadlines;
     private final ReadOptions readOptions;
+    /**
+     * The writes of every apply since the last {@link RocksKeyspace} commit: a round of applies is written to
+     * RocksDB at once. Each apply sets a save point first, so that a failing one is taken back alone.
+     */
     final WriteBatchWithIndex batch = new WriteBatchWithIndex(true); // true: a later write of a key replaces it
     final ScanCursors cursors;
+    /** Every key's header, and short strings' values: the pending batch included, so always this thread's view. */
+    final KeyIndex index;
+    /** The index entries the running apply replaced, key then entry (null: the key was absent), to take it back. */
+    private final java.util.ArrayList<Object> undo = new java.util.ArrayList<>();
+    /** Bytes put in the batch since the last commit (keys and values), to bound a round. */
+    long pendingBytes;
+    /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
+    private long nextDeadlineMs;
+    private boolean deadlineKnown;
 
     /** "now" of the entry being applied, in milliseconds since the epoch. */
     long nowMs;
     /** True while a write command runs: expired keys met are deleted. */
     boolean mutating;
-    /** True while a refused write is answered ({@link RocksKeyspace#refuse}): any write is a bug, and throws. */
+    /**
+     * True while a read runs or a refused write is answered ({@link RocksKeyspace#refuse}): any write is a bug, and
+     * throws before it touches the batch or the index.
+     */
     boolean refusing;
     /** Keys stored before this apply (expired ones included), for DBSIZE. */
     long baseKeys;
@@ -91,17 +119,18 @@ final class Tx {
     long expiringDelta;
     /** The change of the sum of every deadline, in whole seconds (for {@code avg_ttl}). */
     long deadlineSecondsDelta;
-    boolean deadlinesTouched;
+    /** True while the batch holds writes: reads must then look through it. */
     boolean wrote;
 
     Tx(RocksDB db, ColumnFamilyHandle keys, ColumnFamilyHandle fields, ColumnFamilyHandle deadlines,
-            ReadOptions readOptions, ScanCursors cursors) {
+            ReadOptions readOptions, ScanCursors cursors, KeyIndex index) {
         this.db = db;
         this.keys = keys;
         this.fields = fields;
         this.deadlines = deadlines;
         this.readOptions = readOptions;
         this.cursors = cursors;
+        this.index = index;
     }
 
     void begin(long nowMs, long storedKeys) {
@@ -111,8 +140,74 @@ final class Tx {
         this.keyDelta = 0;
         this.expiringDelta = 0;
         this.deadlineSecondsDelta = 0;
-        this.deadlinesTouched = false;
-        this.wrote = false;
+        undo.clear();
+    }
+
+    /** An apply that writes begins: marks where its writes start in the batch. */
+    void beginWrites() {
+        batch.setSavePoint();
+    }
+
+    /** The apply succeeded: its writes stay in the batch with the round's. */
+    void keepWrites() {
+        try {
+            batch.popSavePoint();
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB save point: " + e.getMessage(), e);
+        }
+        undo.clear();
+    }
+
+    /**
+     * The apply failed: its writes are taken out of the batch and its index changes undone, in reverse; the
+     * applies before it in the round stay.
+     */
+    void dropWrites() {
+        try {
+            batch.rollbackToSavePoint();
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("RocksDB save point: " + e.getMessage(), e);
+        }
+        for (int i = undo.size() - 2; i >= 0; i -= 2) {
+            byte[] key = (byte[]) undo.get(i);
+            KeyIndex.Entry previous = (KeyIndex.Entry) undo.get(i + 1);
+            if (previous == null) {
+                index.remove(key);
+            } else {
+                index.put(previous);
+            }
+        }
+        undo.clear();
+        keyDelta = 0;
+        expiringDelta = 0;
+        deadlineSecondsDelta = 0;
+        deadlineKnown = false;
+    }
+
+    /** The batch was written: the next round starts empty. */
+    void committed() {
+        batch.clear();
+        wrote = false;
+        pendingBytes = 0;
+    }
+
+    /** The earliest deadline of any key, pending writes included (Long.MAX_VALUE: none). */
+    long nextDeadlineMs() {
+        if (!deadlineKnown) {
+            try (RocksIterator it = iterator(deadlines)) {
+                it.seekToFirst();
+                nextDeadlineMs = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
+            }
+            deadlineKnown = true;
+        }
+        return nextDeadlineMs;
+    }
+
+    /** Every key was deleted at once (FLUSHALL): the index and the deadline are empty. */
+    void clearedAll() {
+        index.clear();
+        nextDeadlineMs = Long.MAX_VALUE;
+        deadlineKnown = true;
     }
 
     /** @return keys stored now, this apply's pending changes included (expired but not deleted ones too) */
@@ -124,12 +219,49 @@ final class Tx {
 
     /** The stored record of {@code key}, expired or not, or null. */
     Rec raw(byte[] key) {
-        return decode(get(keys, key));
+        return record(key, true);
+    }
+
+    /**
+     * The record of {@code key} from the index, expired or not; a long string's value is read from RocksDB only
+     * when {@code withValue}.
+     */
+    private Rec record(byte[] key, boolean withValue) {
+        KeyIndex.Entry e = index.get(key);
+        if (e == null) {
+            return null;
+        }
+        int typeByte = e.typeByte() & 0xff;
+        byte type = (byte) (typeByte & TYPE_MASK);
+        int flags = typeByte & ~TYPE_MASK;
+        if (type == HASH) {
+            return new Rec(type, flags, e.expiryMs(), null, e.fieldCount());
+        }
+        byte[] value = e.value();
+        if (value == null && withValue) {
+            byte[] stored = get(keys, key);
+            if (stored == null) {
+                throw new IllegalStateException("the index holds a key RocksDB does not");
+            }
+            value = Arrays.copyOfRange(stored, 9, stored.length);
+        }
+        return new Rec(type, flags, e.expiryMs(), value, 0);
     }
 
     /** The live record of {@code key}, or null when absent or expired (then deleted if a write command runs). */
     Rec lookup(byte[] key) {
-        Rec r = raw(key);
+        return live(key, record(key, true));
+    }
+
+    /**
+     * As {@link #lookup}, without reading a long string's value from RocksDB: for a command that only needs to know
+     * whether the key exists, its type and its deadline (its {@link Rec#value()} then throws when not in memory).
+     */
+    Rec meta(byte[] key) {
+        return live(key, record(key, false));
+    }
+
+    private Rec live(byte[] key, Rec r) {
         if (r != null && r.expiredAt(nowMs)) {
             if (mutating) {
                 delete(key, r);
@@ -172,6 +304,8 @@ final class Tx {
         }
         reindex(key, old, expiryMs);
         put(keys, key, encodeString(expiryMs, value, flags));
+        indexed(key, (byte) (STRING | flags), expiryMs, 0,
+                value.length <= KeyIndex.INLINE_VALUE ? value.clone() : null);
     }
 
     /** Rewrites a hash's record with {@code count} fields, or deletes the key when it has none left. */
@@ -192,13 +326,24 @@ final class Tx {
         }
         reindex(key, old, expiry);
         put(keys, key, encodeHash(expiry, count, flags));
+        indexed(key, (byte) (HASH | flags), expiry, count, null);
     }
 
     /** Changes the deadline of a live key ({@link #NO_EXPIRY} removes it); its value and encoding stay. */
     void setExpiry(byte[] key, Rec old, long expiryMs) {
+        if (!old.isHash() && old.value == null) {
+            old = record(key, true); // from meta(): the record is rewritten whole
+        }
         reindex(key, old, expiryMs);
-        put(keys, key, old.isHash() ? encodeHash(expiryMs, old.fieldCount(), old.flags())
-                : encodeString(expiryMs, old.value(), old.flags()));
+        if (old.isHash()) {
+            put(keys, key, encodeHash(expiryMs, old.fieldCount(), old.flags()));
+            indexed(key, (byte) (HASH | old.flags()), expiryMs, old.fieldCount(), null);
+        } else {
+            byte[] value = old.value();
+            put(keys, key, encodeString(expiryMs, value, old.flags()));
+            indexed(key, (byte) (STRING | old.flags()), expiryMs, 0,
+                    value.length <= KeyIndex.INLINE_VALUE ? value : null);
+        }
     }
 
     /** Deletes a key and everything it owns (hash fields, deadline entry). */
@@ -210,10 +355,25 @@ final class Tx {
             remove(deadlines, deadlineKey(old.expiryMs(), key));
             expiringDelta--;
             deadlineSecondsDelta -= seconds(old.expiryMs());
-            deadlinesTouched = true;
+            if (old.expiryMs() <= nextDeadlineMs) {
+                deadlineKnown = false;
+            }
         }
         remove(keys, key);
         keyDelta--;
+        KeyIndex.Entry previous = index.remove(key);
+        undo.add(previous == null ? key : previous.key());
+        undo.add(previous);
+    }
+
+    /** Records a key's new header in the index (the batch got its record), remembering the old one for undo. */
+    private void indexed(byte[] key, byte typeByte, long expiryMs, long fieldCount, byte[] value) {
+        KeyIndex.Entry current = index.get(key);
+        byte[] k = current == null ? key.clone() : current.key();
+        int hash = current == null ? index.hash(k) : current.hash();
+        index.put(new KeyIndex.Entry(k, hash, typeByte, expiryMs, fieldCount, value));
+        undo.add(k);
+        undo.add(current);
     }
 
     private void reindex(byte[] key, Rec old, long expiryMs) {
@@ -228,13 +388,18 @@ final class Tx {
             remove(deadlines, deadlineKey(before, key));
             expiringDelta--;
             deadlineSecondsDelta -= seconds(before);
+            if (before <= nextDeadlineMs) {
+                deadlineKnown = false;
+            }
         }
         if (expiryMs != NO_EXPIRY) {
             put(deadlines, deadlineKey(expiryMs, key), new byte[0]);
             expiringDelta++;
             deadlineSecondsDelta += seconds(expiryMs);
+            if (deadlineKnown && expiryMs < nextDeadlineMs) {
+                nextDeadlineMs = expiryMs;
+            }
         }
-        deadlinesTouched = true;
     }
 
     /** A deadline in whole seconds: the unit of the deadline sum, which a long holds for billions of keys. */
@@ -369,6 +534,7 @@ final class Tx {
         try {
             batch.put(cf, key, value);
             wrote = true;
+            pendingBytes += key.length + value.length;
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB batch put failed: " + e.getMessage(), e);
         }
@@ -381,6 +547,7 @@ final class Tx {
         try {
             batch.delete(cf, key);
             wrote = true;
+            pendingBytes += key.length;
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB batch delete failed: " + e.getMessage(), e);
         }

@@ -20,7 +20,10 @@ public interface Keyspace {
 
     /**
      * Applies one journaled write at {@code sequence} with "now" = {@code timestampNs}, and records
-     * {@code sequence} as applied in the same RocksDB batch as its effects.
+     * {@code sequence} as applied in the same RocksDB batch as its effects. The effects of every apply (this one,
+     * {@link #applyTransaction}, {@link #tick}, {@link #advance}) are visible to the calls that follow at once, and to
+     * other threads and on disk from the next {@link #commit}, which the caller makes once per round of applies (the
+     * store may commit earlier, when a round grows large).
      *
      * @param args the command: name and arguments, arity already checked
      */
@@ -63,7 +66,17 @@ public interface Keyspace {
      */
     void refuse(long nowNs, byte[][] args, Reply reply);
 
-    /** @return the last applied sequence (what restart replays after) */
+    /**
+     * Writes every apply since the last commit to the database in one batch with the applied sequence: a round of
+     * applies costs one write. Nothing is less durable for it: the journal is the log, and a crash loses a
+     * committed write that no flush made durable all the same.
+     *
+     * @throws IllegalStateException when the database refuses the write: the applies stay pending (the next commit
+     *                               tries them again), and the caller must stop applying
+     */
+    void commit();
+
+    /** @return the last applied sequence (what restart replays after), committed or not */
     long appliedSequence();
 
     /** @return the earliest deadline of any key in nanoseconds since the epoch, or {@link Long#MAX_VALUE} */

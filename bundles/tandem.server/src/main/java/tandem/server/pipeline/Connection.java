@@ -137,8 +137,30 @@ public final class Connection implements CommandContext {
 
     /** Sends the replies collected so far in one write, and closes the channel after them if asked to. */
     public void flush() {
+        send(takeReplies());
+    }
+
+    /** @return the replies collected so far, for {@link #send}, leaving none; null when there are none */
+    ByteBuf takeReplies() {
         ByteBuf buf = out;
         out = null;
+        return buf;
+    }
+
+    /** @return true when {@link #send} has something to do: replies, or a close after them */
+    boolean sends(ByteBuf replies) {
+        return replies != null || closeAfterReply;
+    }
+
+    io.netty.channel.EventLoop eventLoop() {
+        return channel.eventLoop();
+    }
+
+    /**
+     * Writes {@code buf} (taken by {@link #takeReplies}, may be null) in one write, and closes the channel after it if
+     * asked to. Safe from any thread; on the channel's event loop it writes at once, without a task.
+     */
+    void send(ByteBuf buf) {
         if (buf == null) {
             if (closeAfterReply) {
                 channel.close();

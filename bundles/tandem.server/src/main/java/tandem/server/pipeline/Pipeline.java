@@ -54,6 +54,8 @@ import tandem.server.resp.RespRequest;
 public final class Pipeline implements RequestSink, AutoCloseable {
 
     private static final Logger LOG = System.getLogger("tandem.server");
+    /** The round's replies, one task per event loop. Logic thread only. */
+    private final Outbound outbound = new Outbound();
     private static final int MAX_ROUND = 4096;
     private static final long TICK_INTERVAL_NS = 100_000_000L;
     private static final long PURGE_INTERVAL_NS = 10_000_000_000L;
@@ -465,6 +467,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                         applyFollowed();
                     }
                     drain();
+                    commitRound();
                     answerWaits();
                     maybePurge();
                     gateReplies();
@@ -477,10 +480,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 }
                 for (Connection c : touched) {
                     if (!held.contains(c)) {
-                        c.flush();
+                        outbound.add(c);
                     }
                 }
                 touched.clear();
+                outbound.send();
             } catch (InterruptedException e) {
                 if (!running) {
                     failPending("ERR the server is shutting down");
@@ -835,6 +839,20 @@ public final class Pipeline implements RequestSink, AutoCloseable {
 
     private boolean guarded(long sequence, String command, Runnable apply) {
         return guarded(sequence, () -> command, apply);
+    }
+
+    /**
+     * Writes the round's applies to the store at once, before any of their replies leaves. When the store cannot
+     * write them, applying stops at the entry after them: they stay applied in memory (their replies stand, and
+     * they are journaled), and the store bound again, or the restarted node, replays them from the journal.
+     */
+    private void commitRound() {
+        Keyspace k = keyspace;
+        if (k == null || applyFailure != null) {
+            return;
+        }
+        guarded(k.appliedSequence() + 1, "not begun: the store could not write the entries applied before it",
+                k::commit);
     }
 
     /**

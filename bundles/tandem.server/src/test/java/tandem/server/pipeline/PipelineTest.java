@@ -946,6 +946,11 @@ class PipelineTest {
         }
 
         @Override
+        public void commit() {
+            // applies are visible at once here
+        }
+
+        @Override
         public long appliedSequence() {
             return applied;
         }

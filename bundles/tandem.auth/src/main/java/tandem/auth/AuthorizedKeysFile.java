@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import tandem.api.auth.AuthorizedKey;
+import tandem.protocol.files.DurableFiles;
 
 /**
  * The {@code authorized_keys} file: one key per line, {@code <permission> <base64 32-byte key> [comment]}, {@code #}
@@ -342,7 +343,7 @@ final class AuthorizedKeysFile {
                     permissions = existing;
                 }
             }
-            SafeFiles.writeAtomically(file, text.toString().getBytes(StandardCharsets.UTF_8), permissions);
+            DurableFiles.writeAtomically(file, text.toString().getBytes(StandardCharsets.UTF_8), permissions);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write " + file + ": " + e, e);
         }

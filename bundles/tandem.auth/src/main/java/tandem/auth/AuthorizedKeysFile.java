@@ -336,9 +336,9 @@ final class AuthorizedKeysFile {
             text.append(line).append('\n');
         }
         try {
-            Set<PosixFilePermission> permissions = SafeFiles.OWNER_ONLY;
+            Set<PosixFilePermission> permissions = KeyFilePermissions.OWNER_ONLY;
             if (Files.exists(file)) {
-                Set<PosixFilePermission> existing = SafeFiles.permissions(file);
+                Set<PosixFilePermission> existing = DurableFiles.permissions(file);
                 if (existing != null) {
                     permissions = existing;
                 }

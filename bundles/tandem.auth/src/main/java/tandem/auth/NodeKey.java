@@ -137,7 +137,7 @@ final class NodeKey {
         if (!Files.isRegularFile(file)) {
             throw new IllegalStateException("replication key " + file + " is not a regular file");
         }
-        Set<PosixFilePermission> permissions = SafeFiles.permissions(file);
+        Set<PosixFilePermission> permissions = DurableFiles.permissions(file);
         if (permissions != null) {
             Set<PosixFilePermission> others = Set.of(PosixFilePermission.GROUP_READ,
                     PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE,
@@ -173,7 +173,7 @@ final class NodeKey {
     private static NodeKey create(Path file, String comment) throws IOException {
         byte[] seed = new byte[SEED_BYTES];
         Ed25519.generatePrivateKey(RANDOM, seed);
-        DurableFiles.writeAtomically(file, seed, SafeFiles.OWNER_ONLY);
+        DurableFiles.writeAtomically(file, seed, KeyFilePermissions.OWNER_ONLY);
         NodeKey key = new NodeKey(file, seed, comment);
         key.writePublicFile();
         return key;
@@ -196,7 +196,7 @@ final class NodeKey {
 
     private void writePublicFile() throws IOException {
         DurableFiles.writeAtomically(publicFile(file), (line + "\n").getBytes(StandardCharsets.UTF_8),
-                SafeFiles.PUBLIC);
+                KeyFilePermissions.PUBLIC);
     }
 
     @Override

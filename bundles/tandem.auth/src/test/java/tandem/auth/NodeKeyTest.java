@@ -33,7 +33,7 @@ class NodeKeyTest {
     @Test
     void reproducesRfc8032TestVector1FromASeedFile() throws Exception {
         Path file = dir.resolve("key");
-        DurableFiles.writeAtomically(file, RFC_SECRET, SafeFiles.OWNER_ONLY);
+        DurableFiles.writeAtomically(file, RFC_SECRET, KeyFilePermissions.OWNER_ONLY);
         NodeKey key = NodeKey.loadOrCreate(file, "tandem@rfc");
         assertThat(key.publicKey()).isEqualTo(RFC_PUBLIC);
         assertThat(key.sign(new byte[0])).isEqualTo(RFC_SIGNATURE);
@@ -74,7 +74,7 @@ class NodeKeyTest {
     @Test
     void aStalePublicFileIsRewritten() throws Exception {
         Path file = dir.resolve("key");
-        DurableFiles.writeAtomically(file, RFC_SECRET, SafeFiles.OWNER_ONLY);
+        DurableFiles.writeAtomically(file, RFC_SECRET, KeyFilePermissions.OWNER_ONLY);
         Files.writeString(NodeKey.publicFile(file), "replication AAAA old\n");
         NodeKey key = NodeKey.loadOrCreate(file, "c");
         assertThat(Files.readString(NodeKey.publicFile(file))).isEqualTo(key.line() + "\n");

@@ -58,6 +58,12 @@ public final class DurableFiles {
         });
     }
 
+    /** @return the POSIX permissions of {@code file}, to give its replacement; null on a file system without them */
+    public static Set<PosixFilePermission> permissions(Path file) throws IOException {
+        return Files.getFileAttributeView(file, PosixFileAttributeView.class) != null
+                ? Files.getPosixFilePermissions(file) : null;
+    }
+
     /** Writes the content of a file being replaced. */
     interface Content {
         void writeTo(FileChannel channel) throws IOException;

@@ -166,8 +166,13 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final boolean ownMonitor;
 
     private volatile boolean running = true;
-    private Journal journal;
-    private Keyspace keyspace;
+    /**
+     * The bound services: set by the binder threads under {@link #services}, used by the logic thread under it, and
+     * read without it by {@link #appliedSequence}, {@link #keyspaceCommands}, {@link #lead} and {@link #close} on
+     * other threads, hence volatile.
+     */
+    private volatile Journal journal;
+    private volatile Keyspace keyspace;
     private boolean replayNeeded = true;
     private boolean journalChanged;
     private boolean waited;

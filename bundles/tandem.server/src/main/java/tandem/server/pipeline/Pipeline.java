@@ -177,8 +177,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private boolean journalChanged;
     private boolean waited;
     private long missingSinceNs;
-    /** The error keyspace commands get while the journal or store cannot serve them, or null. */
-    private String unavailable;
+    /** The error keyspace commands get while the journal or store cannot serve them, or null; {@link #loading}. */
+    private volatile String unavailable;
     /** The journal's generation when the store's origin was last compared with its chain; -1 for none. */
     private long originCheckedAgainst = -1;
     /** The error client writes are refused with (the restart fence), or null. */
@@ -195,6 +195,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private volatile long minReplicasMaxLagNanos;
     /** Connections parked in {@code WAIT}. */
     private final List<Connection> waiters = new ArrayList<>();
+    /** The size of {@link #waiters}, for {@link #blockedClients} on other threads. */
+    private volatile int blockedClients;
     private long lastTimestampNs;
     private long lastTickNs;
     private long tickPendingSequence;
@@ -388,6 +390,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         return fenceError;
     }
 
+    /** @return the connections parked in {@code WAIT} now */
+    public int blockedClients() {
+        return blockedClients;
+    }
+
     private long onLogicThread(java.util.concurrent.Callable<Long> task) throws InterruptedException {
         java.util.concurrent.CompletableFuture<Long> done = new java.util.concurrent.CompletableFuture<>();
         queue.add(new Event(null, new Control(task, done)));
@@ -545,6 +552,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
         }
         gate.wakeOnEveryAck(!waiters.isEmpty());
+        blockedClients = waiters.size();
         for (Connection c : done) {
             resume(c);
         }
@@ -883,6 +891,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             watches.unwatchAll(c);
             c.transaction = null;
             waiters.remove(c);
+            blockedClients = waiters.size();
             c.deferred.clear();
             return;
         }
@@ -1451,7 +1460,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private boolean loading() {
+    /**
+     * @return true while an installed snapshot waits for the journal of its history: keyspace commands are answered
+     *         {@code -LOADING} meanwhile
+     */
+    public boolean loading() {
         String u = unavailable;
         return u != null && u.startsWith("LOADING");
     }
@@ -1507,6 +1520,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     resume(c);
                 } else {
                     waiters.add(c);
+                    blockedClients = waiters.size();
                     gate.wakeOnEveryAck(true);
                     gate.requestAcks();
                 }

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import tandem.api.auth.AuthorizedKey;
+import tandem.protocol.files.DurableFiles;
 
 /**
  * The {@code authorized_keys} file: one key per line, {@code <permission> <base64 32-byte key> [comment]}, {@code #}
@@ -335,14 +336,14 @@ final class AuthorizedKeysFile {
             text.append(line).append('\n');
         }
         try {
-            Set<PosixFilePermission> permissions = SafeFiles.OWNER_ONLY;
+            Set<PosixFilePermission> permissions = KeyFilePermissions.OWNER_ONLY;
             if (Files.exists(file)) {
-                Set<PosixFilePermission> existing = SafeFiles.permissions(file);
+                Set<PosixFilePermission> existing = DurableFiles.permissions(file);
                 if (existing != null) {
                     permissions = existing;
                 }
             }
-            SafeFiles.writeAtomically(file, text.toString().getBytes(StandardCharsets.UTF_8), permissions);
+            DurableFiles.writeAtomically(file, text.toString().getBytes(StandardCharsets.UTF_8), permissions);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write " + file + ": " + e, e);
         }

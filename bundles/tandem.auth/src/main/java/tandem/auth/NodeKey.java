@@ -14,6 +14,8 @@ import java.util.Set;
 
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
 
+import tandem.protocol.files.DurableFiles;
+
 /**
  * A node's Ed25519 key pair: the private key is a file holding exactly the raw 32-byte seed (RFC 8032), readable by
  * its owner only; next to it, {@code <file>.pub} holds the line that authorizes the node on a primary.
@@ -135,7 +137,7 @@ final class NodeKey {
         if (!Files.isRegularFile(file)) {
             throw new IllegalStateException("replication key " + file + " is not a regular file");
         }
-        Set<PosixFilePermission> permissions = SafeFiles.permissions(file);
+        Set<PosixFilePermission> permissions = DurableFiles.permissions(file);
         if (permissions != null) {
             Set<PosixFilePermission> others = Set.of(PosixFilePermission.GROUP_READ,
                     PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE,
@@ -171,7 +173,7 @@ final class NodeKey {
     private static NodeKey create(Path file, String comment) throws IOException {
         byte[] seed = new byte[SEED_BYTES];
         Ed25519.generatePrivateKey(RANDOM, seed);
-        SafeFiles.writeAtomically(file, seed, SafeFiles.OWNER_ONLY);
+        DurableFiles.writeAtomically(file, seed, KeyFilePermissions.OWNER_ONLY);
         NodeKey key = new NodeKey(file, seed, comment);
         key.writePublicFile();
         return key;
@@ -193,8 +195,8 @@ final class NodeKey {
     }
 
     private void writePublicFile() throws IOException {
-        SafeFiles.writeAtomically(publicFile(file), (line + "\n").getBytes(StandardCharsets.UTF_8),
-                SafeFiles.PUBLIC);
+        DurableFiles.writeAtomically(publicFile(file), (line + "\n").getBytes(StandardCharsets.UTF_8),
+                KeyFilePermissions.PUBLIC);
     }
 
     @Override

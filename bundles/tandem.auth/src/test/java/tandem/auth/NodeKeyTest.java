@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import tandem.protocol.files.DurableFiles;
+
 @Timeout(20)
 class NodeKeyTest {
 
@@ -31,7 +33,7 @@ class NodeKeyTest {
     @Test
     void reproducesRfc8032TestVector1FromASeedFile() throws Exception {
         Path file = dir.resolve("key");
-        SafeFiles.writeAtomically(file, RFC_SECRET, SafeFiles.OWNER_ONLY);
+        DurableFiles.writeAtomically(file, RFC_SECRET, KeyFilePermissions.OWNER_ONLY);
         NodeKey key = NodeKey.loadOrCreate(file, "tandem@rfc");
         assertThat(key.publicKey()).isEqualTo(RFC_PUBLIC);
         assertThat(key.sign(new byte[0])).isEqualTo(RFC_SIGNATURE);
@@ -72,7 +74,7 @@ class NodeKeyTest {
     @Test
     void aStalePublicFileIsRewritten() throws Exception {
         Path file = dir.resolve("key");
-        SafeFiles.writeAtomically(file, RFC_SECRET, SafeFiles.OWNER_ONLY);
+        DurableFiles.writeAtomically(file, RFC_SECRET, KeyFilePermissions.OWNER_ONLY);
         Files.writeString(NodeKey.publicFile(file), "replication AAAA old\n");
         NodeKey key = NodeKey.loadOrCreate(file, "c");
         assertThat(Files.readString(NodeKey.publicFile(file))).isEqualTo(key.line() + "\n");

@@ -1,16 +1,15 @@
 package tandem.psync;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
+
+import tandem.protocol.files.DurableFiles;
 
 /**
  * The psync identity of a node (spec 001 "Replication Identity"): its replication id, the secondary id it took
@@ -149,17 +148,9 @@ record Identity(String replicationId, String secondaryId, long secondaryOffset, 
 
     /** Writes this identity to {@code dir}: temporary file, fsync, atomic rename, directory fsync. */
     void store(Path dir) throws IOException {
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve(FILE + ".tmp");
         String text = "# the psync identity of this node (spec 001); the offset is the journal's\n"
                 + "replid=" + replicationId + "\nreplid2=" + secondaryId + "\nsecond_repl_offset=" + secondaryOffset
                 + "\nepoch=" + epoch + "\n";
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ch.write(java.nio.ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII)));
-            ch.force(true);
-        }
-        Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        tandem.protocol.files.DurableFiles.syncDirectory(dir);
+        DurableFiles.writeAtomically(dir.resolve(FILE), text.getBytes(StandardCharsets.US_ASCII));
     }
 }

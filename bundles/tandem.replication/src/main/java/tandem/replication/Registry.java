@@ -2,15 +2,14 @@ package tandem.replication;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+
+import tandem.protocol.files.DurableFiles;
 
 /**
  * The journal replicas this primary has served, by public key, persisted in {@code <state>/registry}: one line per
@@ -78,16 +77,8 @@ final class Registry {
         StringBuilder sb = new StringBuilder(
                 "# journal replicas this primary has served: <base64 key> <first seen ms>\n");
         replicas.forEach((k, v) -> sb.append(k).append(' ').append(v).append('\n'));
-        Path tmp = file.resolveSibling("registry.tmp");
         try {
-            Files.writeString(tmp, sb, StandardCharsets.UTF_8);
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-                ch.force(true);
-            }
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-                dir.force(true);
-            }
+            DurableFiles.writeAtomically(file, sb.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the replica registry " + file + ": " + e.getMessage(), e);
         }

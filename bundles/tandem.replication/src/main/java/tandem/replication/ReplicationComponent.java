@@ -7,7 +7,6 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -45,6 +44,7 @@ import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.transport.FrameListener;
 import tandem.api.transport.FrameTransport;
+import tandem.protocol.files.DurableFiles;
 
 /**
  * The journal protocol (spec 000) of a node: on a primary, the listener for replicas and one {@link PrimarySession}
@@ -65,6 +65,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         PrimarySession.PrimaryContext, ReplicaLink.ReplicaContext {
 
     private static final Logger LOG = System.getLogger("tandem.replication");
+    /** The highest epoch this node has seen, in the state directory (spec 000: a node never goes back on one). */
+    static final String EPOCH_FILE = "epoch";
 
     @ObjectClassDefinition(id = ReplicationSettings.PID, name = "Tandem journal replication",
             description = "The journal protocol: a primary streams its journal to up to two replicas.")
@@ -455,8 +457,9 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
 
     // ---- epoch ------------------------------------------------------------------------------------------------
 
-    private static long readEpoch(Path dir) throws IOException {
-        Path f = dir.resolve("epoch");
+    /** @return the highest epoch this node has seen, recorded in {@code dir}; 0 when none is */
+    static long readEpoch(Path dir) throws IOException {
+        Path f = dir.resolve(EPOCH_FILE);
         if (!Files.exists(f)) {
             return 0;
         }
@@ -479,15 +482,19 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         }
         Path dir = settings.stateDirectory();
         try {
-            Files.createDirectories(dir);
-            Path tmp = dir.resolve("epoch.tmp");
-            Files.writeString(tmp, Long.toString(seen) + "\n", StandardCharsets.US_ASCII);
-            Files.move(tmp, dir.resolve("epoch"), StandardCopyOption.ATOMIC_MOVE,
-                    StandardCopyOption.REPLACE_EXISTING);
+            writeEpoch(dir, seen);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot record epoch " + seen + " in " + dir, e);
         }
         epoch = seen;
+    }
+
+    /**
+     * Records {@code epoch} in {@code dir} durably before the node acts on it: a node that forgot, after a crash,
+     * the epoch it had seen could accept a deposed primary again.
+     */
+    static void writeEpoch(Path dir, long epoch) throws IOException {
+        DurableFiles.writeAtomically(dir.resolve(EPOCH_FILE), (epoch + "\n").getBytes(StandardCharsets.US_ASCII));
     }
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,

@@ -499,6 +499,16 @@ public final class RespServer implements ServerContext, ReplicationHub {
     }
 
     @Override
+    public int blockedClients() {
+        return pipeline.blockedClients();
+    }
+
+    @Override
+    public boolean loading() {
+        return pipeline.loading();
+    }
+
+    @Override
     public CommandMonitor monitor() {
         return monitor;
     }

@@ -391,6 +391,11 @@ class RespConnectionHandlerTest {
         int length = Integer.parseInt(all.substring(1, all.indexOf('\r')));
         assertThat(all.getBytes(StandardCharsets.ISO_8859_1).length)
                 .isEqualTo(1 + String.valueOf(length).length() + 2 + length + 2);
+
+        server.blockedClients = 2; // two clients parked in WAIT, while an installed snapshot waits for its journal
+        server.loading = true;
+        assertThat(run(bytes("INFO clients persistence\r\n"), true).replies)
+                .contains("\r\nblocked_clients:2\r\n").contains("# Persistence\r\nloading:1\r\n");
     }
 
     @Test
@@ -725,6 +730,19 @@ class RespConnectionHandlerTest {
         @Override
         public String applyStopped() {
             return null;
+        }
+
+        int blockedClients;
+        boolean loading;
+
+        @Override
+        public int blockedClients() {
+            return blockedClients;
+        }
+
+        @Override
+        public boolean loading() {
+            return loading;
         }
 
         @Override

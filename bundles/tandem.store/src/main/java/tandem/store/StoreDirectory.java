@@ -2,19 +2,17 @@ package tandem.store;
 
 import static tandem.protocol.files.DurableFiles.deleteTree;
 import static tandem.protocol.files.DurableFiles.syncDirectory;
+import static tandem.protocol.files.DurableFiles.writeAtomically;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
 import java.util.Properties;
 import java.util.function.Consumer;
@@ -184,14 +182,6 @@ final class StoreDirectory {
 
     private static void writeOrigin(Path dir, Keyspace.Origin origin) throws IOException {
         String text = "sequence=" + origin.sequence() + "\nchain=" + HexFormat.of().formatHex(origin.chain()) + "\n";
-        ByteBuffer bytes = ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
-        try (FileChannel ch = FileChannel.open(dir.resolve(ORIGIN), StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            while (bytes.hasRemaining()) {
-                ch.write(bytes);
-            }
-            ch.force(true);
-        }
-        syncDirectory(dir);
+        writeAtomically(dir.resolve(ORIGIN), text.getBytes(StandardCharsets.US_ASCII));
     }
 }

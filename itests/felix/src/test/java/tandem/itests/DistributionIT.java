@@ -22,11 +22,11 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
@@ -56,6 +56,7 @@ import org.osgi.service.metatype.MetaTypeService;
 import org.osgi.service.metatype.ObjectClassDefinition;
 
 import tandem.api.server.ServerStatus;
+import tandem.testsupport.Await;
 
 /**
  * Provisions exactly the distribution's bundle set (bundle/ and deploy/, less the console that would read standard
@@ -65,7 +66,7 @@ import tandem.api.server.ServerStatus;
 @ExamReactorStrategy(PerClass.class)
 public class DistributionIT {
 
-    private static final long DEADLINE_MS = 15_000;
+    private static final Duration DEADLINE = Duration.ofSeconds(15);
 
     @Rule
     public Timeout timeout = Timeout.seconds(60);
@@ -97,6 +98,9 @@ public class DistributionIT {
             options.add(fragment ? bundle(jar.toUri().toString()).noStart() : bundle(jar.toUri().toString()));
         }
         options.add(junitBundles());
+        for (String jar : System.getProperty("tandem.itest.bundles").split(",")) {
+            options.add(bundle(Path.of(jar).toUri().toString())); // the tests' own: Await, Awaitility, Hamcrest 2
+        }
         options.add(cleanCaches(true));
         options.add(frameworkProperty("tandem.home").value(home.toString()));
         options.add(frameworkProperty("felix.fileinstall.dir").value(home.resolve("deploy").toString()));
@@ -303,13 +307,8 @@ public class DistributionIT {
         return out.toString(StandardCharsets.US_ASCII);
     }
 
+    /** Polls {@code condition} every 20 ms until it holds, failing after {@link #DEADLINE}. */
     private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.currentTimeMillis() + DEADLINE_MS;
-        while (!condition.getAsBoolean()) {
-            if (System.currentTimeMillis() > deadline) {
-                fail("timed out waiting until " + what);
-            }
-            LockSupport.parkNanos(20_000_000L); // poll the condition, bounded by the deadline
-        }
+        Await.until(what, DEADLINE, Duration.ofMillis(20), condition);
     }
 }

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Timeout;
 
 import redis.clients.jedis.Jedis;
 
+import tandem.testsupport.Await;
+
 /**
  * The store and journal bundles are stopped and started while clients write: writes pause, no client connection
  * drops, no write fails, and nothing acknowledged is lost.
@@ -105,7 +107,7 @@ class BundleRestartSystemTest {
     private static void awaitProgress(List<Writer> writers) {
         for (Writer w : writers) {
             long from = w.acked.get();
-            TandemNode.await(w.key + " makes progress", Duration.ofSeconds(30),
+            Await.until(w.key + " makes progress", Duration.ofSeconds(30),
                     () -> w.failure.get() != null || w.acked.get() >= from + 50);
             assertThat(w.failure.get()).as("writer %s", w.key).isNull();
         }

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 
+import tandem.testsupport.Await;
+
 /**
  * Nothing acknowledged is lost: concurrent writers, each on keys of its own plus shared {@code INCR} counters,
  * against a node that is killed with SIGKILL at random moments and restarted on the same home. After every restart
@@ -108,7 +110,7 @@ class CrashSystemTest {
             }
             // kill at a random moment: after a random number of further acknowledged batches
             long target = ACKS.get() + 20 + random.nextInt(400);
-            TandemNode.await("the writers acknowledge " + target + " batches", java.time.Duration.ofSeconds(60),
+            Await.until("the writers acknowledge " + target + " batches", java.time.Duration.ofSeconds(60),
                     () -> ACKS.get() >= target);
             assertThat(node.kill()).isEqualTo(137);
             stop.set(true);

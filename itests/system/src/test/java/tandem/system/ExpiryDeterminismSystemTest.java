@@ -15,6 +15,8 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.params.SetParams;
 
+import tandem.testsupport.Await;
+
 /**
  * Keys with TTLs written under load, then the journal replayed later on another node — so under another clock —
  * gives the same {@code store:digest}: relative expiries and active expiry are decided by the entries' timestamps,
@@ -48,7 +50,7 @@ class ExpiryDeterminismSystemTest {
                 p.expire("hash", 5000);
                 p.sync();
                 // active expiry removes every short key through journaled Ticks
-                TandemNode.await("every short key expired and removed", Duration.ofSeconds(60),
+                Await.until("every short key expired and removed", Duration.ofSeconds(60),
                         () -> jedis.dbSize() == LONG + 2);
                 assertThat(jedis.get("short:0")).isNull();
                 assertThat(jedis.ttl("long:1")).isBetween(3500L, 7200L);

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
+import tandem.testsupport.Await;
+
 /**
  * Failover as docs/replication.md's runbook does it, with real processes under {@code two-disks}: {@code kill -9} of
  * the primary under concurrent writers, {@code repl:promote} on the most advanced replica, {@code repl:replicaof} on
@@ -134,7 +136,7 @@ class FailoverSystemTest {
         try (Jedis jedis = new Jedis("127.0.0.1", old.port())) {
             assertThatThrownBy(() -> jedis.set("x", "y")).hasMessageStartingWith("READONLY");
         }
-        TandemNode.await("INFO on the new primary lists both replicas", Duration.ofSeconds(30),
+        Await.until("INFO on the new primary lists both replicas", Duration.ofSeconds(30),
                 () -> "2".equals(JournalCluster.info(promoted).get("connected_slaves")));
     }
 }

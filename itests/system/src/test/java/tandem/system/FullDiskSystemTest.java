@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
+import tandem.testsupport.Await;
+
 /**
  * A real full disk: the journal lives on a 4 MB tmpfs that the test mounts (the tests run as root, in CI too). When
  * a write can no longer be made durable the journal stops: that write and every later one is refused with the
@@ -117,7 +119,7 @@ class FullDiskSystemTest {
             long store = node.bundleId("Tandem store");
             assertThat(node.shell("stop " + store).exit()).isZero();
             assertThat(node.shell("start " + store).exit()).isZero();
-            TandemNode.await("applying resumes", Duration.ofSeconds(30),
+            Await.until("applying resumes", Duration.ofSeconds(30),
                     () -> "apply_status:ok".equals(infoLine(node.port(), "apply_status")));
             try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
                 assertThat(jedis.incr("after")).isEqualTo(1);

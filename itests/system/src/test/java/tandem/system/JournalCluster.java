@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import tandem.testsupport.Await;
+
 /**
  * A primary and its journal-protocol replicas as real processes from the distribution, each with its own home and
  * ports; replicas are authorized on the primary with {@code auth:allow} and the line their first start wrote.
@@ -102,7 +104,7 @@ final class JournalCluster implements AutoCloseable {
     }
 
     static void awaitStreaming(TandemNode replica) {
-        TandemNode.await("replica " + replica.port() + " streams", Duration.ofSeconds(60),
+        Await.until("replica " + replica.port() + " streams", Duration.ofSeconds(60),
                 () -> "up".equals(info(replica).get("master_link_status")));
     }
 
@@ -155,7 +157,7 @@ final class JournalCluster implements AutoCloseable {
 
     /** Waits until every node's durable sequence is {@code reference}'s. */
     static void awaitSequenceOf(TandemNode reference, TandemNode... nodes) {
-        TandemNode.await("every node at the primary's sequence", Duration.ofSeconds(60), () -> {
+        Await.until("every node at the primary's sequence", Duration.ofSeconds(60), () -> {
             long p = sequence(reference);
             for (TandemNode n : nodes) {
                 if (sequence(n) != p) {
@@ -177,7 +179,7 @@ final class JournalCluster implements AutoCloseable {
         String chain = chain(reference);
         for (TandemNode n : nodes) {
             // a replica applies what it made durable on its logic thread: the digest follows shortly after
-            TandemNode.await("digest of " + n.port(), Duration.ofSeconds(30), () -> {
+            Await.until("digest of " + n.port(), Duration.ofSeconds(30), () -> {
                 try {
                     return digest.equals(digest(n));
                 } catch (IOException e) {

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Timeout;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 
+import tandem.testsupport.Await;
+
 /**
  * A byte flipped inside an archived journal segment: {@code journal:verify} and the offline inspector name the
  * sequence where the journal breaks, and a restarted node does not open it — the journal stays down with that
@@ -56,7 +58,7 @@ class JournalCorruptionSystemTest {
             assertThat(node.stop()).isIn(0, 143);
             byte[] corrupted = java.nio.file.Files.readAllBytes(archive);
             node.restart();
-            TandemNode.await("the refusal is logged", Duration.ofSeconds(20),
+            Await.until("the refusal is logged", Duration.ofSeconds(20),
                     () -> node.log().matches("(?s).*journal\\.000001.*sequence \\d+.*"));
             try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
                 try {

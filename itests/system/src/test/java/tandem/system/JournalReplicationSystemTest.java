@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Timeout;
 
 import redis.clients.jedis.Jedis;
 
+import tandem.testsupport.Await;
+
 /**
  * A primary and two journal-protocol replicas as real processes, under concurrent writers, with the
  * {@code two-disks} policy: refused keys, a third replica, convergence, a replica killed and restarted, the response
@@ -79,15 +81,15 @@ class JournalReplicationSystemTest {
             jedis.set("before-r3", "x");
         }
         TandemNode r3 = cluster.addReplica(false);
-        TandemNode.await("the primary refuses the unknown key", Duration.ofSeconds(30),
+        Await.until("the primary refuses the unknown key", Duration.ofSeconds(30),
                 () -> cluster.primary.log().contains("refused: UNKNOWN_KEY"));
-        TandemNode.await("the replica reports the refusal", Duration.ofSeconds(30),
+        Await.until("the replica reports the refusal", Duration.ofSeconds(30),
                 () -> "refused".equals(JournalCluster.info(r3).get("tandem_link_state")));
         assertThat(JournalCluster.sequence(r3)).as("nothing was replicated to an unknown key").isZero();
         assertThat(r3.redisCli("DBSIZE").out().trim()).isEqualTo("0");
 
         cluster.authorize(r3);
-        TandemNode.await("the primary refuses a third replica", Duration.ofSeconds(30),
+        Await.until("the primary refuses a third replica", Duration.ofSeconds(30),
                 () -> cluster.primary.log().contains("already serves 2 replicas"));
         assertThat(JournalCluster.sequence(r3)).as("nothing was replicated to a third replica").isZero();
         assertThat(JournalCluster.info(cluster.primary).get("connected_slaves")).isEqualTo("2");
@@ -145,7 +147,7 @@ class JournalReplicationSystemTest {
     void underTwoDisksAWriteWaitsForAReplicaAndIsAnsweredWhenOneConnects() throws Exception {
         r1.stop();
         r2.stop();
-        TandemNode.await("no replica connected", Duration.ofSeconds(30),
+        Await.until("no replica connected", Duration.ofSeconds(30),
                 () -> "0".equals(JournalCluster.info(cluster.primary).get("connected_slaves")));
         long before = JournalCluster.sequence(cluster.primary);
         CompletableFuture<String> reply = CompletableFuture.supplyAsync(() -> {
@@ -153,7 +155,7 @@ class JournalReplicationSystemTest {
                 return jedis.set("gated", "1");
             }
         });
-        TandemNode.await("the write is durable on the primary", Duration.ofSeconds(30),
+        Await.until("the write is durable on the primary", Duration.ofSeconds(30),
                 () -> JournalCluster.sequence(cluster.primary) > before);
         try (Jedis other = new Jedis("127.0.0.1", cluster.primary.port())) {
             assertThat(other.ping()).isEqualTo("PONG"); // the node serves; only the write's answer waits
@@ -177,7 +179,7 @@ class JournalReplicationSystemTest {
                 long resumesBefore = countResumes(r1) + countResumes(r2);
                 TandemNode.Result updated = cluster.primary.shell("update " + cluster.primary.bundleId(bundle));
                 assertThat(updated.exit()).as(updated.err()).isZero();
-                TandemNode.await("both replicas resumed after the " + bundle + " update", Duration.ofSeconds(60),
+                Await.until("both replicas resumed after the " + bundle + " update", Duration.ofSeconds(60),
                         () -> countResumes(r1) + countResumes(r2) >= resumesBefore + 2);
                 ws.forEach(w -> w.awaitProgress(100));
                 assertThat(lastResumePoint(r1)).as("r1 resumed from its journal").isGreaterThan(0);
@@ -220,7 +222,7 @@ class JournalReplicationSystemTest {
         }
         int resumesBefore = countResumes(r1) + countResumes(r2);
         cluster.primary.restart();
-        TandemNode.await("both replicas resumed", Duration.ofSeconds(60),
+        Await.until("both replicas resumed", Duration.ofSeconds(60),
                 () -> countResumes(r1) + countResumes(r2) >= resumesBefore + 2);
         try (Jedis jedis = new Jedis("127.0.0.1", cluster.primary.port())) {
             assertThat(jedis.set("after-restart", "1")).isEqualTo("OK");
@@ -248,7 +250,7 @@ class JournalReplicationSystemTest {
         for (Writer w : ws) {
             long acked = w.acked.get();
             assertThat(acked).isGreaterThanOrEqualTo(target);
-            TandemNode.await("acknowledged writes of " + w.prefix + " on a replica", Duration.ofSeconds(60), () -> {
+            Await.until("acknowledged writes of " + w.prefix + " on a replica", Duration.ofSeconds(60), () -> {
                 try (Jedis a = new Jedis("127.0.0.1", r1.port()); Jedis b = new Jedis("127.0.0.1", r2.port())) {
                     for (long n = 1; n <= acked; n += Math.max(1, acked / 200)) {
                         if (!onEither(a, b, w.prefix + ":" + n)) {

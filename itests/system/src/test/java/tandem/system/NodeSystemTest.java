@@ -2,7 +2,6 @@ package tandem.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static tandem.system.TandemNode.await;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,6 +25,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import redis.clients.jedis.Jedis;
+
+import tandem.testsupport.Await;
 
 /** One headless node, driven by real clients and through its admin channel. */
 @Timeout(120)
@@ -196,14 +197,14 @@ class NodeSystemTest {
         int before = node.port();
         int next = TandemNode.freePort();
         replaceProperty(cfg, "port", Integer.toString(next));
-        await("the node answers on " + next, Duration.ofSeconds(20),
+        Await.until("the node answers on " + next, Duration.ofSeconds(20),
                 () -> "+PONG\r\n".equals(TandemNode.tryExchange(next, "PING\r\n")));
-        await("the old port is closed", Duration.ofSeconds(10),
+        Await.until("the old port is closed", Duration.ofSeconds(10),
                 () -> TandemNode.tryExchange(before, "PING\r\n") == null);
         node.port(next);
 
         replaceProperty(cfg, "port", "99999");
-        await("the refusal is logged", Duration.ofSeconds(20),
+        Await.until("the refusal is logged", Duration.ofSeconds(20),
                 () -> node.log().contains("port=99999 is invalid: must be between 0 and 65535"));
         assertThat(node.redisCli("PING").out().trim()).isEqualTo("PONG");
         replaceProperty(cfg, "port", Integer.toString(next));
@@ -221,7 +222,7 @@ class NodeSystemTest {
         Path staged = node.home().resolve("tandem.server.staged");
         rebuildWithMarker(jar, staged);
         Files.move(staged, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        await("a new server instance answers", Duration.ofSeconds(30), () -> {
+        Await.until("a new server instance answers", Duration.ofSeconds(30), () -> {
             try {
                 String now = runId();
                 return now != null && !now.equals(runId);

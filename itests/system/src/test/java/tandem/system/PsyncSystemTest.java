@@ -27,6 +27,8 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.exceptions.JedisDataException;
 
+import tandem.testsupport.Await;
+
 /**
  * Psync replication (spec 001) with real processes: a primary and two replicas made with {@code redis-cli
  * REPLICAOF}, driven by {@code redis-cli} and Jedis. A loaded primary full-syncs a fresh replica which then streams;
@@ -99,7 +101,7 @@ class PsyncSystemTest {
     }
 
     private static void awaitLinkUp(TandemNode replica) {
-        TandemNode.await("replica " + replica.port() + " streams", Duration.ofSeconds(60),
+        Await.until("replica " + replica.port() + " streams", Duration.ofSeconds(60),
                 () -> "up".equals(info(replica, "replication").get("master_link_status")));
     }
 
@@ -108,7 +110,7 @@ class PsyncSystemTest {
      * the primary applies its own Ticks a moment after they are durable, so one early digest may be outdated.
      */
     private static void assertConverged(TandemNode... replicas) {
-        TandemNode.await("replicas at the primary's offset and digest", Duration.ofSeconds(60), () -> {
+        Await.until("replicas at the primary's offset and digest", Duration.ofSeconds(60), () -> {
             try {
                 String p = info(primary, "replication").get("master_repl_offset");
                 String digest = JournalCluster.digest(primary);
@@ -197,7 +199,7 @@ class PsyncSystemTest {
                     jedis.set("big:" + (i % 20), value);
                 }
             }
-            TandemNode.await("the stalled replica is dropped", Duration.ofSeconds(30),
+            Await.until("the stalled replica is dropped", Duration.ofSeconds(30),
                     () -> count(primary, "replica 127.0.0.1:1: its socket took nothing for 1500 ms (write.timeout.ms)") == 1);
         }
         assertThat(primary.process().isAlive()).isTrue();
@@ -263,7 +265,7 @@ class PsyncSystemTest {
         writers.forEach(w -> w.awaitProgress(50));
         TandemNode.Result updated = primary.shell("update " + primary.bundleId("Tandem psync replication"));
         assertThat(updated.exit()).as(updated.err()).isZero();
-        TandemNode.await("both replicas continue", Duration.ofSeconds(60),
+        Await.until("both replicas continue", Duration.ofSeconds(60),
                 () -> stat(primary, "sync_partial_ok") == 2);
         writers.forEach(w -> w.awaitProgress(50));
         Writer.haltAll(writers, false); // their connections never dropped
@@ -306,7 +308,7 @@ class PsyncSystemTest {
             jedis.set("long", "v");
             jedis.expire("long", 1000);
         }
-        TandemNode.await("the short keys expire on the primary", Duration.ofSeconds(30),
+        Await.until("the short keys expire on the primary", Duration.ofSeconds(30),
                 () -> cliQuiet(primary, "EXISTS", "ttl:49").equals("0"));
         assertConverged(a, b);
         for (TandemNode r : new TandemNode[] {a, b}) {
@@ -325,7 +327,7 @@ class PsyncSystemTest {
             assertThat(cli(primary, "-a", "s3cret", "--no-auth-warning", "GET", "w")).isEqualTo("2");
             a.stop();
             a.restart(); // without masterauth: refused at its handshake
-            TandemNode.await("the replica is refused", Duration.ofSeconds(30),
+            Await.until("the replica is refused", Duration.ofSeconds(30),
                     () -> count(a, "NOAUTH Authentication required.") > 0);
             a.stop();
             Path cfg = a.home().resolve("etc/tandem.psync.cfg");

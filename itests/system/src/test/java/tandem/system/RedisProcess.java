@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import tandem.testsupport.Await;
+
 /** A real Redis 7 ({@code redis-server} from Debian) on a free loopback port, for side-by-side comparisons. */
 public final class RedisProcess implements AutoCloseable {
 
@@ -27,7 +29,7 @@ public final class RedisProcess implements AutoCloseable {
         Process p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
         RedisProcess redis = new RedisProcess(p, port);
-        TandemNode.await("redis-server answers on " + port, Duration.ofSeconds(20),
+        Await.until("redis-server answers on " + port, Duration.ofSeconds(20),
                 () -> "+PONG\r\n".equals(TandemNode.tryExchange(port, "PING\r\n")));
         return redis;
     }

@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
+import tandem.testsupport.Await;
+
 /**
  * Snapshots of the journal protocol with real processes under concurrent writers ({@code two-disks}): a replica past
  * the retention cap, a wiped one, one whose journal was tampered with, a byte corrupted in transit, and a replica
@@ -93,7 +95,7 @@ class SnapshotSystemTest {
 
     /** Rotates and purges the primary until its journal no longer holds {@code sequence + 1}. */
     private static void purgePast(long sequence, List<Writer> ws) throws IOException {
-        TandemNode.await("the primary's journal starts after " + sequence, Duration.ofSeconds(60), () -> {
+        Await.until("the primary's journal starts after " + sequence, Duration.ofSeconds(60), () -> {
             try {
                 ws.forEach(w -> w.awaitProgress(20));
                 JournalCluster.shell(cluster.primary, "journal:rotate");
@@ -121,7 +123,7 @@ class SnapshotSystemTest {
     }
 
     private static void awaitInstalled(TandemNode node, int before) {
-        TandemNode.await("replica " + node.port() + " installs a snapshot", Duration.ofSeconds(90),
+        Await.until("replica " + node.port() + " installs a snapshot", Duration.ofSeconds(90),
                 () -> count(node, INSTALLED) > before);
         JournalCluster.awaitStreaming(node);
     }
@@ -275,7 +277,7 @@ class SnapshotSystemTest {
         proxy.throttle(256 * 1024);
         long passed = proxy.snapshotBytes();
         r2.restart();
-        TandemNode.await("a snapshot under way to " + r2.port(), Duration.ofSeconds(60),
+        Await.until("a snapshot under way to " + r2.port(), Duration.ofSeconds(60),
                 () -> proxy.snapshotBytes() > passed + 64 * 1024);
         assertThat(JournalCluster.info(r2).get("tandem_transfer")).as("progress in INFO replication")
                 .startsWith("snapshot ");
@@ -285,7 +287,7 @@ class SnapshotSystemTest {
         r2.restart();
         awaitInstalled(r2, before);
         assertThat(Files.exists(r2.home().resolve("data/checkpoint/incoming"))).isFalse();
-        TandemNode.await("the primary deleted its per-replica checkpoints", Duration.ofSeconds(30), () -> {
+        Await.until("the primary deleted its per-replica checkpoints", Duration.ofSeconds(30), () -> {
             try (var dirs = Files.list(cluster.primary.home().resolve("data/checkpoint"))) {
                 return dirs.findAny().isEmpty();
             } catch (IOException e) {

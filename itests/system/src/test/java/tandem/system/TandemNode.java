@@ -14,8 +14,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
+
+import tandem.testsupport.Await;
 
 /**
  * One Tandem node as a real process: the built distribution's {@code bin/tandem}, with its own home, on a free port,
@@ -93,7 +93,7 @@ public final class TandemNode implements AutoCloseable {
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("console.log").toFile()));
         process = pb.start();
         try {
-            await("node on port " + port + " answers PING", START_DEADLINE, () -> {
+            Await.until("node on port " + port + " answers PING", START_DEADLINE, () -> {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("node exited with " + process.exitValue() + "\n" + log());
                 }
@@ -102,7 +102,7 @@ public final class TandemNode implements AutoCloseable {
             // PING is answered as soon as the listener is up; a keyspace command waits until the store is bound
             // and the journal replayed into it, which is when the node holds its data again (or until the node
             // has given up waiting for a store or journal that cannot start, which a test may intend)
-            await("node on port " + port + " has its store", START_DEADLINE, () -> {
+            Await.until("node on port " + port + " has its store", START_DEADLINE, () -> {
                 String reply = tryExchange(port, "DBSIZE\r\n");
                 return reply != null && (reply.startsWith(":") || reply.contains("is not active"));
             });
@@ -286,17 +286,6 @@ public final class TandemNode implements AutoCloseable {
                 }
                 sb.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
             }
-        }
-    }
-
-    /** Polls {@code condition} until it holds or {@code deadline} passes. */
-    public static void await(String what, Duration deadline, BooleanSupplier condition) {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out after " + deadline + " waiting until " + what);
-            }
-            LockSupport.parkNanos(50_000_000L); // poll, bounded by the deadline
         }
     }
 }

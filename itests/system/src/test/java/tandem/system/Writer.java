@@ -11,6 +11,8 @@ import java.util.function.IntSupplier;
 
 import redis.clients.jedis.Jedis;
 
+import tandem.testsupport.Await;
+
 /**
  * A client that writes its own keys {@code <prefix>:<n>} = n and increments its own counter {@code <prefix>:count}
  * in a loop, on a real Jedis connection: {@code acked} is the last n answered OK, and since each round's SET is
@@ -70,7 +72,7 @@ final class Writer implements Runnable {
 
     void awaitProgress(long more) {
         long from = acked.get();
-        TandemNode.await(prefix + " makes progress", Duration.ofSeconds(60),
+        Await.until(prefix + " makes progress", Duration.ofSeconds(60),
                 () -> failure.get() != null || acked.get() >= from + more);
         assertThat(failure.get()).as("writer %s", prefix).isNull();
     }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -21,8 +20,9 @@ public final class CfgFile {
 
     /**
      * Sets {@code key = value} in {@code cfg}: every line that assigns {@code key} is replaced, or the line is added;
-     * comments and other lines stay. Written to a temporary file and renamed over the old one. A missing file is
-     * left missing (the node runs without one).
+     * comments and other lines stay. Replaced whole and durably ({@link DurableFiles#writeAtomically}), with the
+     * old file's permissions: after a crash the file is the old one or the new one, and once this returns the
+     * new one survives a crash. A missing file is left missing (the node runs without one).
      *
      * @return false when there is no such file
      */
@@ -42,9 +42,10 @@ public final class CfgFile {
         if (!replaced) {
             lines.add(key + " = " + value);
         }
-        Path tmp = cfg.resolveSibling(cfg.getFileName() + ".tmp");
-        Files.write(tmp, lines, StandardCharsets.ISO_8859_1);
-        Files.move(tmp, cfg, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        StringBuilder text = new StringBuilder();
+        lines.forEach(line -> text.append(line).append('\n'));
+        DurableFiles.writeAtomically(cfg, text.toString().getBytes(StandardCharsets.ISO_8859_1),
+                DurableFiles.permissions(cfg));
         return true;
     }
 }

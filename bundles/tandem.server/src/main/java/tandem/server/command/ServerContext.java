@@ -66,4 +66,13 @@ public interface ServerContext extends ServerStatus {
 
     /** @return the command statistics, slow log and latency events of the node */
     CommandMonitor monitor();
+
+    /** @return the clients parked in {@code WAIT} now ({@code INFO}'s {@code blocked_clients}) */
+    int blockedClients();
+
+    /**
+     * @return true while an installed snapshot waits for the journal of its history, when keyspace commands are
+     *         answered {@code -LOADING} ({@code INFO}'s {@code loading})
+     */
+    boolean loading();
 }

@@ -47,7 +47,7 @@ public final class ServerInfo {
                 case "stats" -> stats(sb, server);
                 case "replication" -> replication(sb, server);
                 case "memory" -> memory(sb, server);
-                case "persistence" -> persistence(sb, server.journalStatus(), server.storeStatus(),
+                case "persistence" -> persistence(sb, server.loading(), server.journalStatus(), server.storeStatus(),
                         server.applyStopped());
                 case "cpu" -> cpu(sb, monitor);
                 case "modules" -> sb.append("# Modules\r\n");
@@ -263,7 +263,7 @@ public final class ServerInfo {
         sb.append("# Clients\r\n");
         line(sb, "connected_clients", Integer.toString(s.connectedClients()));
         line(sb, "maxclients", Integer.toString(s.maxClients()));
-        line(sb, "blocked_clients", "0");
+        line(sb, "blocked_clients", Integer.toString(s.blockedClients()));
     }
 
     private static void stats(StringBuilder sb, ServerContext s) {
@@ -289,9 +289,10 @@ public final class ServerInfo {
         line(sb, "maxmemory", Long.toString(Long.parseUnsignedLong(s.config().value("maxmemory"))));
     }
 
-    private static void persistence(StringBuilder sb, JournalStatus j, StoreStatus st, String applyStopped) {
+    private static void persistence(StringBuilder sb, boolean loading, JournalStatus j, StoreStatus st,
+            String applyStopped) {
         sb.append("# Persistence\r\n");
-        line(sb, "loading", "0");
+        line(sb, "loading", loading ? "1" : "0");
         line(sb, "journal_enabled", j == null ? "0" : "1");
         if (j != null) {
             line(sb, "journal_status", j.stoppedReason() == null ? "ok" : "stopped");

@@ -168,14 +168,19 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final boolean ownMonitor;
 
     private volatile boolean running = true;
-    private Journal journal;
-    private Keyspace keyspace;
+    /**
+     * The bound services: set by the binder threads under {@link #services}, used by the logic thread under it, and
+     * read without it by {@link #appliedSequence}, {@link #keyspaceCommands}, {@link #lead} and {@link #close} on
+     * other threads, hence volatile.
+     */
+    private volatile Journal journal;
+    private volatile Keyspace keyspace;
     private boolean replayNeeded = true;
     private boolean journalChanged;
     private boolean waited;
     private long missingSinceNs;
-    /** The error keyspace commands get while the journal or store cannot serve them, or null. */
-    private String unavailable;
+    /** The error keyspace commands get while the journal or store cannot serve them, or null; {@link #loading}. */
+    private volatile String unavailable;
     /** The journal's generation when the store's origin was last compared with its chain; -1 for none. */
     private long originCheckedAgainst = -1;
     /** The error client writes are refused with (the restart fence), or null. */
@@ -192,6 +197,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private volatile long minReplicasMaxLagNanos;
     /** Connections parked in {@code WAIT}. */
     private final List<Connection> waiters = new ArrayList<>();
+    /** The size of {@link #waiters}, for {@link #blockedClients} on other threads. */
+    private volatile int blockedClients;
     private long lastTimestampNs;
     private long lastTickNs;
     private long tickPendingSequence;
@@ -385,6 +392,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         return fenceError;
     }
 
+    /** @return the connections parked in {@code WAIT} now */
+    public int blockedClients() {
+        return blockedClients;
+    }
+
     private long onLogicThread(java.util.concurrent.Callable<Long> task) throws InterruptedException {
         java.util.concurrent.CompletableFuture<Long> done = new java.util.concurrent.CompletableFuture<>();
         queue.add(new Event(null, new Control(task, done)));
@@ -544,6 +556,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
         }
         gate.wakeOnEveryAck(!waiters.isEmpty());
+        blockedClients = waiters.size();
         for (Connection c : done) {
             resume(c);
         }
@@ -896,6 +909,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             watches.unwatchAll(c);
             c.transaction = null;
             waiters.remove(c);
+            blockedClients = waiters.size();
             c.deferred.clear();
             return;
         }
@@ -1464,7 +1478,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private boolean loading() {
+    /**
+     * @return true while an installed snapshot waits for the journal of its history: keyspace commands are answered
+     *         {@code -LOADING} meanwhile
+     */
+    public boolean loading() {
         String u = unavailable;
         return u != null && u.startsWith("LOADING");
     }
@@ -1520,6 +1538,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                     resume(c);
                 } else {
                     waiters.add(c);
+                    blockedClients = waiters.size();
                     gate.wakeOnEveryAck(true);
                     gate.requestAcks();
                 }

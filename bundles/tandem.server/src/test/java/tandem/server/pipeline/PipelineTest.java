@@ -49,13 +49,16 @@ class PipelineTest {
     private Pipeline pipeline;
     private volatile String requirePass;
     private final tandem.server.command.CommandMonitor monitor = new tandem.server.command.CommandMonitor();
-    /** The server as AUTH sees it: only its requirepass. */
+    /** The server as AUTH and INFO see it: its requirepass and what the pipeline reports. */
     private final tandem.server.command.ServerContext server = (tandem.server.command.ServerContext)
             java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {tandem.server.command.ServerContext.class},
                     (proxy, method, args) -> switch (method.getName()) {
                         case "requirePass" -> requirePass;
                         case "monitor" -> monitor;
+                        case "blockedClients" -> pipeline.blockedClients();
+                        case "loading" -> pipeline.loading();
+                        case "connectedClients", "maxClients" -> 0;
                         default -> null;
                     });
 
@@ -91,6 +94,14 @@ class PipelineTest {
         void awaitReplies(String expected) {
             await("replies " + expected.replace("\r\n", "\\r\\n") + " (got " + received + ")",
                     () -> received.toString().equals(expected));
+        }
+
+        /** Sends {@code INFO section} and returns its reply once it came. */
+        String info(String section) {
+            received.setLength(0);
+            send("INFO", section);
+            await("the INFO " + section + " reply", () -> received.toString().endsWith("\r\n\r\n"));
+            return received.toString();
         }
     }
 
@@ -254,6 +265,9 @@ class PipelineTest {
         Client c = new Client(1);
         c.send("GET", "old");
         c.awaitReplies("$1\r\n2\r\n");
+        Client info = new Client(3);
+        assertThat(pipeline.loading()).isFalse();
+        assertThat(info.info("persistence")).contains("\r\nloading:0\r\n");
 
         byte[] chain = new byte[32];
         java.util.Arrays.fill(chain, (byte) 7);
@@ -268,6 +282,8 @@ class PipelineTest {
         c.awaitReplies("$1\r\n2\r\n-LOADING Tandem is installing a snapshot (the store is at sequence 2; "
                 + "waiting for the journal of its history)\r\n");
         assertThat(keyspace.appliedSequence()).isEqualTo(2);
+        assertThat(pipeline.loading()).isTrue();
+        assertThat(info.info("persistence")).contains("\r\nloading:1\r\n");
 
         // replication installs the matching journal: a new generation, whose chain at 2 is the store's
         journal.chains.put(2L, chain);
@@ -278,6 +294,39 @@ class PipelineTest {
         Client d = new Client(2);
         d.send("GET", "old");
         d.awaitReplies("$1\r\n2\r\n");
+        assertThat(pipeline.loading()).isFalse();
+        assertThat(info.info("persistence")).contains("\r\nloading:0\r\n");
+    }
+
+    @Test
+    void infoCountsTheClientsParkedInWaitAsBlocked() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        tandem.api.replication.ReplicationHub.ReplicaSlot slot = pipeline.gate().attach("r1", "psync",
+                "127.0.0.1:1", () -> { });
+        slot.seed(0);
+        Client a = new Client(1);
+        Client b = new Client(2);
+        Client info = new Client(3);
+        assertThat(info.info("clients")).contains("\r\nblocked_clients:0\r\n");
+        a.send("SET", "a", "1");
+        a.awaitReplies("+OK\r\n");
+        b.send("SET", "b", "1");
+        b.awaitReplies("+OK\r\n");
+        a.send("WAIT", "1", "0");
+        b.send("WAIT", "1", "0");
+        await("both WAITs are parked", () -> pipeline.blockedClients() == 2);
+        assertThat(info.info("clients")).contains("\r\nblocked_clients:2\r\n");
+        pipeline.closed(a.connection); // a blocked client that goes away is no longer counted
+        await("the closed client is no longer blocked", () -> pipeline.blockedClients() == 1);
+        assertThat(info.info("clients")).contains("\r\nblocked_clients:1\r\n");
+        slot.ack(2, 2);
+        b.awaitReplies("+OK\r\n:1\r\n");
+        assertThat(pipeline.blockedClients()).isZero();
+        assertThat(info.info("clients")).contains("\r\nblocked_clients:0\r\n");
+        b.send("WAIT", "2", "20"); // answered when its time is up: blocked meanwhile, not after
+        b.awaitReplies("+OK\r\n:1\r\n:1\r\n");
+        assertThat(pipeline.blockedClients()).isZero();
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 
 import tandem.system.RedisProcess;
 import tandem.system.TandemNode;
+import tandem.testsupport.Await;
 
 /**
  * What the fuzzer runs against: a real Redis 7, and a Tandem primary with a journal-protocol replica
@@ -102,7 +103,7 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
     }
 
     private static void awaitLinkUp(TandemNode replica) {
-        TandemNode.await("replica " + replica.port() + " streams", Duration.ofSeconds(60),
+        Await.until("replica " + replica.port() + " streams", Duration.ofSeconds(60),
                 () -> "up".equals(info(replica, "replication").get("master_link_status")));
     }
 

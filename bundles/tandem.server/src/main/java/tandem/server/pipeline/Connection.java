@@ -137,7 +137,7 @@ public final class Connection implements CommandContext {
 
     /** Sends the replies collected so far in one write, and closes the channel after them if asked to. */
     public void flush() {
-        send(takeReplies());
+        send(takeReplies(), closeAfterReply);
     }
 
     /** @return the replies collected so far, for {@link #send}, leaving none; null when there are none */
@@ -147,9 +147,9 @@ public final class Connection implements CommandContext {
         return buf;
     }
 
-    /** @return true when {@link #send} has something to do: replies, or a close after them */
-    boolean sends(ByteBuf replies) {
-        return replies != null || closeAfterReply;
+    /** @return whether the channel closes after the replies taken now (read on the logic thread, when taken) */
+    boolean closesAfterReply() {
+        return closeAfterReply;
     }
 
     io.netty.channel.EventLoop eventLoop() {
@@ -157,12 +157,13 @@ public final class Connection implements CommandContext {
     }
 
     /**
-     * Writes {@code buf} (taken by {@link #takeReplies}, may be null) in one write, and closes the channel after it if
-     * asked to. Safe from any thread; on the channel's event loop it writes at once, without a task.
+     * Writes {@code buf} (taken by {@link #takeReplies}, may be null) in one write, and closes the channel after it
+     * when {@code close} (as {@link #closesAfterReply} said when the replies were taken: a later round's QUIT must
+     * not close the channel before its own reply). Safe from any thread.
      */
-    void send(ByteBuf buf) {
+    void send(ByteBuf buf, boolean close) {
         if (buf == null) {
-            if (closeAfterReply) {
+            if (close) {
                 channel.close();
             }
             return;
@@ -171,7 +172,7 @@ public final class Connection implements CommandContext {
             buf.release();
             return;
         }
-        if (closeAfterReply) {
+        if (close) {
             channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
         } else if (buf.isReadable()) {
             channel.writeAndFlush(buf, channel.voidPromise());

@@ -12,7 +12,8 @@ import io.netty.channel.EventLoop;
  * The replies of one round, handed to each event loop in one task for all its connections. Writing to a channel
  * from the logic thread queues a task and wakes its event loop (an {@code eventfd} write) per channel: with fifty
  * pipelining clients that was fifty system calls a round on the logic thread. Replies keep their order: one
- * connection's replies of a round are one buffer, and tasks run in the order they are queued.
+ * connection's replies of a round are one buffer, and tasks run in the order they are queued. Whether the channel
+ * closes after them is decided when they are taken, on the logic thread, not when the task runs.
  */
 final class Outbound {
 
@@ -21,12 +22,14 @@ final class Outbound {
     /** Takes {@code c}'s replies of this round, to be sent by {@link #send}. */
     void add(Connection c) {
         ByteBuf replies = c.takeReplies();
-        if (!c.sends(replies)) {
+        boolean close = c.closesAfterReply();
+        if (replies == null && !close) {
             return;
         }
         List<Object> batch = byLoop.computeIfAbsent(c.eventLoop(), l -> new ArrayList<>());
         batch.add(c);
         batch.add(replies);
+        batch.add(close);
     }
 
     /** Hands every event loop its connections' replies, in one task each. */
@@ -41,8 +44,8 @@ final class Outbound {
                 continue;
             }
             Runnable task = () -> {
-                for (int i = 0; i < batch.length; i += 2) {
-                    ((Connection) batch[i]).send((ByteBuf) batch[i + 1]);
+                for (int i = 0; i < batch.length; i += 3) {
+                    ((Connection) batch[i]).send((ByteBuf) batch[i + 1], (Boolean) batch[i + 2]);
                 }
             };
             try {
@@ -52,7 +55,7 @@ final class Outbound {
                     e.getKey().execute(task);
                 }
             } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
-                for (int i = 1; i < batch.length; i += 2) {
+                for (int i = 1; i < batch.length; i += 3) {
                     if (batch[i] != null) {
                         ((ByteBuf) batch[i]).release();
                     }

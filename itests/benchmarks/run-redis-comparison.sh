@@ -12,7 +12,8 @@
 #
 # Builds nothing: expects distribution/target/tandem (mvn -B install). Needs redis-server, redis-benchmark and
 # redis-cli (Redis 7) on the PATH. Every process it starts and its temporary directory are removed at exit.
-# Environment: N (default 200000), LAT_N (20000), WARM_N (400000: the JVM reaches its steady state; Redis needs none but gets the same), TANDEM_BENCH_DIR (parent of the temporary
+# Then a load of 1,000-byte values: redis-benchmark -t set -d 1000 -r 300000 -P 64 -c 8 -n $LOAD_N.
+# Environment: N (default 200000), LAT_N (20000), LOAD_N (900000), WARM_N (400000: the JVM reaches its steady state; Redis needs none but gets the same), TANDEM_BENCH_DIR (parent of the temporary
 # directory, default /tmp), TANDEM_DIST (the distribution), TANDEM_JAVA_OPTS (default -Xmx1g),
 # DOC (default docs/benchmarks.md of this repository).
 set -euo pipefail
@@ -24,6 +25,7 @@ doc=${DOC:-$root/docs/benchmarks.md}
 N=${N:-200000}
 LAT_N=${LAT_N:-20000}
 WARM_N=${WARM_N:-400000}
+LOAD_N=${LOAD_N:-900000}
 tests=set,get,incr,hset
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
@@ -87,6 +89,9 @@ bench() { # LABEL PORT
   echo "== $label: redis-benchmark -t set -P 1 -c 1 -r 100000 -n $LAT_N"
   redis-benchmark -h 127.0.0.1 -p "$port" -t set -P 1 -c 1 -r 100000 -n "$LAT_N" -q --csv \
     | tee "$results/$label-latency.csv"
+  echo "== $label: redis-benchmark -t set -d 1000 -r 300000 -P 64 -c 8 -n $LOAD_N"
+  redis-benchmark -h 127.0.0.1 -p "$port" -t set -d 1000 -r 300000 -P 64 -c 8 -n "$LOAD_N" -q --csv \
+    | tee "$results/$label-load.csv"
 }
 
 stop_last() {
@@ -156,6 +161,19 @@ latency=$work/latency.md
   done
 } > "$latency"
 
+load=$work/load.md
+{
+  echo "| system | SET req/s | p50 ms | p99 ms | Tandem / this |"
+  echo "|---|---:|---:|---:|---:|"
+  tl=$(field "$results/tandem-load.csv" SET 2)
+  for s in tandem:Tandem redis-always:"Redis always" redis-everysec:"Redis everysec"; do
+    f=$results/${s%%:*}-load.csv
+    r=$(field "$f" SET 2)
+    if [[ ${s%%:*} == tandem ]]; then rr="—"; else rr=$(ratio "$tl" "$r"); fi
+    echo "| ${s#*:} | $(fmt "$r") | $(field "$f" SET 5) | $(field "$f" SET 7) | $rr |"
+  done
+} > "$load"
+
 section=$work/section.md
 {
   echo "## Tandem and Redis 7 side by side (redis-benchmark)"
@@ -176,6 +194,11 @@ section=$work/section.md
   echo
   cat "$latency"
   echo
+  echo "Loading 1,000-byte values: \`redis-benchmark -t set -d 1000 -r 300000 -P 64 -c 8 -n $LOAD_N -q --csv\`"
+  echo "(after the runs above, on the same server; higher is better):"
+  echo
+  cat "$load"
+  echo
   echo "Machine:"
   echo
   machine_description "$base"
@@ -185,6 +208,8 @@ echo
 cat "$throughput"
 echo
 cat "$latency"
+echo
+cat "$load"
 replace_section "$doc" redis-comparison "$section"
 echo
 echo "results written to $doc"

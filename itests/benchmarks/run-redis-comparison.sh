@@ -14,7 +14,7 @@
 # redis-cli (Redis 7) on the PATH. Every process it starts and its temporary directory are removed at exit.
 # Then a load of 1,000-byte values: redis-benchmark -t set -d 1000 -r 300000 -P 64 -c 8 -n $LOAD_N.
 # Environment: N (default 200000), LAT_N (20000), LOAD_N (900000), WARM_N (400000: the JVM reaches its steady state; Redis needs none but gets the same), TANDEM_BENCH_DIR (parent of the temporary
-# directory, default /tmp), TANDEM_DIST (the distribution), TANDEM_JAVA_OPTS (default -Xmx1g),
+# directory, default /tmp), TANDEM_DIST (the distribution), TANDEM_JAVA_OPTS (default -Xmx1g -XX:+UseZGC, as the distribution),
 # DOC (default docs/benchmarks.md of this repository).
 set -euo pipefail
 
@@ -103,7 +103,7 @@ stop_last() {
 # ---------------------------------------------------------------------------------------------------- Tandem
 port=$(free_port)
 mkdir -p "$work/tandem"
-TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx1g} "$dist/bin/tandem" --home "$work/tandem" --port "$port" --no-console \
+TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx1g -XX:+UseZGC} "$dist/bin/tandem" --home "$work/tandem" --port "$port" --no-console \
   > "$work/tandem.log" 2>&1 < /dev/null &
 pids+=($!)
 wait_ready "$port" "${pids[-1]}" "$work/tandem.log"
@@ -180,7 +180,7 @@ section=$work/section.md
   echo
   echo "\`itests/benchmarks/run-redis-comparison.sh\` (N=$N, LAT_N=$LAT_N, WARM_N=$WARM_N): one Tandem node"
   echo "(distribution defaults: every write journaled with group-commit \`fdatasync\` before its answer;"
-  echo "\`${TANDEM_JAVA_OPTS:--Xmx1g}\`), then Redis with \`appendonly yes\`, \`appendfsync always\`, then with"
+  echo "\`${TANDEM_JAVA_OPTS:--Xmx1g -XX:+UseZGC}\`), then Redis with \`appendonly yes\`, \`appendfsync always\`, then with"
   echo "\`appendfsync everysec\` (no RDB saves, no automatic AOF rewrite). One server runs at a time; each gets a"
   echo "discarded warm-up pass of the same tests first. Same disk, loopback, redis-benchmark on the same machine."
   echo

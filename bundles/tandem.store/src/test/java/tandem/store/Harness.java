@@ -85,6 +85,19 @@ final class Harness implements AutoCloseable {
         ks.close();
     }
 
+    /** A harness over a new temporary directory, for a property test that keeps one store across its tries. */
+    static Harness inTemporaryDirectory(String prefix) throws java.io.IOException {
+        return new Harness(java.nio.file.Files.createTempDirectory(prefix));
+    }
+
+    /** Closes the store and deletes its directory. */
+    void closeAndDelete() throws java.io.IOException {
+        close();
+        try (var files = java.nio.file.Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
     static byte[][] bytes(String... args) {
         byte[][] b = new byte[args.length][];
         for (int i = 0; i < args.length; i++) {

@@ -3,7 +3,6 @@ package tandem.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,21 +36,16 @@ class KeyIndexConsistencyTest {
             "get %k", "strlen %k", "msetnx %k 1 %k 2", "flushall", "expireat %k 1", "getset %k " + LONG,
             "unlink %k", "incrbyfloat %k 1.5", "object encoding %k");
 
-    private static Path dir;
     private static Harness h;
 
     @BeforeContainer
     static void open() throws Exception {
-        dir = Files.createTempDirectory("index-consistency");
-        h = new Harness(dir);
+        h = Harness.inTemporaryDirectory("index-consistency");
     }
 
     @AfterContainer
     static void close() throws Exception {
-        h.close();
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        h.closeAndDelete();
     }
 
     /** One step: a command from a template with keys filled in, a commit, a tick, or time passing. */

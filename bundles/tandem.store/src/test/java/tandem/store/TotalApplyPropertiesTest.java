@@ -3,8 +3,6 @@ package tandem.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,21 +37,16 @@ class TotalApplyPropertiesTest {
             "get", "set", "incrby", "overflow", "wrap", "sat", "fail", "u8", "i64", "u63", "i65", "#1", "len",
             "idx", "minmatchlen", "withmatchlen", "byte", "bit", "samples", "f", "g", "s", "h", "n");
 
-    private static Path dir;
     private static Harness h;
 
     @BeforeContainer
     static void open() throws Exception {
-        dir = Files.createTempDirectory("total-apply");
-        h = new Harness(dir);
+        h = Harness.inTemporaryDirectory("total-apply");
     }
 
     @AfterContainer
     static void close() throws Exception {
-        h.close();
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        h.closeAndDelete();
     }
 
     /** A known state before each try: a string, an integer, a hash; nothing that expires (refusals never expire). */

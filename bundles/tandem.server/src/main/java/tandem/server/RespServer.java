@@ -55,6 +55,7 @@ import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.server.ClientInfo;
+import tandem.api.server.WriteAdmission;
 import tandem.api.store.Keyspace;
 import tandem.api.store.StoreStatus;
 import tandem.api.server.ServerStatus;
@@ -479,6 +480,23 @@ public final class RespServer implements ServerContext, ReplicationHub {
             boundKeyspace = null;
             pipeline.keyspace(null);
         }
+    }
+
+    /**
+     * Every {@link WriteAdmission} service is asked before a write is sequenced, after the node's own
+     * min-replicas-to-write and then by service ranking; one that comes or goes applies from the next write on.
+     */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindAdmission(WriteAdmission admission, Map<String, Object> properties) {
+        Object ranking = properties.get(org.osgi.framework.Constants.SERVICE_RANKING);
+        pipeline.addAdmission(admission, ranking instanceof Integer r ? r : 0);
+        LOG.log(Level.INFO, "write admission: {0} is consulted before every write", admission.getClass().getName());
+    }
+
+    void unbindAdmission(WriteAdmission admission) {
+        pipeline.removeAdmission(admission);
+        LOG.log(Level.INFO, "write admission: {0} is no longer consulted", admission.getClass().getName());
     }
 
     @Override

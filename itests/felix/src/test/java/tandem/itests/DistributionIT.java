@@ -191,6 +191,37 @@ public class DistributionIT {
     }
 
     @Test
+    public void aWriteAdmissionServiceIsAskedBeforeEveryWriteFromTheMomentItIsRegistered() throws Exception {
+        int port = server().port();
+        String set = "*3\r\n$3\r\nSET\r\n$9\r\nadmission\r\n$1\r\nv\r\n";
+        await("writes are taken", () -> {
+            try {
+                return "+OK\r\n".equals(exchange(port, set, 5));
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        String refusal = "-FENCED refused by DistributionIT\r\n";
+        tandem.api.server.WriteAdmission fence = replicas -> "FENCED refused by DistributionIT";
+        org.osgi.framework.ServiceRegistration<tandem.api.server.WriteAdmission> registration =
+                context.registerService(tandem.api.server.WriteAdmission.class, fence, null);
+        try {
+            await("the registered provider refuses writes", () -> {
+                try {
+                    return refusal.equals(exchange(port, set, refusal.length()));
+                } catch (IOException e) {
+                    return false;
+                }
+            });
+            assertEquals("reads go on", "$1\r\nv\r\n",
+                    exchange(port, "*2\r\n$3\r\nGET\r\n$9\r\nadmission\r\n", 7));
+        } finally {
+            registration.unregister();
+        }
+        assertEquals("+OK\r\n", exchange(port, set, 5));
+    }
+
+    @Test
     public void followsAPortChangeLiveAndKeepsConnectedClients() throws Exception {
         ServerStatus status = server();
         int before = status.port();

@@ -13,6 +13,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -24,6 +25,7 @@ import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStoppedException;
 import tandem.api.store.CommandDescriptor;
+import tandem.api.server.WriteAdmission;
 import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
 import tandem.protocol.command.CommandPayload;
@@ -112,7 +114,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     static final String WAIT_ON_REPLICA = "ERR WAIT cannot be used with replica instances. Please also note that "
             + "since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to "
             + "replicas are just local and are not propagated.";
-    static final String NOREPLICAS = "NOREPLICAS Not enough good replicas to write.";
+    static final String NOREPLICAS = MinReplicasAdmission.NOREPLICAS;
 
     /** Work another thread hands to the logic thread, run between requests with the services held. */
     private record Control(java.util.concurrent.Callable<Long> task, java.util.concurrent.CompletableFuture<Long> done) {
@@ -193,8 +195,13 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private volatile ApplyFailure applyFailure;
     /** The password of {@code requirepass}, or null. */
     private volatile String requirePass;
-    private volatile int minReplicasToWrite;
-    private volatile long minReplicasMaxLagNanos;
+    /** The node's own admission provider: Redis' min-replicas-to-write. */
+    private final MinReplicasAdmission minReplicas = new MinReplicasAdmission();
+    /** Every provider consulted before a write is sequenced, highest ranking first (copy on write). */
+    private volatile List<Ranked> admissions = List.of(new Ranked(minReplicas, Integer.MAX_VALUE, 0));
+    /** Providers whose failure was logged already: one line each, not one per write. */
+    private final java.util.Set<WriteAdmission> admissionFailuresLogged = ConcurrentHashMap.newKeySet();
+    private final WriteAdmission.Replicas replicaView = lag -> gate.good(journal.durableSequence(), lag);
     /** Connections parked in {@code WAIT}. */
     private final List<Connection> waiters = new ArrayList<>();
     /** The size of {@link #waiters}, for {@link #blockedClients} on other threads. */
@@ -372,8 +379,31 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * engaged replica) or has nothing left to acknowledge.
      */
     public void minReplicasToWrite(int replicas, long maxLagMillis) {
-        minReplicasToWrite = replicas;
-        minReplicasMaxLagNanos = TimeUnit.MILLISECONDS.toNanos(maxLagMillis);
+        minReplicas.configure(replicas, maxLagMillis);
+    }
+
+    private record Ranked(WriteAdmission admission, int ranking, long order) {
+    }
+
+    private long admissionOrder;
+
+    /**
+     * Adds a write-admission provider, consulted before every write is sequenced from the next one on; among equal
+     * rankings, the one added first is asked first.
+     */
+    public synchronized void addAdmission(WriteAdmission admission, int ranking) {
+        List<Ranked> next = new ArrayList<>(admissions);
+        next.add(new Ranked(admission, ranking, ++admissionOrder));
+        next.sort(java.util.Comparator.comparingInt(Ranked::ranking).reversed()
+                .thenComparingLong(Ranked::order));
+        admissions = List.copyOf(next);
+    }
+
+    public synchronized void removeAdmission(WriteAdmission admission) {
+        List<Ranked> next = new ArrayList<>(admissions);
+        next.removeIf(r -> r.admission() == admission);
+        admissions = List.copyOf(next);
+        admissionFailuresLogged.remove(admission);
     }
 
     /** @return why applying journal entries stopped (writes are refused meanwhile), or null */
@@ -1179,9 +1209,20 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (fenced != null) {
             return fenced;
         }
-        int min = minReplicasToWrite;
-        if (min > 0 && gate.good(journal.durableSequence(), minReplicasMaxLagNanos) < min) {
-            return NOREPLICAS;
+        for (Ranked r : admissions) {
+            String refused;
+            try {
+                refused = r.admission().admit(replicaView);
+            } catch (RuntimeException | Error e) {
+                if (admissionFailuresLogged.add(r.admission())) {
+                    LOG.log(Level.ERROR, "write admission provider " + r.admission().getClass().getName()
+                            + " failed; writes are refused while it fails (logged once)", e);
+                }
+                return "ERR write admission failed (" + e + "): the write was not journaled";
+            }
+            if (refused != null) {
+                return refused;
+            }
         }
         return null;
     }

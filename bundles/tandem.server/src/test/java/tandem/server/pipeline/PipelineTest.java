@@ -424,6 +424,51 @@ class PipelineTest {
     }
 
     @Test
+    void everyWriteAdmissionProviderIsAskedBeforeAWriteIsSequencedInRankingOrder() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<String> verdict = new java.util.concurrent.atomic.AtomicReference<>(
+                "FENCED this node may not take writes");
+        tandem.api.server.WriteAdmission low = r -> {
+            asked.add("low");
+            return null;
+        };
+        tandem.api.server.WriteAdmission high = r -> {
+            asked.add("high good=" + r.good(0));
+            return verdict.get();
+        };
+        pipeline.addAdmission(low, 0);
+        pipeline.addAdmission(high, 10);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.send("GET", "k");
+        c.awaitReplies("-FENCED this node may not take writes\r\n$-1\r\n");
+        assertThat(journal.entries).as("a refused write is never journaled").isEmpty();
+        assertThat(asked).containsExactly("high good=0");
+        verdict.set(null);
+        c.send("SET", "k", "v");
+        c.awaitReplies("-FENCED this node may not take writes\r\n$-1\r\n+OK\r\n");
+        assertThat(asked).containsExactly("high good=0", "high good=0", "low");
+
+        // a provider that fails refuses (the node fails closed), and says so
+        tandem.api.server.WriteAdmission broken = r -> {
+            throw new IllegalStateException("no quorum state yet");
+        };
+        pipeline.addAdmission(broken, 5);
+        c.send("SET", "k", "w");
+        c.awaitReplies("-FENCED this node may not take writes\r\n$-1\r\n+OK\r\n-ERR write admission failed "
+                + "(java.lang.IllegalStateException: no quorum state yet): the write was not journaled\r\n");
+        assertThat(journal.entries).hasSize(1);
+        pipeline.removeAdmission(broken);
+        pipeline.removeAdmission(high);
+        pipeline.removeAdmission(low);
+        c.send("SET", "k", "x");
+        c.awaitReplies("-FENCED this node may not take writes\r\n$-1\r\n+OK\r\n-ERR write admission failed "
+                + "(java.lang.IllegalStateException: no quorum state yet): the write was not journaled\r\n+OK\r\n");
+    }
+
+    @Test
     void aFenceRefusesWritesBeforeTheyAreSequencedAndServesReads() {
         pipeline.journal(journal);
         pipeline.keyspace(keyspace);

@@ -71,13 +71,15 @@ import tandem.store.Tx.Rec;
  * from memory. RocksDB stays the only copy on disk.
  *
  * <h2>Rounds</h2>
- * Applies are written to RocksDB a round at a time: {@link #commit()} (called by the pipeline once per round, and
- * here when a round grows past {@link #ROUND_RECORDS} records or {@link #ROUND_BYTES} bytes) writes every apply since
- * the last commit and the {@code meta} record in one {@code WriteBatch}. Until then the effects are visible to the
- * logic thread's own calls (through the batch and the index), and to nobody else: another thread (flush, digest,
- * checkpoint) reads RocksDB, where the applied sequence in {@code meta} is always exactly the state. Nothing is less
- * durable for it: without a WAL, a write that reached RocksDB's memtable is lost by a crash all the same, and the
- * journal replays both.
+ * Applies are written to RocksDB a round at a time: {@link #commit()}, called by the pipeline once per round, writes
+ * every apply since the last commit and the {@code meta} record in one {@code WriteBatch}. Until then the effects are
+ * visible to the logic thread's own calls (through the batch and the index), and to nobody else: another thread
+ * (flush, digest, checkpoint) reads RocksDB, where the applied sequence in {@code meta} is always exactly the state.
+ * Nothing is less durable for it: without a WAL, a write that reached RocksDB's memtable is lost by a crash all the
+ * same, and the journal replays both. Only the caller commits, because only it knows what its journal made durable:
+ * under the {@code ram} ack policy entries are applied before they are durable, and the store must never write one
+ * that the journal may still lose (a restarted store would be ahead of its journal). So a flush writes to disk only
+ * what was committed, and closing drops an uncommitted round, which the journal replays.
  *
  * <h2>Durability</h2>
  * Every commit writes its effects and the {@code meta} record in one {@code WriteBatch}, so the applied sequence
@@ -119,9 +121,7 @@ final class RocksKeyspace implements AutoCloseable {
     private final KeyIndex index = new KeyIndex();
     private final Tx tx;
 
-    /** A round is written early once its batch holds this many records or bytes: its memory stays bounded. */
-    static final int ROUND_RECORDS = 20_000;
-    static final long ROUND_BYTES = 16L * 1024 * 1024;
+
     private final ReentrantReadWriteLock life = new ReentrantReadWriteLock();
     private final Object flushLock = new Object();
 
@@ -456,8 +456,8 @@ final class RocksKeyspace implements AutoCloseable {
 
     public long checkpoint(Path target) {
         // RocksDB flushes the memtables first (atomically, every column family) and links the files: the copy holds
-        // a consistent cut, and its meta family says at which applied sequence
-        Lock lock = committed();
+        // a consistent cut of what was committed, and its meta family says at which applied sequence
+        Lock lock = enter();
         try (org.rocksdb.Checkpoint cp = org.rocksdb.Checkpoint.create(db)) {
             cp.createCheckpoint(target.toString());
         } catch (RocksDBException e) {
@@ -527,7 +527,7 @@ final class RocksKeyspace implements AutoCloseable {
      * </pre>
      */
     public byte[] digest() {
-        Lock lock = committed();
+        Lock lock = enter();
         Snapshot snapshot = db.getSnapshot();
         try (ReadOptions at = new ReadOptions().setSnapshot(snapshot);
                 RocksIterator it = db.newIterator(keys, at);
@@ -605,7 +605,7 @@ final class RocksKeyspace implements AutoCloseable {
      * @return the flushed sequence
      */
     long flush() {
-        Lock lock = committed();
+        Lock lock = enter();
         try {
             synchronized (flushLock) {
                 long captured = committedSequence;
@@ -634,7 +634,10 @@ final class RocksKeyspace implements AutoCloseable {
         return flushedSequence;
     }
 
-    /** Flushes, then releases RocksDB and every RocksObject. Idempotent. */
+    /**
+     * Flushes what was committed, then releases RocksDB and every RocksObject; an uncommitted round is dropped (the
+     * journal replays it). Idempotent.
+     */
     @Override
     public void close() {
         Lock lock = life.writeLock();
@@ -644,10 +647,11 @@ final class RocksKeyspace implements AutoCloseable {
                 return;
             }
             try {
-                commitRound(); // between two applies (they hold the read lock): the round so far is whole
+                // an uncommitted round is dropped: the journal replays it (it may not even be durable there yet)
                 db.flush(flushOptions, handles);
                 flushedSequence = committedSequence;
-            } catch (RuntimeException | RocksDBException e) {
+                appliedSequence = committedSequence;
+            } catch (RocksDBException e) {
                 System.getLogger("tandem.store").log(System.Logger.Level.ERROR,
                         "flush at close failed, the journal replay will restore the rest: {0}", e.getMessage());
             }
@@ -670,26 +674,6 @@ final class RocksKeyspace implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- apply machinery
-
-    /**
-     * Commits the round so far (between two applies: each holds the read lock) and returns the read lock held: a
-     * caller on another thread then reads RocksDB with every apply made so far in it.
-     */
-    private Lock committed() {
-        Lock write = life.writeLock();
-        write.lock();
-        try {
-            if (closed) {
-                throw new IllegalStateException("the store in " + directory + " is closed");
-            }
-            commitRound();
-            Lock read = life.readLock();
-            read.lock();
-            return read;
-        } finally {
-            write.unlock();
-        }
-    }
 
     private Lock enter() {
         Lock lock = life.readLock();
@@ -742,9 +726,6 @@ final class RocksKeyspace implements AutoCloseable {
         expiringCount += tx.expiringDelta;
         deadlineSeconds += tx.deadlineSecondsDelta;
         appliedSequence = sequence;
-        if (tx.batch.count() >= ROUND_RECORDS || tx.pendingBytes >= ROUND_BYTES) {
-            commitRound();
-        }
     }
 
     /**

@@ -98,8 +98,6 @@ final class Tx {
     final KeyIndex index;
     /** The index entries the running apply replaced, key then entry (null: the key was absent), to take it back. */
     private final java.util.ArrayList<Object> undo = new java.util.ArrayList<>();
-    /** Bytes put in the batch since the last commit (keys and values), to bound a round. */
-    long pendingBytes;
     /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
     private long nextDeadlineMs;
     private boolean deadlineKnown;
@@ -188,7 +186,6 @@ final class Tx {
     void committed() {
         batch.clear();
         wrote = false;
-        pendingBytes = 0;
     }
 
     /** The earliest deadline of any key, pending writes included (Long.MAX_VALUE: none). */
@@ -534,7 +531,6 @@ final class Tx {
         try {
             batch.put(cf, key, value);
             wrote = true;
-            pendingBytes += key.length + value.length;
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB batch put failed: " + e.getMessage(), e);
         }
@@ -547,7 +543,6 @@ final class Tx {
         try {
             batch.delete(cf, key);
             wrote = true;
-            pendingBytes += key.length;
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB batch delete failed: " + e.getMessage(), e);
         }

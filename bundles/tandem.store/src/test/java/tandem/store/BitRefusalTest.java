@@ -83,6 +83,7 @@ class BitRefusalTest {
                         if (write) {
                             RespRecorder r = new RespRecorder();
                             twin.ks.apply(++twin.seq, twin.nowNs(), args, r);
+                            twin.ks.commit();
                             expected = r.escaped();
                         } else {
                             expected = twin.exec(args);

@@ -34,6 +34,7 @@ class DurabilityTest {
             h.run("hset h f v g w");
             h.run("set t x px 5000");
             h.ks.advance(++h.seq);
+            h.ks.commit();
             digest = h.ks.digest();
             assertThat(h.ks.appliedSequence()).isEqualTo(4);
             assertThat(h.ks.flush()).isEqualTo(4);

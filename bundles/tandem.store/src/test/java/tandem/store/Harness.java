@@ -17,6 +17,8 @@ final class Harness implements AutoCloseable {
     RocksKeyspace ks;
     long seq;
     long nowMs = T0;
+    /** Commit after every apply, as the pipeline does after each round; off to test rounds of several applies. */
+    boolean autoCommit = true;
 
     Harness(Path dir) {
         this(dir, 100, 1024);
@@ -53,6 +55,9 @@ final class Harness implements AutoCloseable {
                 }
             } else {
                 ks.apply(++seq, nowNs(), args, r);
+                if (autoCommit) {
+                    ks.commit();
+                }
             }
         } else {
             ks.read(nowNs(), args, r);
@@ -68,11 +73,17 @@ final class Harness implements AutoCloseable {
         }
         RespRecorder r = new RespRecorder();
         ks.applyTransaction(++seq, nowNs(), commands, r);
+        if (autoCommit) {
+            ks.commit();
+        }
         return r.escaped();
     }
 
     void tick() {
         ks.tick(++seq, nowNs());
+        if (autoCommit) {
+            ks.commit();
+        }
     }
 
     void reopen() {

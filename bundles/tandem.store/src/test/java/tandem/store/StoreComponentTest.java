@@ -67,6 +67,7 @@ class StoreComponentTest {
         StoreComponent store = new StoreComponent(config("flush.interval.ms", 10), context());
         RespRecorder r = new RespRecorder();
         store.apply(1, Harness.T0 * 1_000_000L, Harness.bytes("set", "k", "v"), r);
+        store.commit();
         assertThat(r.escaped()).isEqualTo("+OK\\r\\n");
         assertThat(store.status().directory()).isEqualTo(home.resolve("data/store").toString());
         assertThat(store.describe("set")).extracting(CommandDescriptor::arity, CommandDescriptor::write)

@@ -43,7 +43,12 @@ class FailoverSystemTest {
 
     @BeforeAll
     static void start() throws IOException {
-        cluster = JournalCluster.start("failover", "two-disks");
+        startCluster("failover", "two-disks");
+    }
+
+    /** Starts the primary and two replicas under {@code policy}, every node's key authorized on every node. */
+    static void startCluster(String name, String policy) throws IOException {
+        cluster = JournalCluster.start(name, policy);
         r1 = cluster.addReplica(true);
         r2 = cluster.addReplica(true);
         for (TandemNode on : List.of(r1, r2)) {

@@ -22,8 +22,9 @@ public interface Keyspace {
      * Applies one journaled write at {@code sequence} with "now" = {@code timestampNs}, and records
      * {@code sequence} as applied in the same RocksDB batch as its effects. The effects of every apply (this one,
      * {@link #applyTransaction}, {@link #tick}, {@link #advance}) are visible to the calls that follow at once, and to
-     * other threads and on disk from the next {@link #commit}, which the caller makes once per round of applies (the
-     * store may commit earlier, when a round grows large).
+     * other threads and on disk from the next {@link #commit}, which only the caller makes, once per round of applies
+     * and only when its journal holds them durably: the store never writes on its own what a journal may still lose.
+     * Closing the store drops what was not committed (the journal replays it).
      *
      * @param args the command: name and arguments, arity already checked
      */

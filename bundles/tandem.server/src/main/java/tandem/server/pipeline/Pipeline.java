@@ -59,6 +59,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     /** The round's replies, one task per event loop. Logic thread only. */
     private final Outbound outbound = new Outbound();
     private static final int MAX_ROUND = 4096;
+    /** A replay writes the store every this many entries: a long replay holds no more than that in memory. */
+    private static final int REPLAY_COMMIT_ENTRIES = 4096;
     private static final long TICK_INTERVAL_NS = 100_000_000L;
     private static final long PURGE_INTERVAL_NS = 10_000_000_000L;
     private static final Object CLOSED = new Object();
@@ -698,7 +700,9 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                         } else {
                             applyEntry(sequence, timestampNs, tag, payload, discard);
                         }
-                        count[0]++;
+                        if (++count[0] % REPLAY_COMMIT_ENTRIES == 0) {
+                            commitRound(); // every replayed entry is durable: the store's batch stays bounded
+                        }
                         return applyFailure == null; // a failed entry stops the replay: nothing after it applies
                     }
 
@@ -891,7 +895,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      */
     private void commitRound() {
         Keyspace k = keyspace;
-        if (k == null || applyFailure != null) {
+        Journal j = journal;
+        if (k == null || j == null || applyFailure != null) {
+            return;
+        }
+        if (j.durableSequence() < k.appliedSequence()) {
+            // under ram, entries a replica holds are applied before this journal's fsync: the store writes nothing
+            // that this journal may still lose (a crash would leave the store ahead of its journal); a later round
+            // writes them once they are durable
             return;
         }
         guarded(k.appliedSequence() + 1, "not begun: the store could not write the entries applied before it",
@@ -1385,17 +1396,20 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 failHead(applyFailure.error(p.sequence())); // journaled, but nothing after the failed entry applies
                 continue;
             }
-            if (p.sequence() > 0 && journal.durableSequence() < p.sequence()) {
+            if (p.sequence() > 0 && journal.durableSequence() < p.sequence()
+                    && !gate.heldInMemory(p.sequence())) {
                 String stopped = stoppedReason;
                 if (stopped != null) {
                     failHead(journalStopped(stopped));
                     continue;
                 }
                 // not durable yet: the journal thread posts an event when it is, and meanwhile this thread
-                // sequences whatever arrives, so that it joins the next fsync
+                // sequences whatever arrives, so that it joins the next fsync; under ram a replica that holds it
+                // in memory releases it first, and its acknowledgement wakes this thread
                 awaitedSequence = p.sequence();
-                if (journal.durableSequence() >= p.sequence()) {
-                    continue; // became durable meanwhile: its event may have gone by before the wait was set
+                if (journal.durableSequence() >= p.sequence()
+                        || gate.ram() && gate.await(p.sequence(), journal.durableSequence())) {
+                    continue; // released meanwhile: its event may have gone by before the wait was set
                 }
                 return;
             }

@@ -6,9 +6,12 @@ import tandem.api.replication.ReplicationHub;
 /**
  * The replicas' acknowledgements and the ack policy: how far writes may be answered.
  *
- * <p>A write is applied once the primary's own journal holds it durably (so that a restarted store replays exactly
- * what was applied), and its answer is sent once its policy holds: {@code disk} needs nothing more; {@code disk+ram}
- * and {@code ram} need a replica that holds it in memory; {@code two-disks} a replica that made it durable. With too
+ * <p>A write is applied once the primary's own journal holds it durably, or, under {@code ram}, once a replica
+ * holds it in memory (the store writes it to RocksDB only once it is durable here, so that a restarted store is
+ * never ahead of its journal). Its answer is sent once its policy holds: {@code disk} needs the primary's journal;
+ * {@code disk+ram} that and a replica that holds it in memory; {@code ram} only a replica that holds it in memory
+ * (the primary's group commit continues behind it); {@code two-disks} the primary's journal and a replica that
+ * made it durable. With too
  * few replicas the answer waits; the gate never weakens the policy, and it never fails a write that was journaled.
  * Other clients are served meanwhile and, as in Redis before {@code WAIT} returns, may read the write.
  *
@@ -168,7 +171,7 @@ public final class ResponseGate {
         return n;
     }
 
-    /** @return the last sequence that may be applied and answered, given the primary's durable sequence */
+    /** @return the last sequence that may be answered, given the primary's durable sequence */
     long released(long localDurable) {
         AckPolicy p = policy;
         if (!p.needsReplica()) {
@@ -180,7 +183,28 @@ public final class ResponseGate {
                 best = Math.max(best, p == AckPolicy.TWO_DISKS ? s.acked : s.inMemory);
             }
         }
-        return Math.min(localDurable, best);
+        return p == AckPolicy.RAM ? best : Math.min(localDurable, best);
+    }
+
+    /** @return true under {@code ram} */
+    boolean ram() {
+        return policy == AckPolicy.RAM;
+    }
+
+    /**
+     * @return true when, under {@code ram}, a replica holds {@code sequence} in memory: it may be applied before the
+     *         primary's own journal makes it durable
+     */
+    boolean heldInMemory(long sequence) {
+        if (policy != AckPolicy.RAM) {
+            return false;
+        }
+        for (Slot s : slots) {
+            if (s != null && s.countsForPolicy() && s.inMemory >= sequence) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -541,6 +541,31 @@ class PipelineTest {
     }
 
     @Test
+    void ramIsAnsweredOnceAReplicaHoldsTheWriteInMemoryBeforeTheLocalFsyncAndTheStoreWritesItOnlyOnceDurable() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.gate().policy(tandem.api.replication.AckPolicy.RAM);
+        var slot = pipeline.gate().attach("r1", "journal", "127.0.0.1:1");
+        slot.seed(0);
+        journal.holdDurability(true); // the primary's fsync has not returned
+        Client c = new Client(1);
+        c.send("INCR", "n");
+        await("the write is journaled", () -> journal.lastSequence() == 1);
+        assertThat(c.received.toString()).as("no replica holds it yet").isEmpty();
+        slot.ack(1, 0); // the replica holds entry 1 in memory
+        c.awaitReplies(":1\r\n");
+        assertThat(journal.durableSequence()).as("answered before the primary's own fsync").isZero();
+        assertThat(keyspace.appliedSequence()).isEqualTo(1);
+        assertThat(keyspace.committed).as("the store writes nothing the journal may still lose").isZero();
+        c.send("GET", "n");
+        c.awaitReplies(":1\r\n$1\r\n1\r\n");
+        journal.holdDurability(false); // the group commit continues behind it
+        await("the store writes it once it is durable", () -> keyspace.committed == 1);
+
+        slot.detach();
+    }
+
+    @Test
     void aFollowerRefusesClientWritesButServesReads() {
         pipeline.journal(journal);
         pipeline.keyspace(keyspace);
@@ -1039,9 +1064,12 @@ class PipelineTest {
             origin = null;
         }
 
+        /** The applied sequence at the last commit: what a real store would have written to disk. */
+        volatile long committed;
+
         @Override
         public void commit() {
-            // applies are visible at once here
+            committed = applied; // applies are visible at once here; the test sees what would reach the disk
         }
 
         @Override

@@ -74,6 +74,7 @@ class CheckpointComponentTest {
         for (int i = 1; i <= n; i++) {
             k.apply(i, 1_700_000_000_000_000_000L, new byte[][] {b("SET"), b("key" + i), b("value-" + i)}, DISCARD);
         }
+        k.commit(); // as the pipeline does once its journal holds them
     }
 
     private static byte[] b(String s) {

@@ -131,6 +131,7 @@ final class Nodes {
                 store.advance(sequence);
             }
         });
+        store.commit(); // every entry read was durable
     }
 
     static AuthComponent auth(Path home) {

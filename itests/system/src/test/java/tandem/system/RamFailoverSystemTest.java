@@ -1,20 +1,21 @@
 package tandem.system;
 
-import java.io.IOException;
-
-import org.junit.jupiter.api.BeforeAll;
-
 /**
- * {@link FailoverSystemTest}'s runbook under {@code ram}: a write is answered once a replica holds it in memory,
- * before the primary's own {@code fdatasync}, so the primary applies writes its journal may still lose. After
- * {@code kill -9} of the primary, the most advanced replica promoted holds every acknowledged write, the other replica
- * continues from it, and the old primary — whose store never wrote what its journal had not made durable — comes up
- * fenced and rejoins as a replica.
+ * {@link FailoverRunbook} under {@code ram}: a write is answered once a replica holds it in memory, before the
+ * primary's own {@code fdatasync}, so the primary applies writes its journal may still lose. After {@code kill -9} of
+ * the primary, the most advanced replica promoted holds every acknowledged write, the other replica continues from
+ * it, and the old primary — whose store never wrote what its journal had not made durable — comes up fenced and
+ * rejoins as a replica.
  */
-class RamFailoverSystemTest extends FailoverSystemTest {
+class RamFailoverSystemTest extends FailoverRunbook {
 
-    @BeforeAll
-    static void start() throws IOException {
-        startCluster("failover-ram", "ram");
+    @Override
+    String policy() {
+        return "ram";
+    }
+
+    @Override
+    String name() {
+        return "failover-ram";
     }
 }

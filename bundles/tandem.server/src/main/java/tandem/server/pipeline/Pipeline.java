@@ -686,13 +686,18 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         long started = System.nanoTime();
         Reply discard = new DiscardingReply();
+        // pending writes are merged in at their own entries (a primary's, after a service came back); on a replica
+        // that pends only reads, each came once the entries it follows were durable, so it runs after them all
+        boolean merge = upstream == null || pending.stream().anyMatch(p -> p.sequence() > 0);
         long[] count = {0};
         if (applied < last) {
             try {
                 journal.read(applied, new EntryVisitor() {
                     @Override
                     public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
-                        runPendingBefore(sequence);
+                        if (merge) {
+                            runPendingBefore(sequence);
+                        }
                         Pending head = pending.peek();
                         if (head != null && head.sequence() == sequence) {
                             pending.poll();

@@ -252,7 +252,9 @@ class PipelineTest {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("entry 2 (BOOM)");
     }
 
-    @Test
+    // repeated: its first GET on a replica raced the replay (which ran pending reads before the entries they came
+    // after) about once in sixteen runs; fifty runs catch that with 95 % odds in about three seconds
+    @org.junit.jupiter.api.RepeatedTest(50)
     void anInstalledStoreAnswersLoadingAndAppliesNothingUntilTheJournalHoldsItsHistory() throws Exception {
         pipeline.journal(journal);
         pipeline.keyspace(keyspace);

@@ -120,8 +120,6 @@ final class RocksKeyspace implements AutoCloseable {
     private final ScanCursors cursors;
     private final KeyIndex index = new KeyIndex();
     private final Tx tx;
-
-
     private final ReentrantReadWriteLock life = new ReentrantReadWriteLock();
     private final Object flushLock = new Object();
 
@@ -202,14 +200,7 @@ final class RocksKeyspace implements AutoCloseable {
         try (RocksIterator it = db.newIterator(keys, readOptions)) {
             for (it.seekToFirst(); it.isValid(); it.next()) {
                 byte[] key = it.key();
-                byte[] v = it.value();
-                int typeByte = v[0] & 0xff;
-                long expiry = ByteBuffer.wrap(v, 1, 8).getLong();
-                boolean hash = (typeByte & Tx.TYPE_MASK) == Tx.HASH;
-                long count = hash ? ByteBuffer.wrap(v, 9, 8).getLong() : 0;
-                byte[] value = !hash && v.length - 9 <= KeyIndex.INLINE_VALUE
-                        ? java.util.Arrays.copyOfRange(v, 9, v.length) : null;
-                index.put(new KeyIndex.Entry(key, index.hash(key), v[0], expiry, count, value));
+                index.put(Tx.indexEntry(index, key, it.value()));
             }
         }
     }
@@ -719,7 +710,7 @@ final class RocksKeyspace implements AutoCloseable {
         }
     }
 
-    /** One apply succeeded: its effects join the round, and the round is written when it has grown large. */
+    /** One apply succeeded: its effects join the round, which the caller's {@link #commit} writes. */
     private void applied(long sequence) {
         tx.keepWrites();
         keyCount += tx.keyDelta;

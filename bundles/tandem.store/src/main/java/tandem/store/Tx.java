@@ -573,6 +573,17 @@ final class Tx {
         return new Rec(type, flags, expiry, Arrays.copyOfRange(v, 9, v.length), 0);
     }
 
+    /** The index entry of a stored key record: its header, and its value when the record is a short string. */
+    static KeyIndex.Entry indexEntry(KeyIndex index, byte[] key, byte[] v) {
+        ByteBuffer b = ByteBuffer.wrap(v);
+        byte typeByte = b.get();
+        long expiry = b.getLong();
+        boolean hash = (typeByte & TYPE_MASK) == HASH;
+        long count = hash ? b.getLong() : 0;
+        byte[] value = !hash && v.length - 9 <= KeyIndex.INLINE_VALUE ? Arrays.copyOfRange(v, 9, v.length) : null;
+        return new KeyIndex.Entry(key, index.hash(key), typeByte, expiry, count, value);
+    }
+
     /** A key record's type, flags and deadline without its value (enough to delete the key). */
     static Rec header(byte[] v) {
         ByteBuffer b = ByteBuffer.wrap(v);

@@ -201,6 +201,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final MinReplicasAdmission minReplicas = new MinReplicasAdmission();
     /** Every provider consulted before a write is sequenced, highest ranking first (copy on write). */
     private volatile List<Ranked> admissions = List.of(new Ranked(minReplicas, Integer.MAX_VALUE, 0));
+    /** How many providers were ever added: the order among equal rankings. Guarded by {@code this}. */
+    private long admissionOrder;
     /** Providers whose failure was logged already: one line each, not one per write. */
     private final java.util.Set<WriteAdmission> admissionFailuresLogged = ConcurrentHashMap.newKeySet();
     private final WriteAdmission.Replicas replicaView = lag -> gate.good(journal.durableSequence(), lag);
@@ -386,8 +388,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
 
     private record Ranked(WriteAdmission admission, int ranking, long order) {
     }
-
-    private long admissionOrder;
 
     /**
      * Adds a write-admission provider, consulted before every write is sequenced from the next one on; among equal

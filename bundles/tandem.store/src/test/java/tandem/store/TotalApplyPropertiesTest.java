@@ -96,6 +96,14 @@ class TotalApplyPropertiesTest {
         }
         RespRecorder atItsTurn = new RespRecorder();
         h.ks.refuse(h.nowNs(), args, atItsTurn);
+        if (refused.equals(CommandError.TOO_LONG) && StringCommands.MAX_BUILD < StringCommands.MAX_STRING
+                && !atItsTurn.escaped().startsWith("-WRONGTYPE")) {
+            // the node's own bound (a quarter of this test JVM's heap, under Redis' 512 MiB): a primary refuses to
+            // build such a string, but a journaled one applies, so applying may succeed here; not tried, it would
+            // build the string
+            assertThat(atItsTurn.escaped()).isEqualTo("-" + refused + "\r\n");
+            return;
+        }
         byte[] before = h.ks.digest();
         RespRecorder applied = new RespRecorder();
         h.ks.apply(++h.seq, h.nowNs(), args, applied);

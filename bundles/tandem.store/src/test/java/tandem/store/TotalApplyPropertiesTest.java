@@ -101,7 +101,7 @@ class TotalApplyPropertiesTest {
             // the node's own bound (a quarter of this test JVM's heap, under Redis' 512 MiB): a primary refuses to
             // build such a string, but a journaled one applies, so applying may succeed here; not tried, it would
             // build the string
-            assertThat(atItsTurn.escaped()).isEqualTo("-" + refused + "\r\n");
+            assertThat(atItsTurn.escaped()).isEqualTo("-" + refused + "\\r\\n");
             return;
         }
         byte[] before = h.ks.digest();

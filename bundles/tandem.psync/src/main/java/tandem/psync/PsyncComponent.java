@@ -43,7 +43,6 @@ import tandem.api.replication.ReplicationControl;
 import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
-import tandem.api.server.ServerStatus;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
 import tandem.protocol.command.KeyHash;
@@ -106,7 +105,6 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     private final BundleContext context;
     private final Journal journal;
     private final ReplicationHub hub;
-    private final ServerStatus server;
     private final ConfigurationAdmin configAdmin;
     private final List<PrimaryStream> streams = new CopyOnWriteArrayList<>();
     private final AtomicLong syncFull = new AtomicLong();
@@ -138,12 +136,11 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
 
     @Activate
     public PsyncComponent(Config config, BundleContext context, @Reference Journal journal,
-            @Reference ReplicationHub hub, @Reference ServerStatus server, @Reference ConfigurationAdmin configAdmin)
+            @Reference ReplicationHub hub, @Reference ConfigurationAdmin configAdmin)
             throws IOException {
         this.context = context;
         this.journal = journal;
         this.hub = hub;
-        this.server = server;
         this.configAdmin = configAdmin;
         this.settings = PsyncSettings.of(config, context.getProperty("tandem.home"));
         this.identity = loadIdentity(settings.stateDirectory());
@@ -392,7 +389,8 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
                 + "to offset {2}), EpochBump at sequence {3}", next.replicationId(), next.secondaryId(),
                 Long.toString(offset), Long.toString(bump));
         return "promoted: primary with replication id " + next.replicationId() + "; replicas of the former primary "
-                + "continue with REPLICAOF " + server.bindAddress() + " " + server.port();
+                + "continue with REPLICAOF " + (hub.frontend() == null ? "<this node's RESP address>"
+                : hub.frontend().bindAddress() + " " + hub.frontend().port());
     }
 
     @Override
@@ -431,7 +429,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
             }
         }
         return new ReplicationStatus("psync", hub.upstream() == null ? "primary" : "replica", null, id.epoch(),
-                server.bindAddress() + ":" + server.port(), null, replicas, null, psync);
+                respAddress(), null, replicas, null, psync);
     }
 
     // ---- contexts ---------------------------------------------------------------------------------------------
@@ -488,7 +486,14 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
 
     @Override
     public int listeningPort() {
-        return server.port();
+        tandem.api.server.ServerStatus server = hub.frontend();
+        return server == null ? -1 : server.port();
+    }
+
+    /** @return {@code bind:port} of this node's RESP listener, or {@code ?:-1} while the server is not attached */
+    private String respAddress() {
+        tandem.api.server.ServerStatus server = hub.frontend();
+        return server == null ? "?:-1" : server.bindAddress() + ":" + server.port();
     }
 
     @Override

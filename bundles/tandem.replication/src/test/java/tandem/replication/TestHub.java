@@ -81,6 +81,11 @@ final class TestHub implements ReplicationHub {
     }
 
     @Override
+    public tandem.api.server.ServerStatus frontend() {
+        return null;
+    }
+
+    @Override
     public long appliedSequence() {
         return appended;
     }

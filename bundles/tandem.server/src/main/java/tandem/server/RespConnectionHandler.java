@@ -45,6 +45,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         connection = new Connection(ctx.channel(), session, table, server);
+        sink.opened(connection);
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -46,17 +47,14 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.CharsetUtil;
-import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
+import tandem.api.node.Node;
 import tandem.api.replication.AckPolicy;
 import tandem.api.replication.PsyncService;
 import tandem.api.replication.ReplicationControl;
-import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.server.ClientInfo;
-import tandem.api.server.WriteAdmission;
-import tandem.api.store.Keyspace;
 import tandem.api.store.StoreStatus;
 import tandem.api.server.ServerStatus;
 import tandem.server.command.ClientSession;
@@ -66,20 +64,25 @@ import tandem.server.command.Commands;
 import tandem.server.command.KeyspaceCommands;
 import tandem.server.command.RedisConfig;
 import tandem.server.command.ServerContext;
-import tandem.server.pipeline.Pipeline;
+import tandem.server.pipeline.InboundBudget;
+import tandem.server.pipeline.NodeFrontend;
+import tandem.server.pipeline.NodeSink;
 import tandem.server.resp.RespRequestDecoder;
 
 /**
  * The RESP listener: accepts clients, frames their requests and answers them.
  *
+ * <p>Requests are executed by the node core ({@link Node}); this component owns connections, RESP, the command
+ * table and {@code CONFIG}. It references the node core and the replication protocols; none references it but
+ * for status, so the services form no cycle.
+ *
  * <p>Port and bind address change live through {@link #modified}: the new listener is bound before the old one is
  * closed, and connected clients stay connected. An invalid change is refused with a logged reason and the running
  * configuration stays.
  */
-@Component(service = {ServerStatus.class, ReplicationHub.class}, immediate = true,
-        configurationPid = ServerSettings.PID)
+@Component(service = ServerStatus.class, immediate = true, configurationPid = ServerSettings.PID)
 @Designate(ocd = RespServer.Config.class)
-public final class RespServer implements ServerContext, ReplicationHub {
+public final class RespServer implements ServerContext {
 
     private static final Logger LOG = System.getLogger("tandem.server");
 
@@ -112,10 +115,6 @@ public final class RespServer implements ServerContext, ReplicationHub {
         @AttributeDefinition(description = "Number of I/O threads serving connections (1..64). Read when the "
                 + "component activates.")
         int io_threads() default 2;
-
-        @AttributeDefinition(description = "How long, in milliseconds, a command waits for the journal or the store "
-                + "while its bundle restarts before it is refused (100..600000). Read when the component activates.")
-        int pause_max_ms() default 10000;
 
         @AttributeDefinition(description = "Password every connection must present with AUTH (or HELLO ... AUTH) "
                 + "before any other command; empty: none. Applies live to commands that follow (Redis' "
@@ -150,8 +149,10 @@ public final class RespServer implements ServerContext, ReplicationHub {
         long stall_warn_ms() default 1000;
     }
 
-    private final Pipeline pipeline;
+    private final Node node;
     private final CommandMonitor monitor = new CommandMonitor();
+    private final NodeFrontend frontend;
+    private final NodeSink sink;
     private final CommandTable table;
     private final RedisConfig config = new RedisConfig(new RedisConfig.Owner() {
         @Override
@@ -176,35 +177,23 @@ public final class RespServer implements ServerContext, ReplicationHub {
     private final Class<? extends ServerChannel> channelClass;
 
     private volatile ServerSettings settings;
-    private volatile Journal boundJournal;
-    private volatile Keyspace boundKeyspace;
     private volatile Channel listener;
-    private final BundleContext context;
-    private final LazyServices<ReplicationStatusSource> replicationSources;
-    private final LazyServices<ReplicationControl> replicationControls;
-    private final LazyServices<PsyncService> psyncServices;
-    private volatile String upstreamProtocol;
+    private final List<ReplicationStatusSource> replicationSources = new CopyOnWriteArrayList<>();
+    private final List<ReplicationControl> replicationControls = new CopyOnWriteArrayList<>();
+    private volatile PsyncService psync;
 
     private record Connection(Channel channel, ClientSession session) {
     }
 
     @Activate
-    public RespServer(Config config, BundleContext context) {
+    public RespServer(Config config, BundleContext context, @Reference Node node) {
         ServerSettings s = ServerSettings.of(config);
         this.version = context.getBundle().getVersion().toString();
-        this.pipeline = new Pipeline(s.pauseMaxMs(), monitor);
-        this.context = context;
-        this.replicationSources = new LazyServices<>(context, ReplicationStatusSource.class);
-        this.replicationControls = new LazyServices<>(context, ReplicationControl.class);
-        this.psyncServices = new LazyServices<>(context, PsyncService.class);
-        String[] primary = configuredPrimary(context);
-        if (primary != null) {
-            // before the listener opens: a replica never journals a client's write, not even at its start
-            pipeline.follow(primary[0]);
-            upstreamProtocol = primary[1];
-            LOG.log(Level.INFO, "following {0} ({1}): client writes are refused", primary[0], primary[1]);
-        }
-        this.table = Commands.table().with(() -> KeyspaceCommands.specs(pipeline.keyspaceCommands()));
+        this.node = node;
+        this.table = Commands.table().with(() -> KeyspaceCommands.specs(node.commands()));
+        this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, table, this::keyspaceCommand, this);
+        this.sink = new NodeSink(node::open, frontend, () -> settings.requirePass());
+        node.attach(frontend);
         boolean epoll = switch (s.transport()) {
             case "epoll" -> {
                 Epoll.ensureAvailability();
@@ -301,11 +290,20 @@ public final class RespServer implements ServerContext, ReplicationHub {
                 m.latencyTrackingInfoPercentiles().stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    /** Makes {@code next} the running configuration, with what the pipeline enforces of it. */
+    /** Makes {@code next} the running configuration, with what the node core enforces of it. */
     private void apply(ServerSettings next) {
         settings = next;
-        pipeline.requirePass(next.requirePass());
-        pipeline.minReplicasToWrite(next.minReplicasToWrite(), next.minReplicasTimeoutMs());
+        node.minReplicasToWrite(next.minReplicasToWrite(), next.minReplicasTimeoutMs());
+    }
+
+    /** @return the keyspace command named {@code name} (lower case), or null */
+    private tandem.api.store.CommandDescriptor keyspaceCommand(String name) {
+        for (tandem.api.store.CommandDescriptor d : node.commands()) {
+            if (d.name().equals(name)) {
+                return d;
+            }
+        }
+        return null;
     }
 
     private void rebind(ServerSettings next) {
@@ -369,21 +367,18 @@ public final class RespServer implements ServerContext, ReplicationHub {
         ch.closeFuture().addListener(f -> connections.remove(session.id()));
         ch.pipeline()
                 .addLast("resp-decoder", new RespRequestDecoder(() -> settings.maxRequestSize()))
-                .addLast("resp-handler", new RespConnectionHandler(session, table, this, pipeline));
+                .addLast("resp-handler", new RespConnectionHandler(session, table, this, sink));
     }
 
     @Deactivate
     void deactivate() {
-        replicationSources.close();
-        replicationControls.close();
-        psyncServices.close();
         Channel l = listener;
         if (l != null) {
             l.close().syncUninterruptibly();
         }
         connections.values().forEach(c -> c.channel().close());
         shutdownGroups();
-        pipeline.close();
+        node.detach(frontend);
         monitor.close();
         LOG.log(Level.INFO, "RESP server stopped");
     }
@@ -454,76 +449,62 @@ public final class RespServer implements ServerContext, ReplicationHub {
         return true;
     }
 
+    /** Every replication protocol's status, for {@code INFO replication}. */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void bindReplicationStatus(ReplicationStatusSource source) {
+        replicationSources.add(source);
+    }
+
+    void unbindReplicationStatus(ReplicationStatusSource source) {
+        replicationSources.remove(source);
+    }
+
+    /** Every replication protocol's operator actions ({@code REPLICAOF}, {@code FAILOVER}). */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void bindReplicationControl(ReplicationControl control) {
+        replicationControls.add(control);
+    }
+
+    void unbindReplicationControl(ReplicationControl control) {
+        replicationControls.remove(control);
+    }
+
+    /** The psync protocol's primary side, which a {@code PSYNC} connection is handed to. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindJournal(Journal journal) {
-        boundJournal = journal;
-        pipeline.journal(journal);
+    void bindPsync(PsyncService service) {
+        psync = service;
     }
 
-    void unbindJournal(Journal journal) {
-        if (boundJournal == journal) {
-            boundJournal = null;
-            pipeline.journal(null); // returns once the logic thread no longer uses it
+    void unbindPsync(PsyncService service) {
+        if (psync == service) {
+            psync = null;
         }
-    }
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindKeyspace(Keyspace keyspace) {
-        boundKeyspace = keyspace;
-        pipeline.keyspace(keyspace);
-    }
-
-    void unbindKeyspace(Keyspace keyspace) {
-        if (boundKeyspace == keyspace) {
-            boundKeyspace = null;
-            pipeline.keyspace(null);
-        }
-    }
-
-    /**
-     * Every {@link WriteAdmission} service is asked before a write is sequenced, after the node's own
-     * min-replicas-to-write and then by service ranking; one that comes or goes applies from the next write on.
-     */
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindAdmission(WriteAdmission admission, Map<String, Object> properties) {
-        Object ranking = properties.get(org.osgi.framework.Constants.SERVICE_RANKING);
-        pipeline.addAdmission(admission, ranking instanceof Integer r ? r : 0);
-        LOG.log(Level.INFO, "write admission: {0} is consulted before every write", admission.getClass().getName());
-    }
-
-    void unbindAdmission(WriteAdmission admission) {
-        pipeline.removeAdmission(admission);
-        LOG.log(Level.INFO, "write admission: {0} is no longer consulted", admission.getClass().getName());
     }
 
     @Override
     public JournalStatus journalStatus() {
-        Journal j = boundJournal;
-        return j == null ? null : j.status();
+        return node.journalStatus();
     }
 
     @Override
     public StoreStatus storeStatus() {
-        Keyspace k = boundKeyspace;
-        return k == null ? null : k.status();
+        return node.storeStatus();
     }
 
     @Override
     public String applyStopped() {
-        return pipeline.applyStopped();
+        return node.applyStopped();
     }
 
     @Override
     public int blockedClients() {
-        return pipeline.blockedClients();
+        return node.blockedClients();
     }
 
     @Override
     public boolean loading() {
-        return pipeline.loading();
+        return node.loading();
     }
 
     @Override
@@ -577,7 +558,7 @@ public final class RespServer implements ServerContext, ReplicationHub {
             case "io-threads" -> Integer.toString(s.ioThreads());
             case "dir" -> bytes(System.getProperty("user.dir"));
             case "replicaof" -> {
-                String upstream = pipeline.upstream();
+                String upstream = node.upstream();
                 int colon = upstream == null ? -1 : upstream.lastIndexOf(':');
                 yield colon < 0 ? "" : upstream.substring(0, colon) + " " + upstream.substring(colon + 1);
             }
@@ -622,88 +603,19 @@ public final class RespServer implements ServerContext, ReplicationHub {
 
     // ---- replication ------------------------------------------------------------------------------------------
 
-    /**
-     * The primary this node follows, from ConfigurationAdmin — the journal protocol's {@code primary} or the psync
-     * protocol's {@code replicaof} — read directly (ConfigurationAdmin persists them under {@code data/config}) so
-     * that the role is known before any client connects, whatever the order in which bundles start.
-     *
-     * @return {address, protocol}, or null
-     */
-    private static String[] configuredPrimary(BundleContext context) {
-        try {
-            org.osgi.framework.ServiceReference<org.osgi.service.cm.ConfigurationAdmin> ref =
-                    context.getServiceReference(org.osgi.service.cm.ConfigurationAdmin.class);
-            if (ref == null) {
-                return null;
-            }
-            org.osgi.service.cm.ConfigurationAdmin cm = context.getService(ref);
-            try {
-                if (cm == null) {
-                    return null;
-                }
-                String journal = property(cm, "tandem.replication", "primary");
-                if (journal != null) {
-                    return new String[] {journal, "journal"};
-                }
-                String psync = property(cm, "tandem.psync", "replicaof");
-                return psync == null ? null : new String[] {psync, "psync"};
-            } finally {
-                context.ungetService(ref);
-            }
-        } catch (Exception | NoClassDefFoundError e) {
-            LOG.log(Level.WARNING, "cannot read the replication role from ConfigurationAdmin: {0}", e.toString());
-            return null;
-        }
-    }
-
-    private static String property(org.osgi.service.cm.ConfigurationAdmin cm, String pid, String key)
-            throws Exception {
-        org.osgi.service.cm.Configuration[] found = cm.listConfigurations("(service.pid=" + pid + ")");
-        if (found == null || found[0].getProperties() == null) {
-            return null;
-        }
-        Object value = found[0].getProperties().get(key);
-        return value == null || value.toString().isBlank() ? null : value.toString().trim();
-    }
-
-    @Override
-    public ReplicaSlot attach(String id, String protocol, String address) {
-        return pipeline.gate().attach(id, protocol, address);
-    }
-
-    @Override
-    public ReplicaSlot attach(String id, String protocol, String address, Runnable requestAck) {
-        return pipeline.gate().attach(id, protocol, address, requestAck);
-    }
-
-    @Override
-    public void ackPolicy(AckPolicy policy) {
-        pipeline.gate().policy(policy);
-    }
-
     @Override
     public AckPolicy ackPolicy() {
-        return pipeline.gate().policy();
-    }
-
-    @Override
-    public void follow(String upstream, String protocol) {
-        if (!java.util.Objects.equals(upstream, pipeline.upstream())) {
-            LOG.log(Level.INFO, upstream == null ? "this node is a primary: client writes are accepted"
-                    : "following " + upstream + " (" + protocol + "): client writes are refused");
-        }
-        upstreamProtocol = upstream == null ? null : protocol;
-        pipeline.follow(upstream);
+        return node.ackPolicy();
     }
 
     @Override
     public String upstream() {
-        return pipeline.upstream();
+        return node.upstream();
     }
 
     @Override
     public String upstreamProtocol() {
-        return pipeline.upstream() == null ? null : upstreamProtocol;
+        return node.upstreamProtocol();
     }
 
     @Override
@@ -713,13 +625,12 @@ public final class RespServer implements ServerContext, ReplicationHub {
 
     @Override
     public PsyncService psyncService() {
-        List<PsyncService> all = psyncServices.all();
-        return all.isEmpty() ? null : all.get(0);
+        return psync;
     }
 
     @Override
     public ReplicationControl replicationControl(String protocol) {
-        for (ReplicationControl c : replicationControls.all()) {
+        for (ReplicationControl c : replicationControls) {
             if (c.protocol().equals(protocol)) {
                 return c;
             }
@@ -729,68 +640,18 @@ public final class RespServer implements ServerContext, ReplicationHub {
 
     @Override
     public long backlogStart() {
-        Journal j = boundJournal;
-        if (j == null) {
-            return 0;
-        }
-        List<tandem.api.journal.SegmentInfo> segments = j.segments();
-        return segments.isEmpty() ? 0 : segments.get(0).replicationOffset();
+        return node.backlogStart();
     }
 
     @Override
     public long offsetAfter(long sequence) {
-        Journal j = boundJournal;
-        if (j == null || sequence < 0) {
-            return -1;
-        }
-        return sequence == 0 ? 0 : j.offsetAfter(sequence);
-    }
-
-    @Override
-    public void appended(long sequence) {
-        pipeline.appended(sequence);
-    }
-
-    @Override
-    public long appliedSequence() {
-        return pipeline.appliedSequence();
-    }
-
-    @Override
-    public long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
-        return pipeline.install(checkpoint, sequence, chain);
-    }
-
-    @Override
-    public long lead(long epoch) throws InterruptedException {
-        long sequence = pipeline.lead(epoch);
-        LOG.log(Level.INFO, "this node is a primary now, at epoch {0} (EpochBump at sequence {1}): client writes "
-                + "are accepted", epoch, sequence);
-        return sequence;
-    }
-
-    @Override
-    public void fence(String error) {
-        String was = pipeline.fence();
-        pipeline.fence(error);
-        if (!java.util.Objects.equals(was, error)) {
-            if (error == null) {
-                LOG.log(Level.WARNING, "the fence is lifted: client writes are accepted");
-            } else {
-                LOG.log(Level.WARNING, "fenced: client writes are refused with -{0}", error);
-            }
-        }
-    }
-
-    @Override
-    public String fence() {
-        return pipeline.fence();
+        return node.offsetAfter(sequence);
     }
 
     @Override
     public List<ReplicationStatus> replicationStatuses() {
         List<ReplicationStatus> out = new ArrayList<>();
-        for (ReplicationStatusSource source : replicationSources.all()) {
+        for (ReplicationStatusSource source : replicationSources) {
             try {
                 out.add(source.replicationStatus());
             } catch (RuntimeException e) {

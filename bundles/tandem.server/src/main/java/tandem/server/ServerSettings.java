@@ -8,7 +8,7 @@ import java.util.Locale;
  * who mistypes {@code etc/tandem.server.cfg} reads which line is wrong.
  */
 record ServerSettings(int port, String bind, InetAddress bindAddress, int maxClients, int maxRequestSize,
-        String transport, int ioThreads, int pauseMaxMs, String requirePass, int minReplicasToWrite,
+        String transport, int ioThreads, String requirePass, int minReplicasToWrite,
         long minReplicasTimeoutMs) {
 
     static final String PID = "tandem.server";
@@ -25,35 +25,34 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
             throw invalid("transport", c.transport(), "must be auto, epoll or nio");
         }
         int ioThreads = range("io.threads", c.io_threads(), 1, 64);
-        int pauseMaxMs = range("pause.max.ms", c.pause_max_ms(), 100, 600_000);
         String pass = c.requirepass() == null || c.requirepass().isEmpty() ? null : c.requirepass();
         int minReplicas = range("min.replicas.to.write", c.min_replicas_to_write(), 0, 2);
         long timeout = c.min_replicas_timeout_ms();
         if (timeout < 0 || timeout > 86_400_000L) {
             throw invalid("min.replicas.timeout.ms", Long.toString(timeout), "must be between 0 and 86400000");
         }
-        return new ServerSettings(port, bind, address, maxClients, maxRequest, transport, ioThreads, pauseMaxMs,
+        return new ServerSettings(port, bind, address, maxClients, maxRequest, transport, ioThreads,
                 pass, minReplicas, timeout);
     }
 
     ServerSettings withMaxClients(int value) {
-        return new ServerSettings(port, bind, bindAddress, value, maxRequestSize, transport, ioThreads, pauseMaxMs,
+        return new ServerSettings(port, bind, bindAddress, value, maxRequestSize, transport, ioThreads,
                 requirePass, minReplicasToWrite, minReplicasTimeoutMs);
     }
 
     ServerSettings withMaxRequestSize(int value) {
-        return new ServerSettings(port, bind, bindAddress, maxClients, value, transport, ioThreads, pauseMaxMs,
+        return new ServerSettings(port, bind, bindAddress, maxClients, value, transport, ioThreads,
                 requirePass, minReplicasToWrite, minReplicasTimeoutMs);
     }
 
     ServerSettings withRequirePass(String value) {
         return new ServerSettings(port, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
-                pauseMaxMs, value == null || value.isEmpty() ? null : value, minReplicasToWrite, minReplicasTimeoutMs);
+                value == null || value.isEmpty() ? null : value, minReplicasToWrite, minReplicasTimeoutMs);
     }
 
     ServerSettings withMinReplicas(int replicas, long timeoutMs) {
         return new ServerSettings(port, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
-                pauseMaxMs, requirePass, replicas, timeoutMs);
+                requirePass, replicas, timeoutMs);
     }
 
     /** {@code requirepass} without the password, for logs. */

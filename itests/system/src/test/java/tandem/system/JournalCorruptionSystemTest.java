@@ -29,7 +29,7 @@ class JournalCorruptionSystemTest {
     @Test
     void aCorruptedArchiveIsNamedAndRefused() throws Exception {
         try (TandemNode node = TandemNode.start(TandemNode.newHome("corrupt"), TandemNode.freePort(), Map.of(),
-                "--config", "tandem.server:pause.max.ms=500")) {
+                "--config", "tandem.node:pause.max.ms=500")) {
             try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
                 for (int i = 0; i < 50; i++) {
                     jedis.set("before:" + i, "v" + i);

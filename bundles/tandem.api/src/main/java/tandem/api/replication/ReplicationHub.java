@@ -3,7 +3,7 @@ package tandem.api.replication;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * The node's side of replication, provided by the server. On a primary, replication protocols attach each replica
+ * The node's side of replication, provided by the node core. On a primary, replication protocols attach each replica
  * they serve and report its acknowledgements; the response gate answers a write once the ack policy holds for it
  * (counting the journal protocol's replicas), and {@code WAIT} counts the replicas of every protocol.
  * On a replica, the protocol switches the node to follow its primary: client writes are refused with
@@ -67,6 +67,12 @@ public interface ReplicationHub {
      * it applies them.
      */
     void appended(long sequence);
+
+    /**
+     * @return the RESP front end attached to the node (its address is what a psync replica announces and what status
+     *         reports), or null while none is attached
+     */
+    tandem.api.server.ServerStatus frontend();
 
     /** @return the last sequence applied to the keyspace */
     long appliedSequence();

@@ -6,6 +6,8 @@ import java.util.List;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import tandem.api.node.NodeClient;
+import tandem.api.node.NodeSession;
 import tandem.server.command.ClientSession;
 import tandem.server.command.CommandContext;
 import tandem.server.command.CommandTable;
@@ -13,13 +15,14 @@ import tandem.server.command.ServerContext;
 import tandem.server.resp.RespWriter;
 
 /**
- * One client connection as the pipeline sees it: its session, its transaction state, and the buffer its replies
- * collect in until the end of a round.
+ * One client connection: its session, the buffer its replies collect in until they are due, and its side of the
+ * node core ({@link NodeClient}).
  *
- * <p>Only the thread that executes the connection's commands touches it (the logic thread, or the event loop when
- * commands run inline); {@link #flush()} hands the collected replies to the channel, which is safe from any thread.
+ * <p>Only the thread that executes the connection's commands touches the reply buffer (the node's logic thread, or
+ * the event loop when commands run inline); {@link #flush()} hands the collected replies to the channel, which is
+ * safe from any thread.
  */
-public final class Connection implements CommandContext {
+public final class Connection implements CommandContext, NodeClient {
 
     private final Channel channel;
     private final ClientSession session;
@@ -39,38 +42,19 @@ public final class Connection implements CommandContext {
         return budgetPaused;
     }
 
-    /** Set when QUIT or a protocol error has been seen: nothing after it is executed or journaled. */
+    /** Set when QUIT or a protocol error has been seen by an inline sink: nothing after it is executed. */
     boolean ending;
 
-    /**
-     * The sequence of the last write whose reply is in the buffer: the buffer is sent only once the ack policy holds
-     * for it, so that this client's later replies stay behind it while other clients are served.
-     */
-    long gatedSequence;
-
-    /** The sequence of this connection's last write, what {@code WAIT} waits for. */
-    long lastWriteSequence;
-
-    /** Set from {@code WAIT} until it is answered: what the connection sends meanwhile waits in {@link #deferred}. */
-    Pipeline.Wait waiting;
-    /** Requests that arrived while the connection waited in {@code WAIT}, in order. */
-    final java.util.ArrayDeque<Object> deferred = new java.util.ArrayDeque<>();
-
-    /** Set while a command finishes on another thread ({@link #later}): what the connection sends meanwhile waits. */
-    boolean parked;
+    /** Set while a command finishes on another thread: what it leaves for that thread ({@link #later}). */
     private java.util.function.Supplier<String> later;
 
     /** The psync session this connection was handed to after {@code PSYNC}, or null for a client. */
     private volatile tandem.api.replication.PsyncSession psync;
 
-    /** Commands queued since MULTI, or null outside a transaction. */
-    List<byte[][]> transaction;
-    /** True when a queued command was refused: EXEC answers EXECABORT. */
-    boolean transactionFailed;
-    /** True when a watched key received a sequenced write since WATCH. */
-    boolean watchTouched;
-    /** The keys this connection watches, as the pipeline's watch registry knows them. */
-    final List<WatchRegistry.Key> watched = new ArrayList<>();
+    /** The node core's session of this connection, or null while it runs inline. */
+    private NodeSession node;
+    /** The front end that sends this connection's due replies, or null while it runs inline. */
+    private NodeFrontend frontend;
 
     public Connection(Channel channel, ClientSession session, CommandTable table, ServerContext server) {
         this.channel = channel;
@@ -83,8 +67,25 @@ public final class Connection implements CommandContext {
         }
     }
 
+    /** Connects this connection to the node core: its requests go to {@code session}. */
+    void node(NodeSession session, NodeFrontend front) {
+        this.node = session;
+        this.frontend = front;
+    }
+
+    /** @return the node core's session of this connection, or null */
+    NodeSession node() {
+        return node;
+    }
+
+    @Override
+    public long id() {
+        return session.id();
+    }
+
     /** @return how many error replies this connection has been written, for a command's failed calls */
-    long errorReplies() {
+    @Override
+    public long errorReplies() {
         return writer.errors();
     }
 
@@ -108,12 +109,14 @@ public final class Connection implements CommandContext {
     }
 
     /** @return where the reply written next begins, for {@link #resetReply} */
-    int replyMark() {
+    @Override
+    public int replyMark() {
         return out == null ? 0 : out.writerIndex();
     }
 
     /** Takes back what was written after {@code mark}: a reply begun by a request that then failed. */
-    void resetReply(int mark) {
+    @Override
+    public void resetReply(int mark) {
         if (out != null) {
             out.writerIndex(mark);
         }
@@ -135,7 +138,29 @@ public final class Connection implements CommandContext {
         ending = true;
     }
 
+    @Override
+    public boolean ownsCommand(String name) {
+        return table.find(name) != null;
+    }
+
+    @Override
+    public java.util.function.Supplier<String> run(byte[][] command) {
+        table.dispatch(this, command);
+        return takeLater();
+    }
+
+    @Override
+    public void due() {
+        frontend.due(this);
+    }
+
+    @Override
+    public void released(byte[][] command) {
+        frontend.released(this, command);
+    }
+
     /** Sends the replies collected so far in one write, and closes the channel after them if asked to. */
+    @Override
     public void flush() {
         send(takeReplies(), closeAfterReply);
     }

@@ -14,11 +14,16 @@ final class Protocol {
     }
 
     static void fail(Connection c, RespProtocolError error) {
-        LOG.log(Level.INFO, "closing client id={0} addr={1}: protocol error: {2}", c.session().id(),
-                c.session().remoteAddress(), error.reason());
+        log(c, error);
         if (error.reply() != null) {
             c.reply().error("ERR " + error.reply());
         }
         c.closeAfterReply();
+    }
+
+    /** Logs why {@code c} is closed. */
+    static void log(Connection c, RespProtocolError error) {
+        LOG.log(Level.INFO, "closing client id={0} addr={1}: protocol error: {2}", c.session().id(),
+                c.session().remoteAddress(), error.reason());
     }
 }

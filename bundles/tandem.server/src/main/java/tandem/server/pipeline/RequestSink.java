@@ -3,6 +3,10 @@ package tandem.server.pipeline;
 /** Where a connection's event loop hands each decoded request, in arrival order. */
 public interface RequestSink {
 
+    /** A connection opened; its requests follow. */
+    default void opened(Connection connection) {
+    }
+
     /** A decoded {@code RespRequest} or {@code RespProtocolError}. */
     void submit(Connection connection, Object message);
 

@@ -29,6 +29,7 @@ import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
 import tandem.api.store.StoreStatus;
 import tandem.protocol.command.CommandPayload;
+import tandem.node.Pipeline;
 import tandem.server.command.ClientSession;
 import tandem.server.command.CommandTable;
 import tandem.server.command.Commands;
@@ -47,6 +48,8 @@ class PipelineTest {
     private final MapKeyspace keyspace = new MapKeyspace();
     private final CommandTable table = Commands.table();
     private Pipeline pipeline;
+    private NodeFrontend frontend;
+    private NodeSink sink;
     private volatile String requirePass;
     private final tandem.server.command.CommandMonitor monitor = new tandem.server.command.CommandMonitor();
     /** The server as AUTH and INFO see it: its requirepass and what the pipeline reports. */
@@ -64,7 +67,10 @@ class PipelineTest {
 
     @BeforeEach
     void start() {
-        pipeline = new Pipeline(2000, monitor);
+        pipeline = new Pipeline(2000);
+        frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, table, keyspace::describe, server);
+        pipeline.frontend(frontend);
+        sink = new NodeSink(pipeline::open, frontend, () -> requirePass);
     }
 
     @AfterEach
@@ -81,6 +87,7 @@ class PipelineTest {
         Client(long id) {
             connection = new Connection(new RecordingChannel(received), new ClientSession(id, "local:" + id), table,
                     server);
+            sink.opened(connection);
         }
 
         void send(String... args) {
@@ -88,7 +95,7 @@ class PipelineTest {
             for (int i = 0; i < args.length; i++) {
                 a[i] = args[i].getBytes(StandardCharsets.ISO_8859_1);
             }
-            pipeline.submit(connection, new RespRequest(a, false));
+            sink.submit(connection, new RespRequest(a, false));
         }
 
         void awaitReplies(String expected) {
@@ -204,7 +211,7 @@ class PipelineTest {
         assertThat(keyspace.appliedSequence()).as("nothing skipped").isEqualTo(1);
 
         List<String> logged = new CopyOnWriteArrayList<>();
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("tandem.server");
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("tandem.node");
         java.util.logging.Handler handler = new java.util.logging.Handler() {
             @Override
             public void publish(java.util.logging.LogRecord r) {
@@ -319,7 +326,7 @@ class PipelineTest {
         b.send("WAIT", "1", "0");
         await("both WAITs are parked", () -> pipeline.blockedClients() == 2);
         assertThat(info.info("clients")).contains("\r\nblocked_clients:2\r\n");
-        pipeline.closed(a.connection); // a blocked client that goes away is no longer counted
+        sink.closed(a.connection); // a blocked client that goes away is no longer counted
         await("the closed client is no longer blocked", () -> pipeline.blockedClients() == 1);
         assertThat(info.info("clients")).contains("\r\nblocked_clients:1\r\n");
         slot.ack(2, 2);
@@ -359,7 +366,6 @@ class PipelineTest {
         pipeline.journal(journal);
         pipeline.keyspace(keyspace);
         requirePass = "secret";
-        pipeline.requirePass("secret");
         Client c = new Client(1);
         c.send("GET", "k");
         c.send("SET", "k", "v");

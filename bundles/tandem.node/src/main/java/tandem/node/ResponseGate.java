@@ -1,4 +1,4 @@
-package tandem.server.pipeline;
+package tandem.node;
 
 import tandem.api.replication.AckPolicy;
 import tandem.api.replication.ReplicationHub;

@@ -1,4 +1,4 @@
-package tandem.server.pipeline;
+package tandem.node;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -24,16 +24,14 @@ import tandem.api.journal.EntryTag;
 import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStoppedException;
+import tandem.api.node.Frontend;
+import tandem.api.node.NodeClient;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.server.WriteAdmission;
 import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
 import tandem.protocol.command.CommandPayload;
 import tandem.protocol.command.KeyHash;
-import tandem.server.command.CommandMonitor;
-import tandem.server.command.CommandSpec;
-import tandem.server.resp.RespProtocolError;
-import tandem.server.resp.RespRequest;
 
 /**
  * The ordered pipeline: every request of every connection passes, in arrival order, through one logic thread that
@@ -53,31 +51,24 @@ import tandem.server.resp.RespRequest;
  * journal after its applied sequence. The logic thread holds {@link #services} while it uses them, so that an
  * unbinding never pulls a service out from under a running apply.
  */
-public final class Pipeline implements RequestSink, AutoCloseable {
+public final class Pipeline implements AutoCloseable {
 
-    private static final Logger LOG = System.getLogger("tandem.server");
-    /** The round's replies, one task per event loop. Logic thread only. */
-    private final Outbound outbound = new Outbound();
+    private static final Logger LOG = System.getLogger("tandem.node");
     private static final int MAX_ROUND = 4096;
     /** A replay writes the store every this many entries: a long replay holds no more than that in memory. */
     private static final int REPLAY_COMMIT_ENTRIES = 4096;
     private static final long TICK_INTERVAL_NS = 100_000_000L;
     private static final long PURGE_INTERVAL_NS = 10_000_000_000L;
     private static final Object CLOSED = new Object();
-    static final String READONLY = "READONLY You can't write against a read only replica.";
+    public static final String READONLY = "READONLY You can't write against a read only replica.";
     private static final Event DURABLE = new Event(null, null);
 
-    private record Event(Connection connection, Object message) {
+    private record Event(Client connection, Object message) {
     }
 
     /** A request waiting for its turn; {@code sequence} > 0 when it waits for durability. */
-    private record Pending(Connection connection, Kind kind, long sequence, long timestampNs, byte[][] args,
-            List<byte[][]> commands, String immediate, RespProtocolError error) {
-
-        Pending(Connection connection, Kind kind, long sequence, long timestampNs, byte[][] args,
-                List<byte[][]> commands, String immediate) {
-            this(connection, kind, sequence, timestampNs, args, commands, immediate, null);
-        }
+    private record Pending(Client connection, Kind kind, long sequence, long timestampNs, byte[][] args,
+            List<byte[][]> commands, String immediate) {
     }
 
     private enum Kind { IMMEDIATE, CONNECTION, READ, REFUSED, WRITE, TRANSACTION, READ_TRANSACTION, TICK, EPOCH_BUMP, WAIT, ERROR }
@@ -112,22 +103,20 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     record Wait(long sequence, long replicas, long deadlineNanos) {
     }
 
-    private static final java.util.Set<String> AUTH_EXEMPT = java.util.Set.of("auth", "hello", "quit");
-    static final String WAIT_ON_REPLICA = "ERR WAIT cannot be used with replica instances. Please also note that "
+    public static final String WAIT_ON_REPLICA = "ERR WAIT cannot be used with replica instances. Please also note that "
             + "since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to "
             + "replicas are just local and are not propagated.";
-    static final String NOREPLICAS = MinReplicasAdmission.NOREPLICAS;
+    public static final String NOREPLICAS = MinReplicasAdmission.NOREPLICAS;
 
     /** Work another thread hands to the logic thread, run between requests with the services held. */
     private record Control(java.util.concurrent.Callable<Long> task, java.util.concurrent.CompletableFuture<Long> done) {
     }
 
     private final LinkedBlockingQueue<Event> queue = new LinkedBlockingQueue<>();
-    private final InboundBudget inbound = InboundBudget.ofHeap();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
-    private final Set<Connection> touched = Collections.newSetFromMap(new IdentityHashMap<>());
-    /** Connections whose replies wait for the ack policy. */
-    private final Set<Connection> held = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<Client> touched = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Clients whose replies wait for the ack policy. */
+    private final Set<Client> held = Collections.newSetFromMap(new IdentityHashMap<>());
     private final WatchRegistry watches = new WatchRegistry();
     /** Pending writes that a journal change lost; each is refused when its turn comes. */
     private final Set<Pending> lost = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -166,10 +155,15 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     private final ResponseGate gate = new ResponseGate(() -> queue.add(DURABLE));
     /** The primary this node follows, or null on a primary. */
     private volatile String upstream;
+    /**
+     * False from a node's first start until a replication protocol declares its role ({@link #follow}): keyspace
+     * commands wait for it (up to {@code pauseMillis}), so that a replica never journals a client's write.
+     */
+    private volatile boolean roleKnown = true;
     private boolean followedSomething;
     private final long pauseMillis;
-    private final CommandMonitor monitor;
-    private final boolean ownMonitor;
+    /** The front end attached, or null: told the end of each round and what the logic thread runs. */
+    private volatile Frontend frontend;
 
     private volatile boolean running = true;
     /**
@@ -195,8 +189,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * Cleared when a keyspace is bound again, whose replay then retries the entry.
      */
     private volatile ApplyFailure applyFailure;
-    /** The password of {@code requirepass}, or null. */
-    private volatile String requirePass;
     /** The node's own admission provider: Redis' min-replicas-to-write. */
     private final MinReplicasAdmission minReplicas = new MinReplicasAdmission();
     /** Every provider consulted before a write is sequenced, highest ranking first (copy on write). */
@@ -206,8 +198,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     /** Providers whose failure was logged already: one line each, not one per write. */
     private final java.util.Set<WriteAdmission> admissionFailuresLogged = ConcurrentHashMap.newKeySet();
     private final WriteAdmission.Replicas replicaView = lag -> gate.good(journal.durableSequence(), lag);
-    /** Connections parked in {@code WAIT}. */
-    private final List<Connection> waiters = new ArrayList<>();
+    /** Clients parked in {@code WAIT}. */
+    private final List<Client> waiters = new ArrayList<>();
     /** The size of {@link #waiters}, for {@link #blockedClients} on other threads. */
     private volatile int blockedClients;
     private long lastTimestampNs;
@@ -217,22 +209,32 @@ public final class Pipeline implements RequestSink, AutoCloseable {
 
     /** @param pauseMillis how long a request waits for a missing journal or store before it is refused */
     public Pipeline(long pauseMillis) {
-        this(pauseMillis, null);
-    }
-
-    /**
-     * @param pauseMillis how long a request waits for a missing journal or store before it is refused
-     * @param monitor     where command statistics, the slow log and the stall watchdog are kept; null: a monitor of
-     *                    the pipeline's own
-     */
-    public Pipeline(long pauseMillis, CommandMonitor monitor) {
-        this.ownMonitor = monitor == null;
-        this.monitor = monitor == null ? new CommandMonitor() : monitor;
         this.pauseMillis = pauseMillis;
         this.logic = new Thread(this::run, "tandem-logic");
-        this.monitor.logicThread(logic);
         logic.setDaemon(true);
         logic.start();
+    }
+
+    /** Attaches the front end, replacing any. */
+    public synchronized void frontend(Frontend next) {
+        frontend = next;
+    }
+
+    /** @return the front end attached, or null */
+    public Frontend frontend() {
+        return frontend;
+    }
+
+    /** Detaches {@code f} when it is the front end attached. */
+    public synchronized void detach(Frontend f) {
+        if (frontend == f) {
+            frontend = null;
+        }
+    }
+
+    /** @return a new client of the front end: its requests go to this pipeline */
+    public tandem.api.node.NodeSession open(NodeClient client) {
+        return new Client(client, this);
     }
 
     // ---- services ---------------------------------------------------------------------------------------------
@@ -275,7 +277,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     /** @return the keyspace commands, or an empty list while no store is bound */
-    public List<CommandDescriptor> keyspaceCommands() {
+    public List<CommandDescriptor> commands() {
         Keyspace k = keyspace;
         return k == null ? List.of() : new ArrayList<>(k.commands());
     }
@@ -293,7 +295,24 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      */
     public void follow(String primary) {
         upstream = primary;
+        if (!roleKnown) {
+            services.lock();
+            try {
+                roleKnown = true;
+                servicesChanged.signalAll();
+            } finally {
+                services.unlock();
+            }
+        }
         queue.add(DURABLE);
+    }
+
+    /**
+     * The role is not known yet (no replication protocol ever declared it): keyspace commands wait for
+     * {@link #follow}, up to {@code pauseMillis}, after which the node serves as a primary.
+     */
+    public void awaitRole() {
+        roleKnown = false;
     }
 
     /** @return the primary followed, or null */
@@ -372,11 +391,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         return sequence;
     }
 
-    /** Sets the password every connection must present ({@code AUTH}), or none with null. */
-    public void requirePass(String password) {
-        requirePass = password == null || password.isEmpty() ? null : password;
-    }
-
     /**
      * Refuses writes, before they are sequenced, with {@code -NOREPLICAS} while fewer than {@code replicas}
      * replicas are good (0: never); a replica is good when it acknowledged within {@code maxLagMillis} (0: any
@@ -452,24 +466,16 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         return k == null ? 0 : k.appliedSequence();
     }
 
-    // ---- RequestSink ------------------------------------------------------------------------------------------
+    // ---- requests ---------------------------------------------------------------------------------------------
 
-    @Override
-    public void submit(Connection connection, Object message) {
-        if (message instanceof RespRequest request) {
-            inbound.received(connection, InboundBudget.cost(request.args()));
-        }
-        queue.add(new Event(connection, message));
+    /** A request, {@link Client.Refusal} or {@link Client.Failure} of {@code client}, in its arrival order. */
+    void submit(Client client, Object message) {
+        queue.add(new Event(client, message));
     }
 
-    @Override
-    public void readComplete(Connection connection) {
-        // replies are sent by the logic thread at the end of each round
-    }
-
-    @Override
-    public void closed(Connection connection) {
-        queue.add(new Event(connection, CLOSED));
+    /** {@code client}'s connection closed. */
+    void closed(Client client) {
+        queue.add(new Event(client, CLOSED));
     }
 
     @Override
@@ -480,9 +486,6 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             j.removeDurabilityListener(durability);
         }
         admin.shutdownNow();
-        if (ownMonitor) {
-            monitor.close();
-        }
         logic.interrupt();
         try {
             logic.join(10_000);
@@ -522,13 +525,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 } finally {
                     services.unlock();
                 }
-                for (Connection c : touched) {
-                    if (!held.contains(c)) {
-                        outbound.add(c);
-                    }
-                }
-                touched.clear();
-                outbound.send();
+                endRound();
             } catch (InterruptedException e) {
                 if (!running) {
                     failPending("ERR the server is shutting down");
@@ -550,11 +547,25 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
+    /** Every touched client whose replies the ack policy does not hold back is due; the front end sends them. */
+    private void endRound() {
+        for (Client c : touched) {
+            if (!held.contains(c)) {
+                c.front.due();
+            }
+        }
+        touched.clear();
+        Frontend f = frontend;
+        if (f != null) {
+            f.roundEnd();
+        }
+    }
+
     /** @return how long the logic thread may sleep: until the next Tick, or the nearest {@code WAIT} deadline */
     private long pollNanos() {
         long wait = TICK_INTERVAL_NS;
         long now = System.nanoTime();
-        for (Connection c : waiters) {
+        for (Client c : waiters) {
             Wait w = c.waiting;
             if (w != null && w.deadlineNanos() != Long.MAX_VALUE) {
                 wait = Math.min(wait, Math.max(0, w.deadlineNanos() - now));
@@ -569,33 +580,33 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             return;
         }
         long now = System.nanoTime();
-        List<Connection> done = new ArrayList<>();
-        for (java.util.Iterator<Connection> it = waiters.iterator(); it.hasNext(); ) {
-            Connection c = it.next();
+        List<Client> done = new ArrayList<>();
+        for (java.util.Iterator<Client> it = waiters.iterator(); it.hasNext(); ) {
+            Client c = it.next();
             Wait w = c.waiting;
             int count = gate.acknowledged(w.sequence());
             if (upstream != null) {
                 it.remove(); // this node became a replica: what it waited for will never come from here
-                c.reply().error("UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
+                c.front.reply().error("UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
                         + "replica?)");
                 touched.add(c);
                 done.add(c);
             } else if (count >= w.replicas() || now - w.deadlineNanos() >= 0) {
                 it.remove();
-                c.reply().integer(count);
+                c.front.reply().integer(count);
                 touched.add(c);
                 done.add(c);
             }
         }
         gate.wakeOnEveryAck(!waiters.isEmpty());
         blockedClients = waiters.size();
-        for (Connection c : done) {
+        for (Client c : done) {
             resume(c);
         }
     }
 
     /** The connection's {@code WAIT} was answered: what it sent meanwhile is sequenced now, in order. */
-    private void resume(Connection c) {
+    private void resume(Client c) {
         c.waiting = null;
         c.parked = false;
         while (!c.deferred.isEmpty() && c.waiting == null && !c.parked) {
@@ -604,11 +615,11 @@ public final class Pipeline implements RequestSink, AutoCloseable {
     }
 
     /**
-     * A command that {@link Connection#later finishes on another thread} ran: its work goes to the admin thread,
+     * A command that finishes on another thread ran ({@link NodeClient#run} returned its work): the work goes to the
+     * admin thread,
      * whose answer comes back to this thread as the reply; the connection stays parked until then.
      */
-    private void finishLater(Connection c) {
-        java.util.function.Supplier<String> work = c.takeLater();
+    private void finishLater(Client c, java.util.function.Supplier<String> work) {
         if (work == null) {
             resume(c); // answered at once (an argument error)
             return;
@@ -623,7 +634,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             String answer = line;
             queue.add(new Event(null, new Control(() -> {
                 if (c.parked) {
-                    tandem.server.command.CommandContext.replyLine(c.reply(), answer);
+                    replyLine(c, answer);
                     touched.add(c);
                     resume(c);
                 }
@@ -638,15 +649,20 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * instead of failing them.
      */
     private void awaitServices() {
-        if ((journal == null || keyspace == null) && !waited) {
+        if ((journal == null || keyspace == null || !roleKnown) && !waited) {
             waited = true;
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMillis);
             try {
-                while ((journal == null || keyspace == null) && System.nanoTime() < deadline) {
+                while ((journal == null || keyspace == null || !roleKnown) && System.nanoTime() < deadline) {
                     servicesChanged.awaitNanos(deadline - System.nanoTime());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (!roleKnown) {
+                roleKnown = true;
+                LOG.log(Level.WARNING, "no replication protocol declared this node''s role within {0} ms: it serves "
+                        + "as a primary", pauseMillis);
             }
             prepare();
         }
@@ -806,7 +822,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * answers wait, so one waiting write never stalls the other clients.
      */
     private void gateReplies() {
-        for (Connection c : touched) {
+        for (Client c : touched) {
             if (c.gatedSequence > 0) {
                 held.add(c);
             }
@@ -816,8 +832,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
         long durable = journal == null ? 0 : journal.durableSequence();
         long lowest = Long.MAX_VALUE;
-        for (java.util.Iterator<Connection> it = held.iterator(); it.hasNext(); ) {
-            Connection c = it.next();
+        for (java.util.Iterator<Client> it = held.iterator(); it.hasNext(); ) {
+            Client c = it.next();
             if (c.gatedSequence <= gate.released(durable)) {
                 c.gatedSequence = 0;
                 it.remove();
@@ -853,11 +869,16 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (applyFailure != null) {
             return;
         }
-        monitor.busy(payload);
+        Frontend f = frontend;
+        if (f != null) {
+            f.busy(payload);
+        }
         try {
             applyEntryGuarded(sequence, timestampNs, tag, payload, reply);
         } finally {
-            monitor.idle();
+            if (f != null) {
+                f.idle();
+            }
         }
     }
 
@@ -948,9 +969,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
             }
             return;
         }
-        Connection c = e.connection();
+        Client c = e.connection();
         if (e.message() == CLOSED) {
-            inbound.closed(c);
             held.remove(c);
             watches.unwatchAll(c);
             c.transaction = null;
@@ -966,28 +986,20 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (c.ending) {
             return; // after QUIT or a protocol error nothing is executed, and nothing is journaled
         }
-        if (e.message() instanceof RespProtocolError error) {
+        if (e.message() instanceof Client.Failure failure) {
             c.ending = true;
-            pending.add(new Pending(c, Kind.ERROR, 0, 0, null, null, null, error));
+            pending.add(new Pending(c, Kind.ERROR, 0, 0, null, null, failure.error()));
             return;
         }
-        byte[][] args = ((RespRequest) e.message()).args();
-        String name = new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
-        if (requirePass != null && (name.equals("auth") || name.equals("hello")) && !c.session().authenticated()) {
-            // decided now, not when AUTH runs: a client may pipeline its first command right behind AUTH
-            byte[][] credentials = tandem.server.command.Auth.credentials(args);
-            if (credentials != null && tandem.server.command.Auth.check(requirePass, credentials[0],
-                    credentials[1]) == null) {
-                c.session().authenticated(true);
-            }
-        }
-        if (requirePass != null && !c.session().authenticated() && !AUTH_EXEMPT.contains(name)) {
+        if (e.message() instanceof Client.Refusal refusal) {
             if (c.transaction != null) {
                 c.transactionFailed = true;
             }
-            immediate(c, args, "NOAUTH Authentication required.");
+            immediate(c, refusal.command(), refusal.error());
             return;
         }
+        byte[][] args = (byte[][]) e.message();
+        String name = new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
         switch (name) {
             case "multi" -> multi(c, args);
             case "exec" -> exec(c, args);
@@ -1023,9 +1035,8 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private void single(Connection c, String name, byte[][] args) {
-        CommandSpec connectionCommand = c.table().find(name);
-        if (connectionCommand != null || name.indexOf('|') >= 0) {
+    private void single(Client c, String name, byte[][] args) {
+        if (c.front.ownsCommand(name) || name.indexOf('|') >= 0) {
             pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null));
             return;
         }
@@ -1072,7 +1083,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private void multi(Connection c, byte[][] args) {
+    private void multi(Client c, byte[][] args) {
         if (args.length != 1) {
             immediate(c, args, "ERR wrong number of arguments for 'multi' command");
         } else if (c.transaction != null) {
@@ -1084,12 +1095,12 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private void queueInTransaction(Connection c, String name, byte[][] args) {
+    private void queueInTransaction(Client c, String name, byte[][] args) {
         awaitServices();
         CommandDescriptor d = keyspace == null || unavailable != null ? null : keyspace.describe(name);
         if (d == null) {
             c.transactionFailed = true;
-            if (c.table().find(name) != null) {
+            if (c.front.ownsCommand(name)) {
                 immediate(c, args, "ERR '" + name + "' is not supported inside a transaction by Tandem");
             } else {
                 pending.add(new Pending(c, Kind.CONNECTION, 0, 0, args, null, null)); // unknown command error
@@ -1116,7 +1127,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "+QUEUED"));
     }
 
-    private void exec(Connection c, byte[][] args) {
+    private void exec(Client c, byte[][] args) {
         if (args.length != 1) {
             immediate(c, args, "ERR wrong number of arguments for 'exec' command");
             return;
@@ -1177,7 +1188,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private void discard(Connection c, byte[][] args) {
+    private void discard(Client c, byte[][] args) {
         if (args.length != 1) {
             immediate(c, args, "ERR wrong number of arguments for 'discard' command");
         } else if (c.transaction == null) {
@@ -1189,7 +1200,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private void watch(Connection c, byte[][] args) {
+    private void watch(Client c, byte[][] args) {
         if (args.length < 2) {
             immediate(c, args, "ERR wrong number of arguments for 'watch' command");
         } else if (c.transaction != null) {
@@ -1203,7 +1214,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         }
     }
 
-    private void unwatch(Connection c, byte[][] args) {
+    private void unwatch(Client c, byte[][] args) {
         if (args.length != 1) {
             immediate(c, args, "ERR wrong number of arguments for 'unwatch' command");
         } else {
@@ -1248,7 +1259,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * connection's last write; answered at once when enough did, else once enough do or the timeout (ms; 0 =
      * forever) passes. Nothing else of the connection runs meanwhile.
      */
-    private void waitCommand(Connection c, byte[][] args) {
+    private void waitCommand(Client c, byte[][] args) {
         if (args.length != 3) {
             immediate(c, args, "ERR wrong number of arguments for 'wait' command");
             return;
@@ -1282,7 +1293,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         pending.add(new Pending(c, Kind.WAIT, 0, 0, args, null, null));
     }
 
-    private void immediate(Connection c, byte[][] args, String error) {
+    private void immediate(Client c, byte[][] args, String error) {
         pending.add(new Pending(c, Kind.IMMEDIATE, 0, 0, args, null, "-" + error));
     }
 
@@ -1430,99 +1441,59 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * stops applying instead ({@link #guarded}).
      */
     private void executeIsolated(Pending p) {
-        Connection c = p.connection();
-        int mark = c == null ? 0 : c.replyMark();
-        long errors = c == null ? 0 : c.errorReplies();
-        monitor.busy(p.args() != null ? p.args() : p.kind());
+        Client c = p.connection();
+        int mark = c == null ? 0 : c.front.replyMark();
+        long errors = c == null ? 0 : c.front.errorReplies();
+        Frontend f = frontend;
+        if (f != null) {
+            f.busy(p.args() != null ? p.args() : p.kind().toString());
+        }
         long started = System.nanoTime();
         try {
             execute(p);
-            if (c != null) {
-                account(p, System.nanoTime() - started, c.errorReplies() > errors);
+            if (c != null && f != null) {
+                account(f, p, System.nanoTime() - started, c.front.errorReplies() > errors);
             }
         } catch (RuntimeException | Error e) {
             String name = p.args() != null ? name(p.args()) : p.kind().toString().toLowerCase(Locale.ROOT);
             LOG.log(Level.ERROR, "''" + name + "'' failed unexpectedly; its client is answered with an error", e);
             if (c != null) {
-                c.resetReply(mark);
-                c.reply().error("ERR internal error while running '" + name + "': " + e);
+                c.front.resetReply(mark);
+                c.front.reply().error("ERR internal error while running '" + name + "': " + e);
                 touched.add(c);
             }
         } finally {
-            monitor.idle();
+            if (f != null) {
+                f.idle();
+            }
             if (c != null && p.args() != null) {
-                inbound.released(c, InboundBudget.cost(p.args()));
+                c.front.released(p.args());
             }
         }
     }
 
     /**
-     * Counts a request in the command statistics as Redis does: a refusal before it ran is a rejected call; a run
-     * that answered an error is a failed call; a transaction counts EXEC and each of its commands.
+     * Tells the front end what ran, for its command statistics: a refusal before it ran is a rejected call; a run that
+     * answered an error is a failed call; a transaction counts EXEC and each of its commands.
      */
-    private void account(Pending p, long durationNs, boolean failed) {
+    private static void account(Frontend f, Pending p, long durationNs, boolean failed) {
+        NodeClient c = p.connection().front;
         switch (p.kind()) {
             case IMMEDIATE -> {
-                String name = statName(p.connection(), p.args());
-                if (name == null || p.immediate().equals("+QUEUED")) {
+                if (p.args() == null || p.immediate().equals("+QUEUED")) {
                     return;
                 }
                 if (p.immediate().startsWith("-")) {
-                    monitor.rejected(name);
+                    f.rejected(c, p.args());
                 } else {
-                    monitor.executed(name, isFast(p.connection(), name), p.args(), p.connection().session(),
-                            durationNs, false);
+                    f.executed(c, p.args(), durationNs, false);
                 }
             }
-            case TRANSACTION, READ_TRANSACTION -> {
-                for (byte[][] command : p.commands()) {
-                    monitor.counted(name(command));
-                }
-                monitor.executed("exec", false, EXEC, p.connection().session(), durationNs, failed);
-            }
-            case READ, REFUSED, WRITE, CONNECTION, WAIT -> {
-                String name = statName(p.connection(), p.args());
-                if (name != null) {
-                    monitor.executed(name, isFast(p.connection(), name), p.args(), p.connection().session(),
-                            durationNs, failed);
-                }
-            }
+            case TRANSACTION, READ_TRANSACTION -> f.executedTransaction(c, p.commands(), durationNs, failed);
+            case READ, REFUSED, WRITE, CONNECTION, WAIT -> f.executed(c, p.args(), durationNs, failed);
             default -> {
             }
         }
-    }
-
-    private static final byte[][] EXEC = {{'e', 'x', 'e', 'c'}};
-
-    /**
-     * @return the name Redis keeps statistics under ({@code get}, {@code client|list}), or null for a command
-     *         this node does not know
-     */
-    private String statName(Connection c, byte[][] args) {
-        if (args == null || args.length == 0) {
-            return null;
-        }
-        String name = name(args);
-        CommandSpec spec = c.table().find(name);
-        if (spec != null) {
-            if (spec.isContainer() && args.length > 1) {
-                String sub = name(new byte[][] {args[1]});
-                return spec.subcommands().containsKey(sub) ? name + "|" + sub : null;
-            }
-            return name;
-        }
-        Keyspace k = keyspace;
-        return k != null && k.describe(name) != null ? name : null;
-    }
-
-    private boolean isFast(Connection c, String statName) {
-        CommandSpec spec = c.table().find(statName);
-        if (spec != null) {
-            return spec.flags().contains("fast");
-        }
-        Keyspace k = keyspace;
-        CommandDescriptor d = k == null ? null : k.describe(statName);
-        return d != null && d.flags().contains("fast");
     }
 
     /** Sequences one event with a guard: a request that fails unexpectedly here is answered with an error. */
@@ -1559,7 +1530,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         if (p.connection() == null) {
             return; // an entry of the node's own, no client waits for it
         }
-        p.connection().reply().error(error);
+        p.connection().front.reply().error(error);
         touched.add(p.connection());
     }
 
@@ -1567,14 +1538,14 @@ public final class Pipeline implements RequestSink, AutoCloseable {
         while (!pending.isEmpty()) {
             failHead(error);
         }
-        for (Connection c : touched) {
-            c.flush();
+        for (Client c : touched) {
+            c.front.flush();
         }
         touched.clear();
     }
 
     private void execute(Pending p) {
-        Connection c = p.connection();
+        Client c = p.connection();
         switch (p.kind()) {
             case TICK -> {
                 tickPendingSequence = 0;
@@ -1593,7 +1564,7 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 Wait w = c.waiting;
                 int count = gate.acknowledged(w.sequence());
                 if (count >= w.replicas()) {
-                    c.reply().integer(count);
+                    c.front.reply().integer(count);
                     touched.add(c);
                     resume(c);
                 } else {
@@ -1605,32 +1576,39 @@ public final class Pipeline implements RequestSink, AutoCloseable {
                 return;
             }
             case IMMEDIATE -> writeImmediate(c, p.immediate());
-            case ERROR -> Protocol.fail(c, p.error());
+            case ERROR -> {
+                if (p.immediate() != null) {
+                    c.front.reply().error(p.immediate());
+                }
+                c.front.closeAfterReply();
+            }
             case CONNECTION -> {
-                c.table().dispatch(c, p.args());
+                java.util.function.Supplier<String> later = c.front.run(p.args());
                 if (c.parked) {
-                    finishLater(c);
+                    finishLater(c, later);
+                } else if (later != null) {
+                    replyLine(c, later.get());
                 }
             }
-            case READ -> keyspace.read(nextTimestamp(), p.args(), c.reply());
-            case REFUSED -> keyspace.refuse(nextTimestamp(), p.args(), c.reply());
+            case READ -> keyspace.read(nextTimestamp(), p.args(), c.front.reply());
+            case REFUSED -> keyspace.refuse(nextTimestamp(), p.args(), c.front.reply());
             case WRITE -> {
                 if (applyClient(p, name(p.args()).toUpperCase(Locale.ROOT),
-                        () -> keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.reply()))) {
+                        () -> keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.front.reply()))) {
                     c.gatedSequence = p.sequence();
                 }
             }
             case TRANSACTION -> {
                 if (applyClient(p, "MULTI … EXEC",
-                        () -> keyspace.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.reply()))) {
+                        () -> keyspace.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.front.reply()))) {
                     c.gatedSequence = p.sequence();
                 }
             }
             case READ_TRANSACTION -> {
                 long now = nextTimestamp();
-                c.reply().array(p.commands().size());
+                c.front.reply().array(p.commands().size());
                 for (byte[][] command : p.commands()) {
-                    keyspace.read(now, command, c.reply());
+                    keyspace.read(now, command, c.front.reply());
                 }
             }
             default -> throw new IllegalStateException(p.kind().toString());
@@ -1645,22 +1623,31 @@ public final class Pipeline implements RequestSink, AutoCloseable {
      * @return true when applied
      */
     private boolean applyClient(Pending p, String command, Runnable apply) {
-        Connection c = p.connection();
-        int mark = c.replyMark();
+        Client c = p.connection();
+        int mark = c.front.replyMark();
         if (applyFailure == null && guarded(p.sequence(), command, apply)) {
             return true;
         }
-        c.resetReply(mark);
-        c.reply().error(applyFailure.error(p.sequence()));
+        c.front.resetReply(mark);
+        c.front.reply().error(applyFailure.error(p.sequence()));
         return false;
     }
 
-    private static void writeImmediate(Connection c, String reply) {
+    private static void writeImmediate(Client c, String reply) {
         switch (reply.charAt(0)) {
-            case '+' -> c.reply().simple(reply.substring(1));
-            case '-' -> c.reply().error(reply.substring(1));
-            case '*' -> c.reply().nullArray();
+            case '+' -> c.front.reply().simple(reply.substring(1));
+            case '-' -> c.front.reply().error(reply.substring(1));
+            case '*' -> c.front.reply().nullArray();
             default -> throw new IllegalStateException(reply);
+        }
+    }
+
+    /** Writes {@code +text} or {@code -error}, a line without its CRLF, as {@code c}'s reply. */
+    private static void replyLine(Client c, String line) {
+        if (line.startsWith("-")) {
+            c.front.reply().error(line.substring(1));
+        } else {
+            c.front.reply().simple(line.startsWith("+") ? line.substring(1) : line);
         }
     }
 

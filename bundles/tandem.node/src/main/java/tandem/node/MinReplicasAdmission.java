@@ -1,4 +1,4 @@
-package tandem.server.pipeline;
+package tandem.node;
 
 import java.util.concurrent.TimeUnit;
 

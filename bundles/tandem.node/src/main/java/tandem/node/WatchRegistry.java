@@ -1,4 +1,4 @@
-package tandem.server.pipeline;
+package tandem.node;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which connections watch which keys, for {@code WATCH}. The sequencer marks every watcher of a key that receives a
+ * Which clients watch which keys, for {@code WATCH}. The sequencer marks every watcher of a key that receives a
  * sequenced write, whether or not the write turns out to change anything (a documented, safe over-abort).
  * Only the logic thread uses it.
  */
@@ -26,18 +26,18 @@ final class WatchRegistry {
         }
     }
 
-    private final Map<Key, Set<Connection>> watchers = new HashMap<>();
+    private final Map<Key, Set<Client>> watchers = new HashMap<>();
 
-    void watch(Connection c, byte[] key) {
+    void watch(Client c, byte[] key) {
         Key k = new Key(key);
         if (watchers.computeIfAbsent(k, x -> new HashSet<>()).add(c)) {
             c.watched.add(k);
         }
     }
 
-    void unwatchAll(Connection c) {
+    void unwatchAll(Client c) {
         for (Key k : c.watched) {
-            Set<Connection> set = watchers.get(k);
+            Set<Client> set = watchers.get(k);
             if (set != null) {
                 set.remove(c);
                 if (set.isEmpty()) {
@@ -54,17 +54,17 @@ final class WatchRegistry {
     }
 
     void touched(byte[] key) {
-        Set<Connection> set = watchers.get(new Key(key));
+        Set<Client> set = watchers.get(new Key(key));
         if (set != null) {
-            for (Connection c : set) {
+            for (Client c : set) {
                 c.watchTouched = true;
             }
         }
     }
 
     void touchedAll() {
-        for (Set<Connection> set : watchers.values()) {
-            for (Connection c : set) {
+        for (Set<Client> set : watchers.values()) {
+            for (Client c : set) {
                 c.watchTouched = true;
             }
         }

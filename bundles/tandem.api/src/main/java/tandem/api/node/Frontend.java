@@ -1,0 +1,37 @@
+package tandem.api.node;
+
+import java.util.List;
+
+import org.osgi.annotation.versioning.ConsumerType;
+
+/**
+ * The front end attached to the node core ({@link Node#attach}), called on the node's logic thread: it sends each
+ * round's replies and keeps the command statistics, slow log and stall watchdog of the work that thread does.
+ */
+@ConsumerType
+public interface Frontend {
+
+    /** @return the front end's listener and clients, which the replication protocols report and announce */
+    tandem.api.server.ServerStatus status();
+
+    /** Every client told {@link NodeClient#due()} this round may be sent its replies now, in one write each. */
+    void roundEnd();
+
+    /**
+     * The logic thread starts on {@code what}: a request ({@code byte[][]}), a journal entry's payload
+     * ({@code byte[]}) or a description ({@code String}).
+     */
+    void busy(Object what);
+
+    /** The logic thread finished what {@link #busy} named. */
+    void idle();
+
+    /** {@code command} of {@code client} ran in {@code durationNs}; {@code failed} when it answered an error. */
+    void executed(NodeClient client, byte[][] command, long durationNs, boolean failed);
+
+    /** {@code command} of {@code client} was refused before it ran. */
+    void rejected(NodeClient client, byte[][] command);
+
+    /** A transaction of {@code client} ran ({@code EXEC}), its {@code commands} with it. */
+    void executedTransaction(NodeClient client, List<byte[][]> commands, long durationNs, boolean failed);
+}

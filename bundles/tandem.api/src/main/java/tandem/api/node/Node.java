@@ -1,0 +1,83 @@
+package tandem.api.node;
+
+import java.util.List;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+import tandem.api.journal.JournalStatus;
+import tandem.api.replication.AckPolicy;
+import tandem.api.store.CommandDescriptor;
+import tandem.api.store.StoreStatus;
+
+/**
+ * The node core as its front end sees it: where clients are opened, and what {@code INFO} reports of it.
+ *
+ * <p>Requests of one client are executed in the order its session was given them; requests of different clients in
+ * the order they reached the node. Replies are written to the client's {@link NodeClient#reply()} on the node's
+ * logic thread and handed back with {@link NodeClient#due()} once the ack policy holds for them.
+ */
+@ProviderType
+public interface Node {
+
+    /**
+     * Attaches the front end: its {@link Frontend#roundEnd()} sends the replies of each round and it is told about
+     * each command run. One front end at a time; attaching another replaces it.
+     */
+    void attach(Frontend frontend);
+
+    /** Detaches {@code frontend} when it is the one attached; replication's entries are still applied. */
+    void detach(Frontend frontend);
+
+    /** Opens a client: what it sends goes to the returned session, its replies to {@code client.reply()}. */
+    NodeSession open(NodeClient client);
+
+    /** @return the keyspace commands of the bound store, or an empty list while none is bound */
+    List<CommandDescriptor> commands();
+
+    /**
+     * Refuses writes, before they are sequenced, with {@code -NOREPLICAS} while fewer than {@code replicas}
+     * replicas are good (0: never); a replica is good when it acknowledged within {@code maxLagMillis} (0: any
+     * connected replica) or has nothing left to acknowledge. Redis' {@code min-replicas-to-write}; the first
+     * {@link tandem.api.server.WriteAdmission} asked.
+     */
+    void minReplicasToWrite(int replicas, long maxLagMillis);
+
+    /** @return the last sequence the bound store applied, 0 while none is bound */
+    long appliedSequence();
+
+    /**
+     * @return true while an installed snapshot waits for the journal of its history, when keyspace commands are
+     *         answered {@code -LOADING} ({@code INFO}'s {@code loading})
+     */
+    boolean loading();
+
+    /** @return the clients parked in {@code WAIT} now ({@code INFO}'s {@code blocked_clients}) */
+    int blockedClients();
+
+    /** @return why applying journal entries stopped (writes are refused meanwhile), or null */
+    String applyStopped();
+
+    /** @return the primary this node follows, or null on a primary */
+    String upstream();
+
+    /** @return the protocol through which this node follows its primary, or null on a primary */
+    String upstreamProtocol();
+
+    /** @return the ack policy the response gate enforces */
+    AckPolicy ackPolicy();
+
+    /** @return the journal's state, or null while no journal is bound */
+    JournalStatus journalStatus();
+
+    /** @return the store's state, or null while no store is bound */
+    StoreStatus storeStatus();
+
+    /**
+     * @return the psync replication offset after a journal sequence (what a replica that acknowledged
+     *         {@code sequence} holds), or -1 when the journal does not retain it or none is bound
+     */
+    long offsetAfter(long sequence);
+
+    /** @return the psync offset at the start of the retained journal (the backlog's floor), 0 without a journal */
+    long backlogStart();
+}

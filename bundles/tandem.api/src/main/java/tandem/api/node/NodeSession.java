@@ -1,0 +1,32 @@
+package tandem.api.node;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * One client's requests into the node core, called in the order they arrived on the client's connection (from one
+ * thread at a time, the connection's I/O thread).
+ */
+@ProviderType
+public interface NodeSession {
+
+    /**
+     * A decoded request: {@code command[0]} is its name, the rest its arguments. The node takes ownership of the
+     * arrays. Executed at its turn; a command the node does not own runs through {@link NodeClient#run}.
+     */
+    void request(byte[][] command);
+
+    /**
+     * A request the front end refuses ({@code NOAUTH}): answered {@code -error} at its turn, in order with the
+     * client's other replies; inside {@code MULTI} it makes {@code EXEC} abort, as a refused command does.
+     */
+    void refuse(byte[][] command, String error);
+
+    /**
+     * The client's input cannot be decoded: answered {@code -error} at its turn (nothing when {@code error} is
+     * null), then the connection closes ({@link NodeClient#closeAfterReply()}); nothing it sent later runs.
+     */
+    void fail(String error);
+
+    /** The connection closed: whatever the node holds for the client is released. */
+    void closed();
+}

@@ -1,0 +1,81 @@
+package tandem.node;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+import tandem.api.node.NodeClient;
+import tandem.api.node.NodeSession;
+
+/**
+ * One client as the node core sees it: the session its front end hands requests to, and the state of its
+ * transaction, {@code WATCH} and {@code WAIT}. The session's methods queue onto the logic thread; every field is
+ * the logic thread's alone.
+ */
+final class Client implements NodeSession {
+
+    /** A request the front end refused ({@code NOAUTH}): answered with {@code error} at its turn. */
+    record Refusal(byte[][] command, String error) {
+    }
+
+    /** The client's input could not be decoded: {@code error} (or nothing) is answered, then it closes. */
+    record Failure(String error) {
+    }
+
+    final NodeClient front;
+    private final Pipeline pipeline;
+
+    /** Set when QUIT or a protocol error has been seen: nothing after it is executed or journaled. */
+    boolean ending;
+
+    /**
+     * The sequence of the last write whose reply was written: the client's replies are due only once the ack policy
+     * holds for it, so that its later replies stay behind it while other clients are served.
+     */
+    long gatedSequence;
+
+    /** The sequence of this client's last write, what {@code WAIT} waits for. */
+    long lastWriteSequence;
+
+    /** Set from {@code WAIT} until it is answered: what the client sends meanwhile waits in {@link #deferred}. */
+    Pipeline.Wait waiting;
+    /** Requests that arrived while the client waited in {@code WAIT} or was parked, in order. */
+    final ArrayDeque<Object> deferred = new ArrayDeque<>();
+
+    /** Set while a command finishes on another thread: what the client sends meanwhile waits. */
+    boolean parked;
+
+    /** Commands queued since MULTI, or null outside a transaction. */
+    List<byte[][]> transaction;
+    /** True when a queued command was refused: EXEC answers EXECABORT. */
+    boolean transactionFailed;
+    /** True when a watched key received a sequenced write since WATCH. */
+    boolean watchTouched;
+    /** The keys this client watches, as the watch registry knows them. */
+    final List<WatchRegistry.Key> watched = new ArrayList<>();
+
+    Client(NodeClient front, Pipeline pipeline) {
+        this.front = front;
+        this.pipeline = pipeline;
+    }
+
+    @Override
+    public void request(byte[][] command) {
+        pipeline.submit(this, command);
+    }
+
+    @Override
+    public void refuse(byte[][] command, String error) {
+        pipeline.submit(this, new Refusal(command, error));
+    }
+
+    @Override
+    public void fail(String error) {
+        pipeline.submit(this, new Failure(error));
+    }
+
+    @Override
+    public void closed() {
+        pipeline.closed(this);
+    }
+}

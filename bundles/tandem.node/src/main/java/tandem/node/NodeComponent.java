@@ -1,0 +1,320 @@
+package tandem.node;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+import tandem.api.journal.Journal;
+import tandem.api.journal.JournalStatus;
+import tandem.api.journal.SegmentInfo;
+import tandem.api.node.Frontend;
+import tandem.api.node.Node;
+import tandem.api.node.NodeClient;
+import tandem.api.node.NodeSession;
+import tandem.api.replication.AckPolicy;
+import tandem.api.replication.ReplicationHub;
+import tandem.api.server.WriteAdmission;
+import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Keyspace;
+import tandem.api.store.StoreStatus;
+
+/**
+ * The node core: one ordered pipeline ({@link Pipeline}) bound to the journal and the store, offered to the front
+ * end as {@link Node} and to the replication protocols as {@link ReplicationHub}. It references neither the front
+ * end nor a replication protocol: they reference it, so the services form no cycle.
+ */
+@Component(service = {Node.class, ReplicationHub.class}, immediate = true, configurationPid = NodeSettings.PID)
+@Designate(ocd = NodeComponent.Config.class)
+public final class NodeComponent implements Node, ReplicationHub {
+
+    private static final Logger LOG = System.getLogger("tandem.node");
+
+    @ObjectClassDefinition(id = NodeSettings.PID, name = "Tandem node core",
+            description = "The sequencer, ordered pipeline and replication hub of the node.")
+    public @interface Config {
+
+        @AttributeDefinition(description = "How long, in milliseconds, a command waits for the journal or the store "
+                + "while its bundle restarts, or for a replication protocol to declare the node's role at its first "
+                + "start, before it is refused (or the node serves as a primary) (100..600000). Read when the "
+                + "component activates.")
+        int pause_max_ms() default 10000;
+
+        @AttributeDefinition(description = "Where the node's role (primary, or the primary it follows) is kept "
+                + "across restarts; empty means <tandem.home>/data/node. Read when the component activates.")
+        String state_directory() default "";
+    }
+
+    private final Pipeline pipeline;
+    private final Role role;
+    private volatile NodeSettings settings;
+    private volatile Journal boundJournal;
+    private volatile Keyspace boundKeyspace;
+    private volatile String upstreamProtocol;
+
+    @Activate
+    public NodeComponent(Config config, BundleContext context) {
+        this.settings = NodeSettings.of(config, context.getProperty("tandem.home"));
+        this.pipeline = new Pipeline(settings.pauseMaxMs());
+        this.role = new Role(settings.stateDirectory());
+        Role.Declared last = role.read();
+        if (last == null) {
+            // a first start: a replica's protocol may not have said so yet; no client write is sequenced before
+            pipeline.awaitRole();
+            LOG.log(Level.INFO, "node core: no role recorded yet; keyspace commands wait (up to {0} ms) until a "
+                    + "replication protocol declares it", settings.pauseMaxMs());
+        } else if (last.upstream() != null) {
+            // before the front end can open a client: a replica never journals a client's write, not even at start
+            pipeline.follow(last.upstream());
+            upstreamProtocol = last.protocol();
+            LOG.log(Level.INFO, "node core: following {0} ({1}) as recorded; client writes are refused",
+                    last.upstream(), last.protocol());
+        }
+    }
+
+    @Modified
+    void modified(Config config) {
+        try {
+            NodeSettings next = NodeSettings.of(config, null);
+            if (next.pauseMaxMs() != settings.pauseMaxMs()) {
+                LOG.log(Level.WARNING, "{0}: pause.max.ms applies when the component next activates",
+                        NodeSettings.PID);
+            }
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
+                    e.getMessage());
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        pipeline.close();
+        LOG.log(Level.INFO, "node core stopped");
+    }
+
+    // ---- services ---------------------------------------------------------------------------------------------
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindJournal(Journal journal) {
+        boundJournal = journal;
+        pipeline.journal(journal);
+    }
+
+    void unbindJournal(Journal journal) {
+        if (boundJournal == journal) {
+            boundJournal = null;
+            pipeline.journal(null); // returns once the logic thread no longer uses it
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindKeyspace(Keyspace keyspace) {
+        boundKeyspace = keyspace;
+        pipeline.keyspace(keyspace);
+    }
+
+    void unbindKeyspace(Keyspace keyspace) {
+        if (boundKeyspace == keyspace) {
+            boundKeyspace = null;
+            pipeline.keyspace(null);
+        }
+    }
+
+    /**
+     * Every {@link WriteAdmission} service is asked before a write is sequenced, after the node's own
+     * min-replicas-to-write and then by service ranking; one that comes or goes applies from the next write on.
+     */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindAdmission(WriteAdmission admission, Map<String, Object> properties) {
+        Object ranking = properties.get(Constants.SERVICE_RANKING);
+        pipeline.addAdmission(admission, ranking instanceof Integer r ? r : 0);
+        LOG.log(Level.INFO, "write admission: {0} is consulted before every write", admission.getClass().getName());
+    }
+
+    void unbindAdmission(WriteAdmission admission) {
+        pipeline.removeAdmission(admission);
+        LOG.log(Level.INFO, "write admission: {0} is no longer consulted", admission.getClass().getName());
+    }
+
+    // ---- Node -------------------------------------------------------------------------------------------------
+
+    @Override
+    public void attach(Frontend frontend) {
+        pipeline.frontend(frontend);
+    }
+
+    @Override
+    public void detach(Frontend frontend) {
+        pipeline.detach(frontend);
+    }
+
+    @Override
+    public NodeSession open(NodeClient client) {
+        return pipeline.open(client);
+    }
+
+    @Override
+    public List<CommandDescriptor> commands() {
+        return pipeline.commands();
+    }
+
+    @Override
+    public void minReplicasToWrite(int replicas, long maxLagMillis) {
+        pipeline.minReplicasToWrite(replicas, maxLagMillis);
+    }
+
+    @Override
+    public boolean loading() {
+        return pipeline.loading();
+    }
+
+    @Override
+    public int blockedClients() {
+        return pipeline.blockedClients();
+    }
+
+    @Override
+    public String applyStopped() {
+        return pipeline.applyStopped();
+    }
+
+    @Override
+    public JournalStatus journalStatus() {
+        Journal j = boundJournal;
+        return j == null ? null : j.status();
+    }
+
+    @Override
+    public StoreStatus storeStatus() {
+        Keyspace k = boundKeyspace;
+        return k == null ? null : k.status();
+    }
+
+    @Override
+    public long backlogStart() {
+        Journal j = boundJournal;
+        if (j == null) {
+            return 0;
+        }
+        List<SegmentInfo> segments = j.segments();
+        return segments.isEmpty() ? 0 : segments.get(0).replicationOffset();
+    }
+
+    @Override
+    public long offsetAfter(long sequence) {
+        Journal j = boundJournal;
+        if (j == null || sequence < 0) {
+            return -1;
+        }
+        return sequence == 0 ? 0 : j.offsetAfter(sequence);
+    }
+
+    // ---- ReplicationHub ---------------------------------------------------------------------------------------
+
+    @Override
+    public ReplicaSlot attach(String id, String protocol, String address) {
+        return pipeline.gate().attach(id, protocol, address);
+    }
+
+    @Override
+    public ReplicaSlot attach(String id, String protocol, String address, Runnable requestAck) {
+        return pipeline.gate().attach(id, protocol, address, requestAck);
+    }
+
+    @Override
+    public void ackPolicy(AckPolicy policy) {
+        pipeline.gate().policy(policy);
+    }
+
+    @Override
+    public AckPolicy ackPolicy() {
+        return pipeline.gate().policy();
+    }
+
+    @Override
+    public synchronized void follow(String upstream, String protocol) {
+        if (!Objects.equals(upstream, pipeline.upstream())) {
+            LOG.log(Level.INFO, upstream == null ? "this node is a primary: client writes are accepted"
+                    : "following " + upstream + " (" + protocol + "): client writes are refused");
+        }
+        role.write(new Role.Declared(upstream, upstream == null ? null : protocol));
+        upstreamProtocol = upstream == null ? null : protocol;
+        pipeline.follow(upstream);
+    }
+
+    @Override
+    public String upstream() {
+        return pipeline.upstream();
+    }
+
+    @Override
+    public String upstreamProtocol() {
+        return pipeline.upstream() == null ? null : upstreamProtocol;
+    }
+
+    @Override
+    public tandem.api.server.ServerStatus frontend() {
+        Frontend f = pipeline.frontend();
+        return f == null ? null : f.status();
+    }
+
+    @Override
+    public void appended(long sequence) {
+        pipeline.appended(sequence);
+    }
+
+    @Override
+    public long appliedSequence() {
+        return pipeline.appliedSequence();
+    }
+
+    @Override
+    public long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
+        return pipeline.install(checkpoint, sequence, chain);
+    }
+
+    @Override
+    public synchronized long lead(long epoch) throws InterruptedException {
+        long sequence = pipeline.lead(epoch);
+        role.write(new Role.Declared(null, null));
+        LOG.log(Level.INFO, "this node is a primary now, at epoch {0} (EpochBump at sequence {1}): client writes "
+                + "are accepted", epoch, sequence);
+        return sequence;
+    }
+
+    @Override
+    public void fence(String error) {
+        String was = pipeline.fence();
+        pipeline.fence(error);
+        if (!Objects.equals(was, error)) {
+            if (error == null) {
+                LOG.log(Level.WARNING, "the fence is lifted: client writes are accepted");
+            } else {
+                LOG.log(Level.WARNING, "fenced: client writes are refused with -{0}", error);
+            }
+        }
+    }
+
+    @Override
+    public String fence() {
+        return pipeline.fence();
+    }
+}

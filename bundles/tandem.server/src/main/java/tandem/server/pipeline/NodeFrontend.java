@@ -1,0 +1,144 @@
+package tandem.server.pipeline;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+
+import tandem.api.node.Frontend;
+import tandem.api.node.NodeClient;
+import tandem.api.store.CommandDescriptor;
+import tandem.server.command.CommandMonitor;
+import tandem.server.command.CommandSpec;
+import tandem.server.command.CommandTable;
+
+/**
+ * The RESP server as the node core's front end: sends each round's due replies (one task per event loop), keeps
+ * the bound on received requests, and turns what the logic thread ran into Redis' command statistics, slow log and
+ * stall reports.
+ */
+public final class NodeFrontend implements Frontend {
+
+    private static final byte[][] EXEC = {{'e', 'x', 'e', 'c'}};
+
+    /** The round's replies, one task per event loop. Logic thread only. */
+    private final Outbound outbound = new Outbound();
+    private final InboundBudget inbound;
+    private final CommandMonitor monitor;
+    private final CommandTable table;
+    private final Function<String, CommandDescriptor> keyspace;
+    private final tandem.api.server.ServerStatus status;
+    private volatile boolean logicThreadKnown;
+
+    /**
+     * @param keyspace the keyspace command of a name (lower case), or null
+     * @param status   the server's listener and clients
+     */
+    public NodeFrontend(InboundBudget inbound, CommandMonitor monitor, CommandTable table,
+            Function<String, CommandDescriptor> keyspace, tandem.api.server.ServerStatus status) {
+        this.status = status;
+        this.inbound = inbound;
+        this.monitor = monitor;
+        this.table = table;
+        this.keyspace = keyspace;
+    }
+
+    /** {@code c}'s replies so far leave at the end of the round. */
+    void due(Connection c) {
+        outbound.add(c);
+    }
+
+    /** A request of {@code c} arrived: it counts against the bound until it ran. */
+    void received(Connection c, byte[][] command) {
+        inbound.received(c, InboundBudget.cost(command));
+    }
+
+    void released(Connection c, byte[][] command) {
+        inbound.released(c, InboundBudget.cost(command));
+    }
+
+    void closed(Connection c) {
+        inbound.closed(c);
+    }
+
+    @Override
+    public tandem.api.server.ServerStatus status() {
+        return status;
+    }
+
+    @Override
+    public void roundEnd() {
+        outbound.send();
+    }
+
+    @Override
+    public void busy(Object what) {
+        if (!logicThreadKnown) {
+            logicThreadKnown = true;
+            monitor.logicThread(Thread.currentThread());
+        }
+        monitor.busy(what);
+    }
+
+    @Override
+    public void idle() {
+        monitor.idle();
+    }
+
+    @Override
+    public void executed(NodeClient client, byte[][] command, long durationNs, boolean failed) {
+        String name = statName(command);
+        if (name != null) {
+            monitor.executed(name, isFast(name), command, ((Connection) client).session(), durationNs, failed);
+        }
+    }
+
+    @Override
+    public void rejected(NodeClient client, byte[][] command) {
+        String name = statName(command);
+        if (name != null) {
+            monitor.rejected(name);
+        }
+    }
+
+    @Override
+    public void executedTransaction(NodeClient client, List<byte[][]> commands, long durationNs, boolean failed) {
+        for (byte[][] command : commands) {
+            monitor.counted(name(command[0]));
+        }
+        monitor.executed("exec", false, EXEC, ((Connection) client).session(), durationNs, failed);
+    }
+
+    /**
+     * @return the name Redis keeps statistics under ({@code get}, {@code client|list}), or null for a command
+     *         this node does not know
+     */
+    private String statName(byte[][] args) {
+        if (args == null || args.length == 0) {
+            return null;
+        }
+        String name = name(args[0]);
+        CommandSpec spec = table.find(name);
+        if (spec != null) {
+            if (spec.isContainer() && args.length > 1) {
+                String sub = name(args[1]);
+                return spec.subcommands().containsKey(sub) ? name + "|" + sub : null;
+            }
+            return name;
+        }
+        return keyspace.apply(name) != null ? name : null;
+    }
+
+    private boolean isFast(String statName) {
+        CommandSpec spec = table.find(statName);
+        if (spec != null) {
+            return spec.flags().contains("fast");
+        }
+        CommandDescriptor d = keyspace.apply(statName);
+        return d != null && d.flags().contains("fast");
+    }
+
+    private static String name(byte[] bytes) {
+        return new String(bytes, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+    }
+}

@@ -112,6 +112,42 @@ class PipelineTest {
         }
     }
 
+    /** @return whether the logic thread waits, in the sequencer, for a service or the node's role */
+    private static boolean logicThreadWaitsForServices() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> e.getKey().getName().equals("tandem-logic") && e.getKey().isAlive())
+                .anyMatch(e -> java.util.Arrays.stream(e.getValue())
+                        .anyMatch(f -> f.getMethodName().equals("awaitServices")));
+    }
+
+    @Test
+    void atAFirstStartAWriteWaitsForTheRoleAndAReplicaNeverJournalsIt() {
+        pipeline.awaitRole(); // no role recorded: a replication protocol has yet to say what this node is
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        await("the write waits for the role", PipelineTest::logicThreadWaitsForServices);
+        assertThat(journal.entries).isEmpty();
+        pipeline.follow("127.0.0.1:1");
+        c.awaitReplies("-" + Pipeline.READONLY + "\r\n");
+        assertThat(journal.entries).as("a replica never journals a client's write").isEmpty();
+    }
+
+    @Test
+    void atAFirstStartWithoutADeclaredRoleTheNodeServesAsAPrimaryAfterThePause() {
+        pipeline.awaitRole();
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        await("the write waits for the role", PipelineTest::logicThreadWaitsForServices);
+        c.awaitReplies("+OK\r\n"); // pause.max.ms (2 s here) passed: the node is a primary
+        assertThat(journal.entries).hasSize(1);
+        c.send("SET", "k", "w");
+        c.awaitReplies("+OK\r\n+OK\r\n");
+    }
+
     @Test
     void writesAreJournaledAndAnsweredOnlyOnceDurable() {
         pipeline.journal(journal);

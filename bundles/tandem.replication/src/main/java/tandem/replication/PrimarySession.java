@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import tandem.api.auth.ReplicaAuthorizer;
 import tandem.api.checkpoint.Checkpoints;
-import tandem.api.journal.Journal;
+import tandem.api.journal.JournalReader;
 import tandem.api.journal.SegmentInfo;
 import tandem.api.journal.SlotVisitor;
 import tandem.api.replication.ReplicationHub;
@@ -91,7 +91,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
 
     /** What a session needs from the component. */
     interface PrimaryContext {
-        Journal journal();
+        JournalReader journal();
 
         ReplicationHub hub();
 
@@ -362,7 +362,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
     }
 
     private void stream() throws InterruptedException {
-        Journal journal = node.journal();
+        JournalReader journal = node.journal();
         long last = handshakeLast;
         Validation validation = validate(journal, last, handshakeChain);
         if (!node.shown(id, remote(), last, validation.ahead())) {
@@ -450,7 +450,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
      *
      * @return the snapshot, or null when it cannot be served (the link is then closed, with the reason logged)
      */
-    private Snapshot prepareSnapshot(Journal journal, String why) {
+    private Snapshot prepareSnapshot(JournalReader journal, String why) {
         Checkpoints checkpoints = node.checkpoints();
         if (checkpoints == null) {
             LOG.log(Level.ERROR, "replica {0} ({1}) {2}: it needs a snapshot, but no checkpoint service is active "
@@ -594,7 +594,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
     private record Validation(boolean ahead, String divergence) {
     }
 
-    private static Validation validate(Journal journal, long last, byte[] chain) throws InterruptedException {
+    private static Validation validate(JournalReader journal, long last, byte[] chain) throws InterruptedException {
         if (last == 0) {
             return new Validation(false, null);
         }
@@ -621,7 +621,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
     }
 
     /** Sends the durable entries after {@code from}, up to {@code upTo}; @return the last sequence sent */
-    private long catchUp(Journal journal, long from, long upTo) throws InterruptedException {
+    private long catchUp(JournalReader journal, long from, long upTo) throws InterruptedException {
         SlotFramer framer = new SlotFramer(node.settings().maxFrameBytes());
         long[] position = {from};
         InterruptedException[] interrupted = {null};
@@ -728,7 +728,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
      * Forwards the outbox's frames as they are, filling from the journal files any gap before them, and hands the
      * live stream to the journal thread whenever the outbox is drained.
      */
-    private void live(Journal journal, long position) throws InterruptedException {
+    private void live(JournalReader journal, long position) throws InterruptedException {
         long heartbeatNanos = TimeUnit.MILLISECONDS.toNanos(node.settings().heartbeatMs());
         ByteBuffer heartbeat = ByteBuffer.allocate(Frames.LENGTH_PREFIX + Heartbeat.LENGTH);
         synchronized (order) {
@@ -792,7 +792,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
     }
 
     /** Sends from the files what lies between the position and the outbox's next frame, once it is durable. */
-    private long bridge(Journal journal, long position, long upTo) throws InterruptedException {
+    private long bridge(JournalReader journal, long position, long upTo) throws InterruptedException {
         // rare: a batch queued before this replica's outbox existed may still be syncing
         journal.awaitDurable(upTo);
         return catchUp(journal, position, upTo);

@@ -11,7 +11,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import tandem.api.auth.NodeIdentity;
 import tandem.api.checkpoint.Checkpoints;
-import tandem.api.journal.Journal;
+import tandem.api.journal.ReplicaJournal;
 import tandem.api.journal.JournalStoppedException;
 import tandem.api.journal.SegmentInfo;
 import tandem.api.replication.AckPolicy;
@@ -48,7 +48,7 @@ final class ReplicaLink implements AutoCloseable {
 
     /** What the link needs from the component. */
     interface ReplicaContext {
-        Journal journal();
+        ReplicaJournal journal();
 
         ReplicationHub hub();
 
@@ -183,7 +183,7 @@ final class ReplicaLink implements AutoCloseable {
 
     /** Sends the durable track as the journal makes received entries durable. */
     private void ackLoop() {
-        Journal journal = node.journal();
+        ReplicaJournal journal = node.journal();
         while (running) {
             try {
                 long target;
@@ -307,7 +307,7 @@ final class ReplicaLink implements AutoCloseable {
             state = "installing";
             long s = r.sequence();
             byte[] chain = r.chain();
-            Journal journal = node.journal();
+            ReplicaJournal journal = node.journal();
             try {
                 node.hub().install(r.staged().directory(), s, chain);
                 journal.installSeed(r.seed());
@@ -349,7 +349,7 @@ final class ReplicaLink implements AutoCloseable {
                 case Frames.TAG_AUTH_OK -> {
                     authenticated = true;
                     state = "handshaking";
-                    Journal journal = node.journal();
+                    ReplicaJournal journal = node.journal();
                     // the handshake names what is durable, and everything received is made durable first, so
                     // that the primary resumes exactly after it and every later ack is within what it sent
                     try {
@@ -398,7 +398,7 @@ final class ReplicaLink implements AutoCloseable {
                     }
                     node.epoch(epoch);
                     primaryPolicy = AckPolicy.fromWire(StreamStart.ackPolicy(p));
-                    Journal journal = node.journal();
+                    ReplicaJournal journal = node.journal();
                     List<SegmentInfo> segments = journal.segments();
                     SegmentInfo mine = segments.get(0);
                     byte[] anchor = StreamStart.anchorHash(p);
@@ -466,7 +466,7 @@ final class ReplicaLink implements AutoCloseable {
         }
 
         private void streamed(ByteBuffer p, byte tag) {
-            Journal journal = node.journal();
+            ReplicaJournal journal = node.journal();
             switch (tag) {
                 case Frames.TAG_INPUT_BATCH -> {
                     cursor.wrap(p);

@@ -1,0 +1,67 @@
+package tandem.api.journal;
+
+import java.util.List;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * A sender's role: reading what is durable, as entries or as the slots the journal protocol carries, live (taps) or from the files, and the chain values that prove a history. Part of {@link Journal}, which the journal bundle provides; a caller holds the role it needs.
+ */
+@ProviderType
+public interface JournalReader extends JournalPosition {
+
+    /**
+     * Reads the durable entries after {@code afterSequence}, in order, joining fragments; stops at the durable end
+     * or when the visitor returns false.
+     *
+     * @throws IllegalArgumentException when {@code afterSequence + 1} is no longer retained
+     */
+    void read(long afterSequence, EntryVisitor visitor);
+
+    /**
+     * Reads the durable entries after {@code afterSequence} as they are on disk, for a replica's catch-up: each
+     * entry without its magic and CRC (an InputBatch slot), fragments not joined; and the start of every segment
+     * the read enters, so that the reader can announce the rotation.
+     *
+     * @throws IllegalArgumentException when {@code afterSequence + 1} is no longer retained
+     */
+    void readSlots(long afterSequence, SlotVisitor visitor);
+
+    /**
+     * @return the chain value at a durable, retained {@code sequence} (a segment's anchor for the sequence just
+     *         before it starts), or null when {@code sequence} is beyond the durable end or before the retained
+     *         history
+     */
+    byte[] chainAt(long sequence);
+
+    /** @return the retained segments, oldest first (the live one last) */
+    List<SegmentInfo> segments();
+
+    /**
+     * Re-reads every segment: headers, entry CRCs, sequence continuity and the chain across rotations.
+     *
+     * @return null when the journal is sound, otherwise where and why it breaks
+     *         ({@code "sequence 1234 in journal.000003: CRC mismatch"})
+     */
+    String verify();
+
+    /**
+     * Registers a tap that sees every batch on the journal thread before it is written, every rotation, and every
+     * {@code chainCheckInterval}-th batch's chain value. A tap must not block.
+     */
+    void tap(JournalTap tap);
+
+    /** Removes a tap; once this returns, the tap is no longer called. */
+    void untap(JournalTap tap);
+
+    /**
+     * Primary: the segment seed for a snapshot at {@code snapSequence} — the raw prefix of the retained segment that
+     * holds {@code snapSequence + 1}: its header and its entries up to and including {@code snapSequence} (only the
+     * header when the snapshot sits exactly at the segment's start). A replica that installs it and its snapshot
+     * continues with byte-identical files.
+     *
+     * @return the seed's length in bytes, written to {@code out}
+     * @throws IllegalArgumentException when no retained segment holds {@code snapSequence + 1} or it is not durable
+     */
+    long writeSeed(long snapSequence, java.nio.channels.WritableByteChannel out) throws java.io.IOException;
+}

@@ -6,15 +6,13 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import tandem.api.checkpoint.Checkpoints;
-import tandem.api.journal.EntryVisitor;
+import tandem.api.frpl.FrplStreams;
 import tandem.api.journal.Journal;
 import tandem.api.replication.PsyncLink;
 import tandem.api.replication.PsyncRequest;
@@ -22,8 +20,6 @@ import tandem.api.replication.PsyncSession;
 import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
 import tandem.protocol.checkpoint.CheckpointStreamWriter;
-import tandem.protocol.frpl.FrplFrame;
-import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.frpl.Replconf;
 
 /**
@@ -32,20 +28,16 @@ import tandem.protocol.frpl.Replconf;
  *
  * <p>A full sync cuts a checkpoint for this replica alone ({@code fullsync_<replica>}), answers
  * {@code +FULLRESYNC <id> <offset>} with the checkpoint's position, streams the checkpoint (files zero-copy) and
- * then the journal from that position. A {@code +CONTINUE} streams the journal from the replica's offset. The stream
- * is read from the durable journal, never from memory: a slow replica costs the primary no buffer beyond the
- * socket's high-water mark, and a replica that falls more than {@code max.lag.frames} entries behind once it was
- * live, or whose socket accepts nothing for {@code write.timeout.ms}, is disconnected (it reconnects and continues
- * from the journal, or full-syncs when its offset is no longer retained).
+ * then the journal from that position. A {@code +CONTINUE} streams the journal from the replica's offset. The
+ * journal is streamed by the FRPL command stream ({@code tandem.frpl}), which also bounds the replica's lag; while
+ * it is not active, or once it stops, the connection is dropped and the replica comes back with {@code PSYNC}.
  *
  * <p>{@code REPLCONF ACK <offset>} is mapped back to the journal sequence whose entry ends there, through the
- * offsets this stream sent, and reported to the response gate ({@code WAIT}, {@code min-replicas-to-write}).
+ * offsets the stream sent, and reported to the response gate ({@code WAIT}, {@code min-replicas-to-write}).
  */
 final class PrimaryStream implements PsyncSession {
 
     private static final Logger LOG = System.getLogger("tandem.psync");
-    /** Entries read from the journal per pass: the stream re-checks acks, lag and closing between passes. */
-    private static final int ENTRIES_PER_PASS = 1024;
 
     enum Phase { CONNECTING, PREPARING_CHECKPOINT, STREAMING_CHECKPOINT, STREAMING, DISCONNECTING }
 
@@ -54,6 +46,9 @@ final class PrimaryStream implements PsyncSession {
         Journal journal();
 
         Checkpoints checkpoints();
+
+        /** @return the FRPL command stream, or null while {@code tandem.frpl} is not active */
+        FrplStreams frpl();
 
         String replicationId();
 
@@ -68,8 +63,6 @@ final class PrimaryStream implements PsyncSession {
     private final ReplicationHub.ReplicaSlot slot;
     private final boolean full;
     private final Object signal = new Object();
-    /** (end offset, sequence) of what was sent, oldest first: maps an ACK's offset to a sequence. */
-    private final ArrayDeque<long[]> sent = new ArrayDeque<>();
     private final Thread thread;
     private volatile Phase phase = Phase.CONNECTING;
     private volatile boolean ackWanted;
@@ -82,8 +75,8 @@ final class PrimaryStream implements PsyncSession {
     private volatile long transferBytes;
     private volatile long transferTotal = -1;
     private volatile long transferStartNanos;
-    private long baseSequence = -1;
-    private long baseOffset = -1;
+    /** The FRPL stream once the journal streams, or null. */
+    private volatile FrplStreams.Outbound outbound;
 
     /**
      * @param fromSequence for a {@code +CONTINUE}, the sequence after which the replica's offset lies; ignored for a
@@ -99,8 +92,6 @@ final class PrimaryStream implements PsyncSession {
         this.position = fromSequence;
         this.offset = fromOffset;
         if (!full) {
-            baseSequence = fromSequence;
-            baseOffset = fromOffset;
             slot.seed(fromSequence); // it holds everything up to there: it said so, with our history's id
         }
         this.thread = new Thread(this::run, "tandem-psync-" + request.announcedAddress());
@@ -124,7 +115,10 @@ final class PrimaryStream implements PsyncSession {
     void requestAck() {
         if (phase == Phase.STREAMING) {
             ackWanted = true;
-            wake();
+            FrplStreams.Outbound o = outbound;
+            if (o != null) {
+                o.requestAck();
+            }
         }
     }
 
@@ -132,6 +126,10 @@ final class PrimaryStream implements PsyncSession {
     void wake() {
         synchronized (signal) {
             signal.notifyAll();
+        }
+        FrplStreams.Outbound o = outbound;
+        if (o != null) {
+            o.wake();
         }
     }
 
@@ -146,6 +144,10 @@ final class PrimaryStream implements PsyncSession {
         phase = Phase.DISCONNECTING;
         slot.detach();
         link.close(reason);
+        FrplStreams.Outbound o = outbound;
+        if (o != null) {
+            o.close(reason);
+        }
         wake();
     }
 
@@ -166,7 +168,8 @@ final class PrimaryStream implements PsyncSession {
             return;
         }
         lastAckNanos = System.nanoTime();
-        long sequence = sequenceAt(ack);
+        FrplStreams.Outbound o = outbound;
+        long sequence = o == null ? -1 : o.sequenceAt(ack);
         if (ack > ackedOffset) {
             ackedOffset = ack;
         }
@@ -175,20 +178,6 @@ final class PrimaryStream implements PsyncSession {
             slot.ack(sequence, sequence); // the replica journaled and applied it
         } else {
             slot.ack(Math.max(0, ackedSequence), Math.max(0, ackedSequence)); // liveness for min-replicas
-        }
-    }
-
-    /** @return the greatest sequence sent whose entry ends at or before {@code ackOffset}, or -1 */
-    private long sequenceAt(long ackOffset) {
-        synchronized (sent) {
-            long best = ackOffset >= baseOffset ? baseSequence : -1;
-            while (!sent.isEmpty() && sent.peekFirst()[0] <= ackOffset) {
-                long[] e = sent.pollFirst();
-                best = e[1];
-                baseOffset = e[0];
-                baseSequence = e[1];
-            }
-            return best;
         }
     }
 
@@ -204,6 +193,10 @@ final class PrimaryStream implements PsyncSession {
         }
         phase = Phase.DISCONNECTING;
         slot.detach();
+        FrplStreams.Outbound o = outbound;
+        if (o != null) {
+            o.close(reason);
+        }
         wake();
     }
 
@@ -258,84 +251,28 @@ final class PrimaryStream implements PsyncSession {
                     Long.toString(n), Long.toString(o), Long.toString(s));
             position = s;
             offset = o;
-            synchronized (sent) {
-                baseSequence = s;
-                baseOffset = o;
-            }
         }
     }
 
+    /** Hands the connection to the FRPL command stream, from the replica's position, until it ends. */
     private void stream() throws IOException, InterruptedException {
-        Journal journal = ctx.journal();
-        boolean live = false;
-        ByteBuffer frame = ByteBuffer.allocate(64 * 1024);
-        IOException[] failure = {null};
-        while (phase != Phase.DISCONNECTING && link.open()) {
-            if (ackWanted) {
-                ackWanted = false;
-                send(FrplFrame.getAck(offset));
-            }
-            long durable = journal.durableSequence();
-            if (position >= durable) {
-                live = true;
-                synchronized (signal) {
-                    if (journal.durableSequence() <= position && !ackWanted && phase != Phase.DISCONNECTING) {
-                        signal.wait(100);
-                    }
-                }
-                continue;
-            }
-            int maxLag = ctx.settings().maxLagFrames();
-            if (live && durable - position > maxLag) {
-                closeReason = "fell more than " + maxLag + " entries behind (max.lag.frames); it reconnects and "
-                        + "continues";
-                LOG.log(Level.WARNING, "replica {0}: {1}", id(), closeReason);
-                return;
-            }
-            int[] count = {0};
-            ByteBuffer[] buf = {frame};
-            journal.read(position, new EntryVisitor() {
-                @Override
-                public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
-                    try {
-                        List<byte[]> frames = FrplPayload.frames(tag, timestampNs, payload);
-                        for (byte[] f : frames) {
-                            offset += f.length;
-                            if (buf[0].capacity() < FrplFrame.HEADER + f.length) {
-                                buf[0] = ByteBuffer.allocate(FrplFrame.HEADER + f.length);
-                            }
-                            ByteBuffer b = buf[0].clear();
-                            FrplFrame.writeHeader(b, 0, offset, f.length);
-                            b.put(f).flip();
-                            send(b);
-                        }
-                        if (!frames.isEmpty()) {
-                            synchronized (sent) {
-                                sent.addLast(new long[] {offset, sequence});
-                                if (sent.size() > 4 * ctx.settings().maxLagFrames()) {
-                                    long[] dropped = sent.pollFirst();
-                                    baseOffset = dropped[0];
-                                    baseSequence = dropped[1];
-                                }
-                            }
-                        }
-                        position = sequence;
-                    } catch (IOException e) {
-                        failure[0] = e;
-                        return false;
-                    }
-                    return ++count[0] < ENTRIES_PER_PASS && phase != Phase.DISCONNECTING;
-                }
-
-                @Override
-                public void skipped(long sequence) {
-                    position = sequence;
-                }
-            });
-            frame = buf[0];
-            if (failure[0] != null) {
-                throw failure[0];
-            }
+        FrplStreams frpl = ctx.frpl();
+        if (frpl == null) {
+            throw new IOException("the FRPL stream (tandem.frpl) is not active; the replica reconnects and continues");
+        }
+        FrplStreams.Outbound o = frpl.stream(link, position, offset, ctx.settings().maxLagFrames(),
+                ctx.settings().writeTimeoutMs());
+        outbound = o;
+        if (phase == Phase.DISCONNECTING) {
+            o.close(closeReason == null ? "the connection closed" : closeReason); // closed while it was handed over
+        }
+        if (ackWanted) {
+            ackWanted = false;
+            o.requestAck();
+        }
+        String ended = o.run();
+        if (closeReason == null) {
+            closeReason = ended;
         }
     }
 
@@ -434,7 +371,9 @@ final class PrimaryStream implements PsyncSession {
                     elapsed <= 0 ? 0 : transferBytes * 1e9 / elapsed);
         }
         long acked = Math.max(0, ackedSequence);
-        return new ReplicationStatus.Replica(id(), request.announcedAddress(), state, position, acked, acked,
+        FrplStreams.Outbound o = outbound;
+        long sent = o == null ? position : o.sequence();
+        return new ReplicationStatus.Replica(id(), request.announcedAddress(), state, sent, acked, acked,
                 Math.max(0, lastSequence - acked), sinceAck, transfer);
     }
 }

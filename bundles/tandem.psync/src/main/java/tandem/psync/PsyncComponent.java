@@ -33,6 +33,7 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import tandem.api.checkpoint.Checkpoints;
+import tandem.api.frpl.FrplStreams;
 import tandem.api.journal.DurabilityListener;
 import tandem.api.journal.Journal;
 import tandem.api.replication.PsyncLink;
@@ -132,6 +133,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     private volatile Identity identity;
     private volatile ReplicaClient client;
     private volatile Checkpoints checkpoints;
+    private volatile FrplStreams frpl;
     private volatile Keyspace keyspace;
 
     @Activate
@@ -212,6 +214,10 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     public PsyncSession psync(PsyncRequest request, PsyncLink link) {
         if (hub.upstream() != null) {
             refuse(link, "ERR PSYNC not supported - server is not running as primary");
+            return null;
+        }
+        if (frpl == null) {
+            refuse(link, "ERR PSYNC refused - the FRPL stream (tandem.frpl) is not active; try again");
             return null;
         }
         String mismatch = versionMismatch(request.version(), version());
@@ -450,6 +456,11 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     }
 
     @Override
+    public FrplStreams frpl() {
+        return frpl;
+    }
+
+    @Override
     public String replicationId() {
         return identity.replicationId();
     }
@@ -510,6 +521,22 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     void unbindCheckpoints(Checkpoints c) {
         if (checkpoints == c) {
             checkpoints = null;
+        }
+    }
+
+    /**
+     * The FRPL command stream: it streams every replica's journal and applies this replica's stream. When it goes
+     * (an update), it ends those streams itself; replicas reconnect and continue once one is back.
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindFrpl(FrplStreams f) {
+        frpl = f;
+    }
+
+    void unbindFrpl(FrplStreams f) {
+        if (frpl == f) {
+            frpl = null;
         }
     }
 

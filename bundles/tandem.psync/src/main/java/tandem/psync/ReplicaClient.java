@@ -15,6 +15,7 @@ import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
 
 import tandem.api.checkpoint.Checkpoints;
+import tandem.api.frpl.FrplStreams;
 import tandem.api.journal.Journal;
 import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
@@ -49,6 +50,9 @@ final class ReplicaClient {
         ReplicationHub hub();
 
         Checkpoints checkpoints();
+
+        /** @return the FRPL command stream, or null while {@code tandem.frpl} is not active */
+        FrplStreams frpl();
 
         long keyHash(byte[][] command);
 
@@ -183,6 +187,9 @@ final class ReplicaClient {
             // any PSYNC may be answered with a full sync: ask only once one could be received
             throw new IOException("waiting for tandem.checkpoint, which a full sync needs");
         }
+        if (ctx.frpl() == null) {
+            throw new IOException("waiting for tandem.frpl, which applies the primary's command stream");
+        }
         int port = ctx.listeningPort();
         if (port <= 0) {
             throw new IOException("this node's RESP listener is not up (see the tandem.server log), so there is no "
@@ -279,23 +286,19 @@ final class ReplicaClient {
                 Long.toString(offset));
     }
 
+    private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
+
     private void stream(Socket s, Wire wire, OutputStream out, long from) throws IOException {
         state = "streaming";
         lastError = null;
         Journal journal = ctx.journal();
         ReplicationHub hub = ctx.hub();
-        StreamApplier applier = new StreamApplier(from, ctx::keyHash, journal::append);
+        FrplStreams frpl = ctx.frpl();
+        if (frpl == null) {
+            throw new IOException("the FRPL stream (tandem.frpl) is not active; this replica reconnects and continues");
+        }
         long maxPayload = Math.min(FrplFrame.MAX_PAYLOAD, Runtime.getRuntime().maxMemory() / 4);
-        StreamApplier.DivergenceException[] diverged = {null};
-        FrplFrame.Decoder decoder = new FrplFrame.Decoder(maxPayload, (shard, sequence, payload) -> {
-            if (diverged[0] == null) {
-                try {
-                    applier.frame(shard, sequence, payload);
-                } catch (StreamApplier.DivergenceException e) {
-                    diverged[0] = e;
-                }
-            }
-        });
+        FrplStreams.Inbound applier = frpl.receive(from, maxPayload, ctx::keyHash, journal::append);
         int ackMs = ctx.settings().ackIntervalMs();
         long nextAck = System.nanoTime();
         long owed = -1;
@@ -304,28 +307,29 @@ final class ReplicaClient {
         InputStream in = wire.in;
         boolean first = true;
         while (!stopped) {
-            try {
-                if (first) {
-                    first = false;
-                    decoder.feed(leftover);
-                } else {
+            ByteBuffer received = NOTHING;
+            if (first) {
+                first = false;
+                received = leftover;
+            } else {
+                try {
                     s.setSoTimeout(owed >= 0 ? 5 : 100);
                     int n = in.read(chunk);
                     if (n < 0) {
                         throw new EOFException("the primary closed the connection");
                     }
                     lastFrameNanos = System.nanoTime();
-                    decoder.feed(ByteBuffer.wrap(chunk, 0, n));
+                    received = ByteBuffer.wrap(chunk, 0, n);
+                } catch (SocketTimeoutException idle) {
+                    // time to look at the acks, and at whether the FRPL stream is still there
                 }
-            } catch (SocketTimeoutException idle) {
-                // time to look at the acks
-            } catch (IllegalArgumentException e) {
-                throw new IOException("a broken FRPL frame: " + e.getMessage(), e);
             }
-            if (diverged[0] != null) {
+            try {
+                applier.feed(received);
+            } catch (FrplStreams.DivergenceException diverged) {
                 ctx.identity(ctx.identity().cleared()); // the next attempt full-syncs
                 throw new IOException("the stream diverged from this replica's journal, a full sync follows: "
-                        + diverged[0].getMessage());
+                        + diverged.getMessage());
             }
             long asked = applier.takeOwedAck();
             if (asked >= 0) {

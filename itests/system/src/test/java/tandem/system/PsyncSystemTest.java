@@ -34,7 +34,8 @@ import tandem.testsupport.Await;
  * REPLICAOF}, driven by {@code redis-cli} and Jedis. A loaded primary full-syncs a fresh replica which then streams;
  * a replica stalled on its socket is dropped while the primary's heap stays bounded; {@code WAIT} with zero, one and
  * two replicas; {@code kill -9} of a replica under {@code INCR} load resumes with {@code +CONTINUE}; updating
- * {@code tandem.psync} in the running primary drops no client; a corrupted checkpoint byte is detected and the next
+ * {@code tandem.psync} in the running primary, or {@code tandem.frpl} in the primary and in a replica, drops no client
+ * and the replicas continue; a corrupted checkpoint byte is detected and the next
  * attempt succeeds; expiry stays identical; AUTH is enforced. One cluster for the class; tests run in order.
  */
 @Timeout(300)
@@ -275,6 +276,29 @@ class PsyncSystemTest {
 
     @Test
     @Order(6)
+    void updatingTandemFrplUnderWritesDropsNoClientAndTheReplicasContinue() throws Exception {
+        long partial = stat(primary, "sync_partial_ok");
+        List<Writer> writers = Writer.start("frpl", 2, primary::port);
+        writers.forEach(w -> w.awaitProgress(50));
+        TandemNode.Result updated = primary.shell("update " + primary.bundleId("Tandem FRPL stream"));
+        assertThat(updated.exit()).as(updated.err()).isZero();
+        Await.until("both replicas continue", Duration.ofSeconds(60),
+                () -> stat(primary, "sync_partial_ok") == partial + 2);
+        writers.forEach(w -> w.awaitProgress(50));
+        // a replica's own FRPL stream (its applier) updated: it reconnects and continues too
+        updated = a.shell("update " + a.bundleId("Tandem FRPL stream"));
+        assertThat(updated.exit()).as(updated.err()).isZero();
+        Await.until("the replica continues", Duration.ofSeconds(60),
+                () -> stat(primary, "sync_partial_ok") == partial + 3);
+        writers.forEach(w -> w.awaitProgress(50));
+        Writer.haltAll(writers, false); // their connections never dropped
+        assertThat(stat(primary, "sync_full")).as("no full sync").isZero();
+        assertConverged(a, b);
+        assertThat(a.log()).contains("+CONTINUE at offset");
+    }
+
+    @Test
+    @Order(7)
     void aCorruptedCheckpointByteIsDetectedNothingIsInstalledAndTheNextAttemptSucceeds() throws Exception {
         long full = stat(primary, "sync_full");
         b.stop();
@@ -298,7 +322,7 @@ class PsyncSystemTest {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void expiryIsReplicatedWithThePrimarysTimeAndStaysIdentical() throws Exception {
         try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {
             for (int i = 0; i < 50; i++) {
@@ -318,7 +342,7 @@ class PsyncSystemTest {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void withRequirepassEveryCommandButAuthIsRefusedAndAReplicaAuthenticatesWithMasterauth() throws Exception {
         assertThat(cli(primary, "CONFIG", "SET", "requirepass", "s3cret")).isEqualTo("OK");
         try {
@@ -346,7 +370,7 @@ class PsyncSystemTest {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void replicaofNoOnePromotesAReplicaAndTheOthersContinueWithoutAFullSync() throws Exception {
         String oldId = info(primary, "replication").get("master_replid");
         try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {

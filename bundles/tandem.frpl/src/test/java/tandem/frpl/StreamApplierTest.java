@@ -1,4 +1,4 @@
-package tandem.psync;
+package tandem.frpl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -12,6 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import tandem.api.frpl.FrplStreams.DivergenceException;
 import tandem.api.journal.EntryTag;
 import tandem.protocol.command.CommandPayload;
 import tandem.protocol.frpl.FrplFrame;
@@ -41,7 +42,7 @@ class StreamApplierTest {
     }
 
     /** Streams an entry as the primary does: its frames, each with the offset after it. */
-    private void stream(byte tag, long ts, byte[] payload) throws StreamApplier.DivergenceException {
+    private void stream(byte tag, long ts, byte[] payload) throws DivergenceException {
         for (byte[] f : FrplPayload.frames(tag, ts, payload)) {
             offset += f.length;
             applier.frame(0, offset, ByteBuffer.wrap(f));
@@ -97,7 +98,7 @@ class StreamApplierTest {
         assertThat(journaled).hasSize(1);
         assertThat(applier.duplicates()).isEqualTo(1);
         assertThatThrownBy(() -> applier.frame(0, 1000 + 3L * f.length, ByteBuffer.wrap(f)))
-                .isInstanceOf(StreamApplier.DivergenceException.class).hasMessageContaining("ends at offset");
+                .isInstanceOf(DivergenceException.class).hasMessageContaining("ends at offset");
     }
 
     @Test
@@ -121,10 +122,10 @@ class StreamApplierTest {
     void aCommandWithoutTandemAtIsRefused() {
         byte[] plain = CommandPayload.encode(args("SET", "k", "v"));
         assertThatThrownBy(() -> applier.frame(0, 1000 + plain.length, ByteBuffer.wrap(plain)))
-                .isInstanceOf(StreamApplier.DivergenceException.class).hasMessageContaining("'SET'");
+                .isInstanceOf(DivergenceException.class).hasMessageContaining("'SET'");
         byte[] padded = CommandPayload.encode(args("TANDEM.AT", "007", "SET", "k", "v"));
         assertThatThrownBy(() -> applier.frame(0, 1000 + padded.length, ByteBuffer.wrap(padded)))
-                .isInstanceOf(StreamApplier.DivergenceException.class).hasMessageContaining("canonical");
+                .isInstanceOf(DivergenceException.class).hasMessageContaining("canonical");
         assertThat(journaled).isEmpty();
     }
 }

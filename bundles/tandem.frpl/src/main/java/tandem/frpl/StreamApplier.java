@@ -1,4 +1,4 @@
-package tandem.psync;
+package tandem.frpl;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.ToLongFunction;
 
+import tandem.api.frpl.FrplStreams;
+import tandem.api.frpl.FrplStreams.DivergenceException;
 import tandem.api.journal.EntryTag;
 import tandem.protocol.command.CommandPayload;
 import tandem.protocol.command.String2ll;
@@ -35,26 +37,13 @@ import tandem.protocol.frpl.Replconf;
  */
 final class StreamApplier {
 
-    /** Where entries go: {@link tandem.api.journal.Journal#append}. */
-    @FunctionalInterface
-    interface Sink {
-        long append(long timestampNs, long keyHash, byte tag, byte[] payload);
-    }
-
-    /** The stream cannot be applied: the replica's history is no longer its primary's. */
-    static final class DivergenceException extends Exception {
-        DivergenceException(String message) {
-            super(message);
-        }
-    }
-
     static final int MAX_TRANSACTION_COMMANDS = 1_000_000;
     static final long MAX_TRANSACTION_BYTES = 1L << 30;
 
     private static final byte[] MULTI = "*1\r\n$5\r\nMULTI\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EXEC = "*1\r\n$4\r\nEXEC\r\n".getBytes(StandardCharsets.US_ASCII);
 
-    private final Sink sink;
+    private final FrplStreams.Sink sink;
     private final ToLongFunction<byte[][]> keyHash;
     /** The offset after the last entry journaled. */
     private long offset;
@@ -67,7 +56,7 @@ final class StreamApplier {
     private long duplicates;
     private long lastSequence;
 
-    StreamApplier(long startOffset, ToLongFunction<byte[][]> keyHash, Sink sink) {
+    StreamApplier(long startOffset, ToLongFunction<byte[][]> keyHash, FrplStreams.Sink sink) {
         this.offset = startOffset;
         this.received = startOffset;
         this.keyHash = keyHash;

@@ -1,0 +1,219 @@
+package tandem.frpl;
+
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import tandem.api.frpl.FrplStreams;
+import tandem.api.journal.EntryVisitor;
+import tandem.api.journal.JournalReader;
+import tandem.api.replication.PsyncLink;
+import tandem.protocol.frpl.FrplFrame;
+import tandem.protocol.frpl.FrplPayload;
+
+/**
+ * A primary's FRPL stream to one replica: the durable journal after a sequence, each entry turned into its frames
+ * ({@link FrplPayload#frames}) whose offsets continue the replica's. The stream is read from the durable journal,
+ * never from memory: a slow replica costs the primary no buffer beyond the socket's high-water mark, and a replica
+ * that falls more than {@code maxLagFrames} entries behind once it was live, or whose socket accepts nothing for
+ * {@code writeTimeoutMs}, is disconnected (it reconnects and continues from the journal, or full-syncs when its
+ * offset is no longer retained).
+ *
+ * <p>The (offset, sequence) pairs sent are remembered, a bounded number of them, so that an acknowledged offset
+ * maps back to the journal sequence whose entry ends there.
+ */
+final class JournalStreamer implements FrplStreams.Outbound {
+
+    private static final Logger LOG = System.getLogger("tandem.frpl");
+    /** Entries read from the journal per pass: the stream re-checks acks, lag and closing between passes. */
+    private static final int ENTRIES_PER_PASS = 1024;
+
+    private final JournalReader journal;
+    private final PsyncLink link;
+    private final int maxLagFrames;
+    private final int writeTimeoutMs;
+    private final Runnable ended;
+    private final Object signal = new Object();
+    /** (end offset, sequence) of what was sent, oldest first: maps an ACK's offset to a sequence. */
+    private final ArrayDeque<long[]> sent = new ArrayDeque<>();
+    private long baseSequence;
+    private long baseOffset;
+    private volatile boolean ackWanted;
+    private volatile String closeReason;
+    private volatile long position;
+    private volatile long offset;
+
+    /**
+     * @param ended told once {@link #run()} returned or threw, so that the provider forgets the stream
+     */
+    JournalStreamer(JournalReader journal, PsyncLink link, long fromSequence, long fromOffset, int maxLagFrames,
+            int writeTimeoutMs, Runnable ended) {
+        this.journal = journal;
+        this.link = link;
+        this.position = fromSequence;
+        this.offset = fromOffset;
+        this.baseSequence = fromSequence;
+        this.baseOffset = fromOffset;
+        this.maxLagFrames = maxLagFrames;
+        this.writeTimeoutMs = writeTimeoutMs;
+        this.ended = ended;
+    }
+
+    @Override
+    public String run() throws IOException, InterruptedException {
+        try {
+            return stream();
+        } finally {
+            ended.run();
+        }
+    }
+
+    private String stream() throws IOException, InterruptedException {
+        boolean live = false;
+        ByteBuffer frame = ByteBuffer.allocate(64 * 1024);
+        IOException[] failure = {null};
+        while (closeReason == null && link.open()) {
+            if (ackWanted) {
+                ackWanted = false;
+                send(ByteBuffer.wrap(FrplFrame.getAck(offset)));
+            }
+            long durable = journal.durableSequence();
+            if (position >= durable) {
+                live = true;
+                synchronized (signal) {
+                    if (journal.durableSequence() <= position && !ackWanted && closeReason == null) {
+                        signal.wait(100);
+                    }
+                }
+                continue;
+            }
+            if (live && durable - position > maxLagFrames) {
+                String why = "fell more than " + maxLagFrames + " entries behind (max.lag.frames); it reconnects and "
+                        + "continues";
+                LOG.log(Level.WARNING, "replica {0}: {1}", link.remoteAddress(), why);
+                return why;
+            }
+            int[] count = {0};
+            ByteBuffer[] buf = {frame};
+            journal.read(position, new EntryVisitor() {
+                @Override
+                public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
+                    try {
+                        List<byte[]> frames = FrplPayload.frames(tag, timestampNs, payload);
+                        for (byte[] f : frames) {
+                            if (buf[0].capacity() < FrplFrame.HEADER + f.length) {
+                                buf[0] = ByteBuffer.allocate(FrplFrame.HEADER + f.length);
+                            }
+                            ByteBuffer b = buf[0].clear();
+                            FrplFrame.writeHeader(b, 0, offset + f.length, f.length);
+                            b.put(f).flip();
+                            send(b);
+                            offset += f.length;
+                        }
+                        if (!frames.isEmpty()) {
+                            remember(offset, sequence);
+                        }
+                        position = sequence;
+                    } catch (IOException e) {
+                        failure[0] = e;
+                        return false;
+                    }
+                    return ++count[0] < ENTRIES_PER_PASS && closeReason == null;
+                }
+
+                @Override
+                public void skipped(long sequence) {
+                    position = sequence;
+                }
+            });
+            frame = buf[0];
+            if (failure[0] != null) {
+                throw failure[0];
+            }
+        }
+        return closeReason == null ? "the connection closed" : closeReason;
+    }
+
+    private void remember(long endOffset, long sequence) {
+        synchronized (sent) {
+            sent.addLast(new long[] {endOffset, sequence});
+            if (sent.size() > 4 * maxLagFrames) {
+                long[] dropped = sent.pollFirst();
+                baseOffset = dropped[0];
+                baseSequence = dropped[1];
+            }
+        }
+    }
+
+    /** Queues bytes once the socket takes more, within {@code writeTimeoutMs}. */
+    private void send(ByteBuffer bytes) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(writeTimeoutMs);
+        synchronized (signal) {
+            while (!link.writable()) {
+                if (!link.open() || closeReason != null) {
+                    throw new IOException(closeReason == null ? "the connection closed" : closeReason);
+                }
+                long left = deadline - System.nanoTime();
+                if (writeTimeoutMs > 0 && left <= 0) {
+                    throw new IOException("its socket took nothing for " + writeTimeoutMs + " ms (write.timeout.ms)");
+                }
+                try {
+                    signal.wait(writeTimeoutMs > 0 ? Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)) : 100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted");
+                }
+            }
+        }
+        link.send(bytes);
+    }
+
+    @Override
+    public void requestAck() {
+        ackWanted = true;
+        wake();
+    }
+
+    @Override
+    public void wake() {
+        synchronized (signal) {
+            signal.notifyAll();
+        }
+    }
+
+    @Override
+    public long sequenceAt(long ackOffset) {
+        synchronized (sent) {
+            long best = ackOffset >= baseOffset ? baseSequence : -1;
+            while (!sent.isEmpty() && sent.peekFirst()[0] <= ackOffset) {
+                long[] e = sent.pollFirst();
+                best = e[1];
+                baseOffset = e[0];
+                baseSequence = e[1];
+            }
+            return best;
+        }
+    }
+
+    @Override
+    public long offset() {
+        return offset;
+    }
+
+    @Override
+    public long sequence() {
+        return position;
+    }
+
+    @Override
+    public void close(String reason) {
+        if (closeReason == null) {
+            closeReason = reason;
+        }
+        wake();
+    }
+}

@@ -38,7 +38,7 @@ final class Client implements NodeSession {
     long lastWriteSequence;
 
     /** Set from {@code WAIT} until it is answered: what the client sends meanwhile waits in {@link #deferred}. */
-    Pipeline.Wait waiting;
+    Waits.Wait waiting;
     /** Requests that arrived while the client waited in {@code WAIT} or was parked, in order. */
     final ArrayDeque<Object> deferred = new ArrayDeque<>();
 

@@ -99,13 +99,7 @@ public final class Pipeline implements AutoCloseable {
         }
     }
 
-    /** A {@code WAIT}: how many replicas must have acknowledged which sequence, until when. */
-    record Wait(long sequence, long replicas, long deadlineNanos) {
-    }
-
-    public static final String WAIT_ON_REPLICA = "ERR WAIT cannot be used with replica instances. Please also note that "
-            + "since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to "
-            + "replicas are just local and are not propagated.";
+    public static final String WAIT_ON_REPLICA = Waits.ON_REPLICA;
     public static final String NOREPLICAS = MinReplicasAdmission.NOREPLICAS;
 
     /** Work another thread hands to the logic thread, run between requests with the services held. */
@@ -189,19 +183,11 @@ public final class Pipeline implements AutoCloseable {
      * Cleared when a keyspace is bound again, whose replay then retries the entry.
      */
     private volatile ApplyFailure applyFailure;
-    /** The node's own admission provider: Redis' min-replicas-to-write. */
-    private final MinReplicasAdmission minReplicas = new MinReplicasAdmission();
-    /** Every provider consulted before a write is sequenced, highest ranking first (copy on write). */
-    private volatile List<Ranked> admissions = List.of(new Ranked(minReplicas, Integer.MAX_VALUE, 0));
-    /** How many providers were ever added: the order among equal rankings. Guarded by {@code this}. */
-    private long admissionOrder;
-    /** Providers whose failure was logged already: one line each, not one per write. */
-    private final java.util.Set<WriteAdmission> admissionFailuresLogged = ConcurrentHashMap.newKeySet();
+    /** Asked before a write is sequenced. */
+    private final Admissions admissions = new Admissions();
     private final WriteAdmission.Replicas replicaView = lag -> gate.good(journal.durableSequence(), lag);
     /** Clients parked in {@code WAIT}. */
-    private final List<Client> waiters = new ArrayList<>();
-    /** The size of {@link #waiters}, for {@link #blockedClients} on other threads. */
-    private volatile int blockedClients;
+    private final Waits waits = new Waits(gate);
     private long lastTimestampNs;
     private long lastTickNs;
     private long tickPendingSequence;
@@ -397,29 +383,19 @@ public final class Pipeline implements AutoCloseable {
      * engaged replica) or has nothing left to acknowledge.
      */
     public void minReplicasToWrite(int replicas, long maxLagMillis) {
-        minReplicas.configure(replicas, maxLagMillis);
-    }
-
-    private record Ranked(WriteAdmission admission, int ranking, long order) {
+        admissions.minReplicasToWrite(replicas, maxLagMillis);
     }
 
     /**
      * Adds a write-admission provider, consulted before every write is sequenced from the next one on; among equal
      * rankings, the one added first is asked first.
      */
-    public synchronized void addAdmission(WriteAdmission admission, int ranking) {
-        List<Ranked> next = new ArrayList<>(admissions);
-        next.add(new Ranked(admission, ranking, ++admissionOrder));
-        next.sort(java.util.Comparator.comparingInt(Ranked::ranking).reversed()
-                .thenComparingLong(Ranked::order));
-        admissions = List.copyOf(next);
+    public void addAdmission(WriteAdmission admission, int ranking) {
+        admissions.add(admission, ranking);
     }
 
-    public synchronized void removeAdmission(WriteAdmission admission) {
-        List<Ranked> next = new ArrayList<>(admissions);
-        next.removeIf(r -> r.admission() == admission);
-        admissions = List.copyOf(next);
-        admissionFailuresLogged.remove(admission);
+    public void removeAdmission(WriteAdmission admission) {
+        admissions.remove(admission);
     }
 
     /** @return why applying journal entries stopped (writes are refused meanwhile), or null */
@@ -440,7 +416,7 @@ public final class Pipeline implements AutoCloseable {
 
     /** @return the connections parked in {@code WAIT} now */
     public int blockedClients() {
-        return blockedClients;
+        return waits.blocked();
     }
 
     private long onLogicThread(java.util.concurrent.Callable<Long> task) throws InterruptedException {
@@ -563,43 +539,13 @@ public final class Pipeline implements AutoCloseable {
 
     /** @return how long the logic thread may sleep: until the next Tick, or the nearest {@code WAIT} deadline */
     private long pollNanos() {
-        long wait = TICK_INTERVAL_NS;
-        long now = System.nanoTime();
-        for (Client c : waiters) {
-            Wait w = c.waiting;
-            if (w != null && w.deadlineNanos() != Long.MAX_VALUE) {
-                wait = Math.min(wait, Math.max(0, w.deadlineNanos() - now));
-            }
-        }
-        return wait;
+        return waits.pollNanos(TICK_INTERVAL_NS);
     }
 
     /** Answers the parked {@code WAIT}s whose replicas acknowledged or whose time is up, and resumes them. */
     private void answerWaits() {
-        if (waiters.isEmpty()) {
-            return;
-        }
-        long now = System.nanoTime();
-        List<Client> done = new ArrayList<>();
-        for (java.util.Iterator<Client> it = waiters.iterator(); it.hasNext(); ) {
-            Client c = it.next();
-            Wait w = c.waiting;
-            int count = gate.acknowledged(w.sequence());
-            if (upstream != null) {
-                it.remove(); // this node became a replica: what it waited for will never come from here
-                c.front.reply().error("UNBLOCKED force unblock from blocking operation, instance state changed (master -> "
-                        + "replica?)");
-                touched.add(c);
-                done.add(c);
-            } else if (count >= w.replicas() || now - w.deadlineNanos() >= 0) {
-                it.remove();
-                c.front.reply().integer(count);
-                touched.add(c);
-                done.add(c);
-            }
-        }
-        gate.wakeOnEveryAck(!waiters.isEmpty());
-        blockedClients = waiters.size();
+        List<Client> done = waits.answer(upstream != null);
+        touched.addAll(done);
         for (Client c : done) {
             resume(c);
         }
@@ -974,8 +920,7 @@ public final class Pipeline implements AutoCloseable {
             held.remove(c);
             watches.unwatchAll(c);
             c.transaction = null;
-            waiters.remove(c);
-            blockedClients = waiters.size();
+            waits.remove(c);
             c.deferred.clear();
             return;
         }
@@ -1236,22 +1181,7 @@ public final class Pipeline implements AutoCloseable {
         if (fenced != null) {
             return fenced;
         }
-        for (Ranked r : admissions) {
-            String refused;
-            try {
-                refused = r.admission().admit(replicaView);
-            } catch (RuntimeException | Error e) {
-                if (admissionFailuresLogged.add(r.admission())) {
-                    LOG.log(Level.ERROR, "write admission provider " + r.admission().getClass().getName()
-                            + " failed; writes are refused while it fails (logged once)", e);
-                }
-                return "ERR write admission failed (" + e + "): the write was not journaled";
-            }
-            if (refused != null) {
-                return refused;
-            }
-        }
-        return null;
+        return admissions.refusal(replicaView);
     }
 
     /**
@@ -1260,36 +1190,16 @@ public final class Pipeline implements AutoCloseable {
      * forever) passes. Nothing else of the connection runs meanwhile.
      */
     private void waitCommand(Client c, byte[][] args) {
-        if (args.length != 3) {
-            immediate(c, args, "ERR wrong number of arguments for 'wait' command");
-            return;
-        }
-        if (upstream != null) {
+        if (upstream != null && args.length == 3) {
             immediate(c, args, WAIT_ON_REPLICA);
             return;
         }
-        long replicas;
-        long timeout;
-        try {
-            replicas = tandem.protocol.command.String2ll.parse(args[1]);
-        } catch (NumberFormatException e) {
-            immediate(c, args, "ERR value is not an integer or out of range");
+        Object parsed = Waits.parse(args, c.lastWriteSequence);
+        if (parsed instanceof String error) {
+            immediate(c, args, error);
             return;
         }
-        try {
-            timeout = tandem.protocol.command.String2ll.parse(args[2]);
-        } catch (NumberFormatException e) {
-            immediate(c, args, "ERR timeout is not an integer or out of range");
-            return;
-        }
-        if (timeout < 0) {
-            immediate(c, args, "ERR timeout is negative");
-            return;
-        }
-        // a timeout beyond what nanoTime can count waits as long as 0 does: for good
-        long deadline = timeout == 0 || timeout > TimeUnit.DAYS.toMillis(365L * 100) ? Long.MAX_VALUE
-                : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
-        c.waiting = new Wait(c.lastWriteSequence, replicas, deadline);
+        c.waiting = (Waits.Wait) parsed;
         pending.add(new Pending(c, Kind.WAIT, 0, 0, args, null, null));
     }
 
@@ -1561,17 +1471,9 @@ public final class Pipeline implements AutoCloseable {
                 return;
             }
             case WAIT -> {
-                Wait w = c.waiting;
-                int count = gate.acknowledged(w.sequence());
-                if (count >= w.replicas()) {
-                    c.front.reply().integer(count);
+                if (waits.start(c)) {
                     touched.add(c);
                     resume(c);
-                } else {
-                    waiters.add(c);
-                    blockedClients = waiters.size();
-                    gate.wakeOnEveryAck(true);
-                    gate.requestAcks();
                 }
                 return;
             }

@@ -88,7 +88,7 @@ for r in 1 2; do
   port_var=tr${r}_port
   await "tr$r" 120 answers_ping "${!port_var}"
   await "tr$r" 60 test -s "$work/tr$r/etc/replication_ed25519.pub"
-  tandem_shell tp "auth:allow $(cat "$work/tr$r/etc/replication_ed25519.pub")" > /dev/null
+  tandem_shell tp "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/tr$r/etc/replication_ed25519.pub")" > /dev/null
 done
 for r in 1 2; do
   port_var=tr${r}_port

@@ -84,7 +84,7 @@ await tr 120 answers_ping "$tr"
 await tr 60 test -s "$work/tr/etc/replication_ed25519.pub"
 echo "### Tandem: snapshot to a fresh replica"
 t0=$(now_ms)
-tandem_shell tp "auth:allow $(cat "$work/tr/etc/replication_ed25519.pub")" > /dev/null
+tandem_shell tp "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/tr/etc/replication_ed25519.pub")" > /dev/null
 await tr 1800 same_sequence "$tp" "$tr"
 t1=$(now_ms)
 tandem_ms=$((t1 - t0))

@@ -172,7 +172,13 @@ final class NodeKey {
 
     private static NodeKey create(Path file, String comment) throws IOException {
         byte[] seed = new byte[SEED_BYTES];
-        Ed25519.generatePrivateKey(RANDOM, seed);
+        byte[] pk = new byte[PUBLIC_KEY_BYTES];
+        do {
+            Ed25519.generatePrivateKey(RANDOM, seed);
+            Ed25519.generatePublicKey(seed, 0, pk, 0);
+            // a key whose base64 starts with "/" is drawn again (1 in 64): the authorizing line is pasted into the
+            // Gogo shell (auth:allow), which reads a word starting with "//" as a comment and drops the rest
+        } while ((pk[0] & 0xFC) == 0xFC);
         DurableFiles.writeAtomically(file, seed, KeyFilePermissions.OWNER_ONLY);
         NodeKey key = new NodeKey(file, seed, comment);
         key.writePublicFile();

@@ -373,8 +373,8 @@ final class ReplicaLink implements AutoCloseable {
                 }
                 case Frames.TAG_AUTH_FAILED -> {
                     state = "refused";
-                    lastError = "the primary refused this node's key; authorize it there with: auth:allow "
-                            + node.identity().authorizedKeysLine();
+                    lastError = "the primary refused this node's key; authorize it there with: "
+                            + allowCommand(node.identity().authorizedKeysLine());
                     report(lastError);
                     link.close("authentication refused");
                 }
@@ -580,5 +580,17 @@ final class ReplicaLink implements AutoCloseable {
                 scheduleReconnect(progressed);
             }
         }
+    }
+
+    /**
+     * @return {@code auth:allow} with an authorizing line ({@code replication KEY COMMENT}), the key quoted: the Gogo
+     *         shell reads a word that starts with {@code //} as a comment, and a base64 key may start so
+     */
+    static String allowCommand(String authorizedKeysLine) {
+        String[] f = authorizedKeysLine.trim().split(" ", 3);
+        if (f.length < 2) {
+            return "auth:allow " + authorizedKeysLine;
+        }
+        return "auth:allow " + f[0] + " \"" + f[1] + "\"" + (f.length > 2 ? " " + f[2] : "");
     }
 }

@@ -444,7 +444,8 @@ class ReplicaLinkTest {
         p.feed(AuthFailed.frame(), byteByByte);
         p.awaitClosed();
         assertThat(link.status().state()).isEqualTo("refused");
-        assertThat(link.status().lastError()).contains("auth:allow " + replicaAuth.authorizedKeysLine());
+        String[] line = replicaAuth.authorizedKeysLine().split(" ", 3);
+        assertThat(link.status().lastError()).contains("auth:allow replication \"" + line[1] + "\" " + line[2]);
         assertThat(p.names()).containsExactly("ChallengeResponse");
         assertThat(scheduler.pending()).hasSize(1); // the reconnection, with backoff
     }

@@ -80,8 +80,7 @@ final class JournalCluster implements AutoCloseable {
 
     /** Authorizes {@code replica}'s key on {@code on}: done for every pair up front, any node can be promoted. */
     static void authorize(TandemNode replica, TandemNode on) throws IOException {
-        String line = Files.readString(replica.home().resolve("etc/replication_ed25519.pub")).trim();
-        TandemNode.Result allowed = on.shell("auth:allow " + line);
+        TandemNode.Result allowed = on.shell(replica.authAllowCommand());
         assertThat(allowed.exit()).as(allowed.err()).isZero();
     }
 

@@ -129,6 +129,16 @@ public final class TandemNode implements AutoCloseable {
         this.port = newPort;
     }
 
+    /**
+     * @return the shell command that authorizes this node's replication key on a primary: its authorizing line with
+     *         the key quoted (Gogo reads a word that starts with {@code //} as a comment, and a base64 key may)
+     * @throws IOException when the node has no key yet
+     */
+    public String authAllowCommand() throws IOException {
+        String[] f = Files.readString(home().resolve("etc/replication_ed25519.pub")).trim().split(" ", 3);
+        return "auth:allow " + f[0] + " \"" + f[1] + "\"" + (f.length > 2 ? " " + f[2] : "");
+    }
+
     public Path home() {
         return home;
     }

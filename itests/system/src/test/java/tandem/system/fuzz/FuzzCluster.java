@@ -75,8 +75,7 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
                 "--replication-port", Integer.toString(TandemNode.freePort()), "--primary",
                 "127.0.0.1:" + replicationPort, "--config", "tandem.replication:reconnect.max.ms=300");
         names.put(journalReplica, "journal-replica");
-        String line = Files.readString(journalReplica.home().resolve("etc/replication_ed25519.pub")).trim();
-        TandemNode.Result allowed = primary.shell("auth:allow " + line);
+        TandemNode.Result allowed = primary.shell(journalReplica.authAllowCommand());
         if (allowed.exit() != 0) {
             throw new IOException("auth:allow failed: " + allowed.out() + allowed.err());
         }

@@ -46,6 +46,14 @@ replace_section() {
   mv "$tmp" "$file"
 }
 
+# field FILE TEST COLUMN: a column of a redis-benchmark --csv line ("test","rps","avg","min","p50","p95","p99","max")
+field() {
+  awk -F',' -v t="$2" -v c="$3" '{ gsub(/"/, "") } $1 == t { print $c; exit }' "$1"
+}
+
+# fmt NUMBER: rounded to an integer, or n/a when empty
+fmt() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else printf "%.0f", v }'; }
+
 # ratio A B: A / B with two decimals, or n/a
 ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'

@@ -70,11 +70,6 @@ for k in $SIZES; do
   rm -rf "$work/redis"
 done
 
-field() { # FILE TEST COLUMN of a redis-benchmark --csv line ("test","rps","avg","min","p50","p95","p99","max")
-  awk -F',' -v t="$2" -v c="$3" '{ gsub(/"/, "") } $1 == t { print $c; exit }' "$1"
-}
-fmt() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else printf "%.0f", v }'; }
-
 first=${SIZES%% *}
 table=$work/table.md
 {

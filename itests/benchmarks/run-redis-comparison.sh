@@ -128,12 +128,6 @@ for mode in always everysec; do
 done
 
 # ---------------------------------------------------------------------------------------------------- report
-# field FILE TEST COLUMN: a column of a redis-benchmark --csv line ("test","rps","avg","min","p50","p95","p99","max")
-field() {
-  awk -F',' -v t="$2" -v c="$3" '{ gsub(/"/, "") } $1 == t { print $c; exit }' "$1"
-}
-fmt() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else printf "%.0f", v }'; }
-
 throughput=$work/throughput.md
 {
   echo "| test | Tandem req/s | Redis always req/s | Redis everysec req/s | Tandem / Redis always | Tandem / Redis everysec |"

@@ -1578,11 +1578,14 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     }
 
     private void checkWaitable(long sequence) {
+        // terminated first: a failed sync sets the reason before the journal thread ends, so a waiter that sees the
+        // end also sees why (read the other way round, it could name a close instead of the failure)
+        boolean ended = terminated;
         String reason = stoppedReason;
         if (reason != null) {
             throw new JournalStoppedException(reason, stopCause);
         }
-        if (terminated && sequence > durableSequence) {
+        if (ended && sequence > durableSequence) {
             throw new JournalStoppedException("journal " + directory + " closed before sequence " + sequence
                     + " became durable", null);
         }

@@ -14,17 +14,25 @@ import tandem.api.server.WriteAdmission;
  * The write-admission providers, asked in order before a write is sequenced: the node's own
  * {@code min-replicas-to-write} first, then every registered provider by service ranking (among equal rankings, the
  * one added first). A provider that throws refuses the write, and its failure is logged once.
+ *
+ * <p>A provider registered with {@value #REQUIRED} (a name, such as the quorum fence's) is one the node must not
+ * write without once it has seen it: while it is away (its bundle being updated) writes wait for it, and are refused
+ * if it does not come back in time, rather than pass unchecked.
  */
 final class Admissions {
 
     private static final Logger LOG = System.getLogger("tandem.node");
+    /** The service property naming a provider the node fails closed without, once it has seen it. */
+    static final String REQUIRED = "tandem.admission.required";
 
-    private record Ranked(WriteAdmission admission, int ranking, long order) {
+    private record Ranked(WriteAdmission admission, int ranking, long order, String required) {
     }
 
     private final MinReplicasAdmission minReplicas = new MinReplicasAdmission();
     /** Highest ranking first; copy on write, read by the logic thread without a lock. */
-    private volatile List<Ranked> ranked = List.of(new Ranked(minReplicas, Integer.MAX_VALUE, 0));
+    private volatile List<Ranked> ranked = List.of(new Ranked(minReplicas, Integer.MAX_VALUE, 0, null));
+    /** The required providers ever seen, by name; copy on write. */
+    private volatile Set<String> requiredSeen = Set.of();
     /** How many providers were ever added: the order among equal rankings. Guarded by {@code this}. */
     private long added;
     private final Set<WriteAdmission> failuresLogged = ConcurrentHashMap.newKeySet();
@@ -34,9 +42,15 @@ final class Admissions {
         minReplicas.configure(replicas, maxLagMillis);
     }
 
-    synchronized void add(WriteAdmission admission, int ranking) {
+    /** @param required the name of a provider the node must not write without from now on, or null */
+    synchronized void add(WriteAdmission admission, int ranking, String required) {
+        if (required != null && !requiredSeen.contains(required)) {
+            Set<String> seen = new java.util.HashSet<>(requiredSeen);
+            seen.add(required);
+            requiredSeen = Set.copyOf(seen);
+        }
         List<Ranked> next = new ArrayList<>(ranked);
-        next.add(new Ranked(admission, ranking, ++added));
+        next.add(new Ranked(admission, ranking, ++added, required));
         next.sort(Comparator.comparingInt(Ranked::ranking).reversed().thenComparingLong(Ranked::order));
         ranked = List.copyOf(next);
     }
@@ -46,6 +60,23 @@ final class Admissions {
         next.removeIf(r -> r.admission() == admission);
         ranked = List.copyOf(next);
         failuresLogged.remove(admission);
+    }
+
+    /**
+     * @return the name of a required provider that was seen and is not registered now, or null
+     */
+    String missingRequired() {
+        Set<String> seen = requiredSeen;
+        if (seen.isEmpty()) {
+            return null;
+        }
+        List<Ranked> now = ranked;
+        for (String name : seen) {
+            if (now.stream().noneMatch(r -> name.equals(r.required()))) {
+                return name;
+            }
+        }
+        return null;
     }
 
     /** @return the first provider's refusal of a write, or null when every one admits it */

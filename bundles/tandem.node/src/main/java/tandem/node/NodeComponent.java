@@ -139,13 +139,17 @@ public final class NodeComponent implements Node, ReplicationHub {
 
     /**
      * Every {@link WriteAdmission} service is asked before a write is sequenced, after the node's own
-     * min-replicas-to-write and then by service ranking; one that comes or goes applies from the next write on.
+     * min-replicas-to-write and then by service ranking; one that comes or goes applies from the next write on. One
+     * with the property {@code tandem.admission.required} (the quorum fence) is one this node fails closed without
+     * once it has seen it: while it is away, writes wait up to {@code pause.max.ms} for it, then are refused.
      */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void bindAdmission(WriteAdmission admission, Map<String, Object> properties) {
         Object ranking = properties.get(Constants.SERVICE_RANKING);
-        pipeline.addAdmission(admission, ranking instanceof Integer r ? r : 0);
+        Object required = properties.get(Admissions.REQUIRED);
+        pipeline.addAdmission(admission, ranking instanceof Integer r ? r : 0,
+                required == null ? null : required.toString());
         LOG.log(Level.INFO, "write admission: {0} is consulted before every write", admission.getClass().getName());
     }
 

@@ -170,6 +170,8 @@ public final class Pipeline implements AutoCloseable {
     private boolean replayNeeded = true;
     private boolean journalChanged;
     private boolean waited;
+    /** Set once a write of this round waited for a required admission provider that is away. */
+    private boolean admissionWaited;
     private long missingSinceNs;
     /** The error keyspace commands get while the journal or store cannot serve them, or null; {@link #loading}. */
     private volatile String unavailable;
@@ -185,7 +187,27 @@ public final class Pipeline implements AutoCloseable {
     private volatile ApplyFailure applyFailure;
     /** Asked before a write is sequenced. */
     private final Admissions admissions = new Admissions();
-    private final WriteAdmission.Replicas replicaView = lag -> gate.good(journal.durableSequence(), lag);
+    private final WriteAdmission.Replicas replicaView = new WriteAdmission.Replicas() {
+        @Override
+        public int good(long maxLagNanos) {
+            return gate.good(journal.durableSequence(), maxLagNanos);
+        }
+
+        @Override
+        public int streaming() {
+            return gate.streaming();
+        }
+
+        @Override
+        public int freshWithin(long nanos) {
+            return gate.freshWithin(nanos);
+        }
+
+        @Override
+        public java.util.Map<String, Long> ackAgesMillis() {
+            return gate.ackAgesMillis();
+        }
+    };
     /** Clients parked in {@code WAIT}. */
     private final Waits waits = new Waits(gate);
     private long lastTimestampNs;
@@ -391,7 +413,21 @@ public final class Pipeline implements AutoCloseable {
      * rankings, the one added first is asked first.
      */
     public void addAdmission(WriteAdmission admission, int ranking) {
-        admissions.add(admission, ranking);
+        addAdmission(admission, ranking, null);
+    }
+
+    /**
+     * {@link #addAdmission(WriteAdmission, int)} for a provider the node must not write without once it has seen it
+     * ({@code required}, its name): while it is away, writes wait for it (up to {@code pauseMillis}), then are refused.
+     */
+    public void addAdmission(WriteAdmission admission, int ranking, String required) {
+        admissions.add(admission, ranking, required);
+        services.lock();
+        try {
+            servicesChanged.signalAll(); // a write waiting for this provider goes on
+        } finally {
+            services.unlock();
+        }
     }
 
     public void removeAdmission(WriteAdmission admission) {
@@ -479,6 +515,7 @@ public final class Pipeline implements AutoCloseable {
                 services.lockInterruptibly();
                 try {
                     waited = false;
+                    admissionWaited = false;
                     prepare();
                     int n = 0;
                     for (Event e = first; e != null; e = n < MAX_ROUND ? queue.poll() : null) {
@@ -1180,6 +1217,22 @@ public final class Pipeline implements AutoCloseable {
         String fenced = fenceError;
         if (fenced != null) {
             return fenced;
+        }
+        String missing = admissions.missingRequired();
+        if (missing != null && !admissionWaited) {
+            admissionWaited = true; // once per round: the writes behind this one are refused at once meanwhile
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMillis);
+            try {
+                while (admissions.missingRequired() != null && System.nanoTime() < deadline) {
+                    servicesChanged.awaitNanos(deadline - System.nanoTime());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            missing = admissions.missingRequired();
+        }
+        if (missing != null) {
+            return "CLUSTERDOWN the " + missing + " is not active: writes are refused until it is back";
         }
         return admissions.refusal(replicaView);
     }

@@ -137,6 +137,41 @@ public final class ResponseGate {
         return n;
     }
 
+    /** @return how many replicas are engaged (hold a position in this node's history) */
+    int streaming() {
+        int n = 0;
+        for (Slot s : slots) {
+            if (s != null && s.acked >= 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** @return how many engaged replicas acknowledged within {@code nanos}, whatever they hold */
+    int freshWithin(long nanos) {
+        long now = System.nanoTime();
+        int n = 0;
+        for (Slot s : slots) {
+            if (s != null && s.acked >= 0 && now - s.lastAckNanos < nanos) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** @return every engaged replica, {@code protocol id@address}, with the milliseconds since its last ack */
+    java.util.Map<String, Long> ackAgesMillis() {
+        long now = System.nanoTime();
+        java.util.Map<String, Long> ages = new java.util.LinkedHashMap<>();
+        for (Slot s : slots) {
+            if (s != null && s.acked >= 0) {
+                ages.put(s.protocol + " " + s.id + "@" + s.address, (now - s.lastAckNanos) / 1_000_000);
+            }
+        }
+        return ages;
+    }
+
     /** Asks every replica whose protocol acknowledges only from time to time for an acknowledgement now. */
     void requestAcks() {
         for (Slot s : slots) {

@@ -81,6 +81,12 @@ final class ReplicaLink implements AutoCloseable {
     private volatile long lastFrameNanos;
     private volatile long accum;
     private volatile long ackedSent;
+    /**
+     * The last sequence the acker told the pipeline is durable. The acker wakes on what it has not told yet, not on
+     * what was acknowledged: the receiver acknowledges too (each batch, each heartbeat), and once an entry it
+     * acknowledged was durable already, waiting on {@link #ackedSent} left the pipeline untold until the next batch.
+     */
+    private volatile long hubTold;
     private volatile AckPolicy primaryPolicy;
     private volatile long snapshotsInstalled;
     /**
@@ -189,7 +195,7 @@ final class ReplicaLink implements AutoCloseable {
                 long target;
                 ackLock.lock();
                 try {
-                    while (running && accum <= ackedSent) {
+                    while (running && accum <= hubTold) {
                         received.await();
                     }
                     target = accum;
@@ -199,6 +205,7 @@ final class ReplicaLink implements AutoCloseable {
                 journal.awaitDurable(target);
                 // the pipeline applies what is durable: one wake-up per sync, none per frame
                 node.hub().appended(journal.durableSequence());
+                hubTold = Math.max(hubTold, target);
                 sendAck();
             } catch (InterruptedException e) {
                 if (!running) {
@@ -331,6 +338,7 @@ final class ReplicaLink implements AutoCloseable {
             claimDivergence = false;
             accum = s;
             ackedSent = s;
+            hubTold = s;
             acker.interrupt(); // it may wait for a sequence of the archived lineage
             node.hub().appended(s);
             snapshotsInstalled++;
@@ -369,6 +377,8 @@ final class ReplicaLink implements AutoCloseable {
                     }
                     accum = last;
                     ackedSent = last;
+                    hubTold = last;
+                    node.hub().appended(last); // what this journal holds durably is applied, whatever came before
                     link.send(ByteBuffer.wrap(Handshake.frame(last, chain, node.epoch())));
                 }
                 case Frames.TAG_AUTH_FAILED -> {
@@ -531,6 +541,9 @@ final class ReplicaLink implements AutoCloseable {
                     if (policy != null) {
                         primaryPolicy = policy;
                     }
+                    // an idle stream is acknowledged too: the primary's quorum fence reads a replica's liveness
+                    // from how recently it acknowledged, writes or none
+                    sendAck();
                 }
                 default -> LOG.log(Level.DEBUG, "replica: ignoring a {0} frame while streaming", Frames.name(tag));
             }

@@ -13,9 +13,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A real TCP hop on loopback between a psync replica and its primary's RESP port that passes bytes through
- * unchanged, except that it flips one byte of the primary's stream at a given position, in the first connection
- * whose stream gets that far (corruption in transit, once).
+ * A real TCP hop on loopback between a replica and its primary that passes bytes through unchanged, except that it
+ * can flip one byte of the primary's stream at a given position, in the first connection whose stream gets that far
+ * (corruption in transit, once), and can hold every byte in both directions until released (a partition: the
+ * connections stay open, nothing gets through, the senders' socket buffers fill; released, everything held arrives
+ * in order).
  */
 final class ByteProxy implements AutoCloseable {
 
@@ -26,6 +28,8 @@ final class ByteProxy implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicLong corrupted = new AtomicLong();
     private volatile boolean closed;
+    private volatile boolean held;
+    private final Object release = new Object();
 
     /** @param corruptAt the position, in the primary's bytes of a connection, of the byte to flip (once in all) */
     ByteProxy(int target, long corruptAt) throws IOException {
@@ -39,6 +43,24 @@ final class ByteProxy implements AutoCloseable {
 
     int port() {
         return server.getLocalPort();
+    }
+
+    /** A proxy that corrupts nothing. */
+    ByteProxy(int target) throws IOException {
+        this(target, -1);
+    }
+
+    /** Holds every byte, in both directions, from now on, until {@link #heal()}. */
+    void partition() {
+        held = true;
+    }
+
+    /** Lets what was held, and what follows, through. */
+    void heal() {
+        synchronized (release) {
+            held = false;
+            release.notifyAll();
+        }
     }
 
     long corrupted() {
@@ -78,6 +100,7 @@ final class ByteProxy implements AutoCloseable {
                         buf[(int) (flipAt - at)] ^= 0x5A;
                     }
                     at += n;
+                    awaitHealed();
                     out.write(buf, 0, n);
                     out.flush();
                 }
@@ -92,6 +115,19 @@ final class ByteProxy implements AutoCloseable {
         t.start();
     }
 
+    private void awaitHealed() throws IOException {
+        synchronized (release) {
+            while (held && !closed) {
+                try {
+                    release.wait(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted");
+                }
+            }
+        }
+    }
+
     private static void closeQuietly(Socket s) {
         try {
             s.close();
@@ -103,6 +139,7 @@ final class ByteProxy implements AutoCloseable {
     @Override
     public void close() throws IOException {
         closed = true;
+        heal();
         server.close();
         sockets.forEach(ByteProxy::closeQuietly);
     }

@@ -82,7 +82,7 @@ class NodeSystemTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> rows = r.out().lines().filter(l -> l.matches("\\s*\\d+\\|.*")).toList();
         assertThat(rows).hasSizeGreaterThan(15);
-        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(13).allMatch(l -> l.contains("|Active"));
+        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(14).allMatch(l -> l.contains("|Active"));
         assertThat(rows).allMatch(l -> l.contains("|Active") || l.contains("Native/Epoll") && l.contains("|Resolved"),
                 "every bundle Active (the epoll fragment Resolved)");
     }

@@ -277,10 +277,11 @@ class SnapshotSystemTest {
         proxy.throttle(256 * 1024);
         long passed = proxy.snapshotBytes();
         r2.restart();
-        Await.until("a snapshot under way to " + r2.port(), Duration.ofSeconds(60),
-                () -> proxy.snapshotBytes() > passed + 64 * 1024);
-        assertThat(JournalCluster.info(r2).get("tandem_transfer")).as("progress in INFO replication")
-                .startsWith("snapshot ");
+        // the snapshot's progress shows in INFO replication while it is under way; sampled once after the bytes
+        // passed, it was once already the segment seed's that follows it
+        Await.until("a snapshot under way to " + r2.port() + ", its progress in INFO replication",
+                Duration.ofSeconds(60), () -> proxy.snapshotBytes() > passed + 64 * 1024
+                        && String.valueOf(JournalCluster.info(r2).get("tandem_transfer")).startsWith("snapshot "));
         r2.kill();
         proxy.throttle(0);
         int before = count(r2, INSTALLED);

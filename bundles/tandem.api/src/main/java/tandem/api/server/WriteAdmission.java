@@ -32,5 +32,20 @@ public interface WriteAdmission {
          * @return how many replicas acknowledged within {@code maxLagNanos}, or acknowledged everything durable here
          */
         int good(long maxLagNanos);
+
+        /** @return how many replicas are streaming: attached and holding a position in this node's history */
+        int streaming();
+
+        /**
+         * @param nanos how recent an acknowledgement must be
+         * @return how many streaming replicas acknowledged within {@code nanos}, whatever they hold (liveness)
+         */
+        int freshWithin(long nanos);
+
+        /**
+         * @return each streaming replica ({@code protocol id@address}) with the milliseconds since its last
+         *         acknowledgement, for status
+         */
+        java.util.Map<String, Long> ackAgesMillis();
     }
 }

@@ -120,6 +120,38 @@ class PipelineTest {
                         .anyMatch(f -> f.getMethodName().equals("awaitServices")));
     }
 
+    /** @return whether the logic thread waits, before sequencing a write, for a required admission provider */
+    private static boolean logicThreadWaitsForAdmission() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> e.getKey().getName().equals("tandem-logic") && e.getKey().isAlive())
+                .anyMatch(e -> java.util.Arrays.stream(e.getValue())
+                        .anyMatch(f -> f.getMethodName().equals("refusal")));
+    }
+
+    @Test
+    void aRequiredAdmissionProviderThatGoesAwayHoldsWritesThenRefusesThemAndTheyPassOnceItIsBack() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        tandem.api.server.WriteAdmission fence = replicas -> null;
+        pipeline.addAdmission(fence, 100, "quorum fence (tandem.fencing)");
+        Client c = new Client(1);
+        c.send("SET", "k", "v");
+        c.awaitReplies("+OK\r\n");
+        pipeline.removeAdmission(fence); // its bundle is being updated
+        c.send("SET", "k", "w");
+        await("the write waits for the fence", PipelineTest::logicThreadWaitsForAdmission);
+        pipeline.addAdmission(fence, 100, "quorum fence (tandem.fencing)"); // back in time
+        c.awaitReplies("+OK\r\n+OK\r\n");
+        assertThat(journal.entries).hasSize(2);
+
+        pipeline.removeAdmission(fence); // and gone for longer than pause.max.ms (2 s here)
+        c.send("SET", "k", "x");
+        c.send("GET", "k");
+        c.awaitReplies("+OK\r\n+OK\r\n-CLUSTERDOWN the quorum fence (tandem.fencing) is not active: writes are "
+                + "refused until it is back\r\n$1\r\nw\r\n");
+        assertThat(journal.entries).as("never journaled unfenced").hasSize(2);
+    }
+
     @Test
     void atAFirstStartAWriteWaitsForTheRoleAndAReplicaNeverJournalsIt() {
         pipeline.awaitRole(); // no role recorded: a replication protocol has yet to say what this node is

@@ -1,0 +1,136 @@
+package tandem.fencing;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+import tandem.api.fencing.QuorumFenceStatus;
+import tandem.api.server.WriteAdmission;
+
+/**
+ * Spec 001's quorum fence: it arms the first time a replica of either protocol streams to this node and stays armed
+ * while the component runs; once armed, a write is refused with {@code -CLUSTERDOWN quorum lost, writes rejected}
+ * while no streaming replica has acknowledged within the freshness window, and accepted again as soon as one has.
+ * Reads are never refused. Arming is not kept across a restart: a primary that crashed is held by the journal
+ * protocol's restart fence until its replicas are back, and one restarted cleanly starts unarmed.
+ *
+ * <p>Registered with {@code tandem.admission.required}: once the node has seen this fence, it does not write
+ * without it; while the bundle is updated writes wait for it (up to the node's {@code pause.max.ms}).
+ */
+@Component(service = {WriteAdmission.class, QuorumFenceStatus.class}, immediate = true,
+        configurationPid = QuorumFence.PID, property = {
+            "service.ranking:Integer=100",
+            "tandem.admission.required=quorum fence (tandem.fencing)"
+        })
+@Designate(ocd = QuorumFence.Config.class)
+public final class QuorumFence implements WriteAdmission, QuorumFenceStatus {
+
+    static final String PID = "tandem.fencing";
+    static final String CLUSTERDOWN = "CLUSTERDOWN quorum lost, writes rejected";
+    private static final Logger LOG = System.getLogger("tandem.fencing");
+
+    @ObjectClassDefinition(id = PID, name = "Tandem quorum fence",
+            description = "Refuses writes on a primary that no replica acknowledges any more (spec 001).")
+    public @interface Config {
+
+        @AttributeDefinition(description = "Whether a primary that has had a streaming replica refuses writes with "
+                + "-CLUSTERDOWN while none has acknowledged within freshness.window.ms (FrogDB's "
+                + "self-fence-on-replica-loss). Applies live.")
+        boolean self_fence_on_replica_loss() default true;
+
+        @AttributeDefinition(description = "How recent, in milliseconds, a replica's acknowledgement must be for the "
+                + "primary to keep taking writes (100..600000). Replicas acknowledge at least once a second while "
+                + "connected (journal protocol: each heartbeat; psync: ack.interval.ms). Applies live.")
+        long freshness_window_ms() default 5000;
+    }
+
+    private volatile boolean selfFence;
+    private volatile long windowNanos;
+    private volatile long armedAtMillis;
+    private volatile long fencedAtMillis;
+    private volatile Replicas lastSeen;
+    private final AtomicLong refused = new AtomicLong();
+
+    @Activate
+    public QuorumFence(Config config) {
+        apply(config);
+        LOG.log(Level.INFO, "quorum fence: {0}, window {1} ms; it arms when a replica first streams",
+                selfFence ? "on" : "off (self.fence.on.replica.loss=false)", windowMillis());
+    }
+
+    @Modified
+    void modified(Config config) {
+        try {
+            apply(config);
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
+                    e.getMessage());
+        }
+    }
+
+    private void apply(Config config) {
+        long window = config.freshness_window_ms();
+        if (window < 100 || window > 600_000) {
+            throw new IllegalArgumentException(PID + ": freshness.window.ms=" + window
+                    + " is invalid: must be between 100 and 600000");
+        }
+        windowNanos = TimeUnit.MILLISECONDS.toNanos(window);
+        selfFence = config.self_fence_on_replica_loss();
+    }
+
+    private long windowMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(windowNanos);
+    }
+
+    /** Called on the node's logic thread before every write: answers from the gate's state, no I/O. */
+    @Override
+    public String admit(Replicas replicas) {
+        lastSeen = replicas;
+        if (armedAtMillis == 0) {
+            if (replicas.streaming() == 0) {
+                return null;
+            }
+            armedAtMillis = System.currentTimeMillis();
+            LOG.log(Level.INFO, "quorum fence armed: a replica streams to this node");
+        }
+        if (!selfFence || replicas.freshWithin(windowNanos) > 0) {
+            if (fencedAtMillis != 0) {
+                fencedAtMillis = 0;
+                LOG.log(Level.WARNING, "quorum fence lifted: a replica acknowledged within {0} ms; writes are "
+                        + "accepted", windowMillis());
+            }
+            return null;
+        }
+        if (fencedAtMillis == 0) {
+            fencedAtMillis = System.currentTimeMillis();
+            LOG.log(Level.WARNING, "quorum fence: no streaming replica acknowledged within {0} ms ({1}); writes are "
+                    + "refused with -CLUSTERDOWN until one does", windowMillis(), replicas.ackAgesMillis());
+        }
+        refused.incrementAndGet();
+        return CLUSTERDOWN;
+    }
+
+    /**
+     * The replicas are read live from the view the node handed the last write (none before the first write); whether
+     * writes are fenced is decided again now, so that a replica back since the last refused write shows.
+     */
+    @Override
+    public Status status() {
+        Replicas r = lastSeen;
+        long fencedAt = fencedAtMillis;
+        if (r != null && fencedAt != 0 && (!selfFence || r.freshWithin(windowNanos) > 0)) {
+            fencedAt = 0; // lifted: the next write finds it so
+        }
+        return new Status(selfFence, windowMillis(), armedAtMillis, fencedAt, refused.get(),
+                r == null ? Map.of() : r.ackAgesMillis());
+    }
+}

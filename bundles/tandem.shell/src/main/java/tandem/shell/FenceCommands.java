@@ -1,0 +1,52 @@
+package tandem.shell;
+
+import java.time.Instant;
+import java.util.Map;
+
+import org.apache.felix.service.command.Descriptor;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+
+import tandem.api.fencing.QuorumFenceStatus;
+
+/** {@code fence:*}: the quorum fence. */
+@Component(service = FenceCommands.class, immediate = true, property = {
+    "osgi.command.scope=fence",
+    "osgi.command.function=status"
+})
+public final class FenceCommands {
+
+    static final String NOT_ACTIVE = "fence: not active (is tandem.fencing started? see scr:list)";
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile QuorumFenceStatus fence;
+
+    @Descriptor("shows the quorum fence: on or off, its window, whether it is armed and fenced and since when, the "
+            + "writes it refused, and how long ago each streaming replica acknowledged")
+    public String status() {
+        QuorumFenceStatus f = fence;
+        if (f == null) {
+            return NOT_ACTIVE;
+        }
+        QuorumFenceStatus.Status s = f.status();
+        StringBuilder out = new StringBuilder();
+        out.append("self-fence:       ").append(s.selfFence() ? "on" : "off").append('\n');
+        out.append("window:           ").append(s.windowMillis()).append(" ms\n");
+        out.append("armed:            ").append(s.armedAtMillis() == 0 ? "no (no replica has streamed yet)"
+                : "yes, since " + Instant.ofEpochMilli(s.armedAtMillis())).append('\n');
+        out.append("fenced:           ").append(s.fenced() ? "yes, since " + Instant.ofEpochMilli(s.fencedAtMillis())
+                : "no").append('\n');
+        out.append("refused writes:   ").append(s.refusedWrites()).append('\n');
+        if (s.ackAgesMillis().isEmpty()) {
+            out.append("replicas:         none streaming (or no write yet, which shows the fence the replicas)");
+        } else {
+            out.append("replicas (ms since their last ack):");
+            for (Map.Entry<String, Long> e : s.ackAgesMillis().entrySet()) {
+                out.append("\n  ").append(e.getKey()).append("  ").append(e.getValue());
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,97 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import tandem.testsupport.Await;
+
+/**
+ * The quorum fence with real processes: a primary and a journal-protocol replica that connects through a loopback
+ * proxy. Cutting the proxy (a partition: the connection stays, nothing passes) makes the primary refuse writes with
+ * {@code -CLUSTERDOWN} within the freshness window, reads go on, and healing it lets writes through again; updating
+ * {@code tandem.fencing} under writes drops no client. One cluster for the class; tests run in order.
+ */
+@Timeout(180)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FencingSystemTest {
+
+    private static final String CLUSTERDOWN = "CLUSTERDOWN quorum lost, writes rejected";
+
+    private static JournalCluster cluster;
+    private static ByteProxy proxy;
+    private static TandemNode replica;
+
+    @BeforeAll
+    static void start() throws IOException {
+        cluster = JournalCluster.start("fencing", "disk", "tandem.fencing:freshness.window.ms=3000",
+                "tandem.replication:heartbeat.ms=500");
+        proxy = new ByteProxy(cluster.replicationPort);
+        replica = cluster.addReplica(true, proxy.port());
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    /** @return the reply to a SET, the error's text when refused */
+    private static String set(Jedis jedis, String key, String value) {
+        try {
+            return jedis.set(key, value);
+        } catch (JedisDataException e) {
+            return e.getMessage();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aPrimaryCutOffFromItsReplicaRefusesWritesUntilItHearsFromItAgainAndReadsGoOn() throws Exception {
+        try (Jedis jedis = new Jedis("127.0.0.1", cluster.primary.port())) {
+            assertThat(set(jedis, "before", "1")).isEqualTo("OK");
+            assertThat(cluster.primary.shell("fence:status").out()).contains("armed:            yes")
+                    .contains("fenced:           no");
+            proxy.partition();
+            Await.until("the primary refuses writes", Duration.ofSeconds(30),
+                    () -> set(jedis, "during", "x").equals(CLUSTERDOWN));
+            assertThat(jedis.get("before")).as("reads go on").isEqualTo("1");
+            TandemNode.Result status = cluster.primary.shell("fence:status");
+            assertThat(status.out()).contains("fenced:           yes");
+            proxy.heal();
+            Await.until("writes are taken again", Duration.ofSeconds(30),
+                    () -> set(jedis, "after", "2").equals("OK"));
+        }
+        cluster.awaitConverged(replica);
+    }
+
+    @Test
+    @Order(2)
+    void updatingTandemFencingUnderWritesDropsNoClient() throws Exception {
+        List<Writer> writers = Writer.start("fence", 2, cluster.primary::port);
+        writers.forEach(w -> w.awaitProgress(50));
+        TandemNode.Result updated = cluster.primary.shell("update "
+                + cluster.primary.bundleId("Tandem quorum fence"));
+        assertThat(updated.exit()).as(updated.err()).isZero();
+        writers.forEach(w -> w.awaitProgress(50));
+        Writer.haltAll(writers, false); // their connections never dropped, no write was refused
+        assertThat(cluster.primary.log()).contains("quorum fence armed");
+        cluster.awaitConverged(replica);
+    }
+}

@@ -19,7 +19,9 @@ import tandem.api.server.WriteAdmission;
 /**
  * Spec 001's quorum fence: it arms the first time a replica of either protocol streams to this node and stays armed
  * while the component runs; once armed, a write is refused with {@code -CLUSTERDOWN quorum lost, writes rejected}
- * while no streaming replica has acknowledged within the freshness window, and accepted again as soon as one has.
+ * while no replica has acknowledged within the freshness window, and accepted again as soon as one has. A replica
+ * that disconnects still counts until the window after its last acknowledgement has passed: a reconnection (a
+ * bundle update, a restart of one replica) does not stop writes.
  * Reads are never refused. Arming is not kept across a restart: a primary that crashed is held by the journal
  * protocol's restart fence until its replicas are back, and one restarted cleanly starts unarmed.
  *
@@ -102,7 +104,7 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceStatus {
             armedAtMillis = System.currentTimeMillis();
             LOG.log(Level.INFO, "quorum fence armed: a replica streams to this node");
         }
-        if (!selfFence || replicas.freshWithin(windowNanos) > 0) {
+        if (!selfFence || replicas.sinceLastAckNanos() < windowNanos) {
             if (fencedAtMillis != 0) {
                 fencedAtMillis = 0;
                 LOG.log(Level.WARNING, "quorum fence lifted: a replica acknowledged within {0} ms; writes are "
@@ -127,7 +129,7 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceStatus {
     public Status status() {
         Replicas r = lastSeen;
         long fencedAt = fencedAtMillis;
-        if (r != null && fencedAt != 0 && (!selfFence || r.freshWithin(windowNanos) > 0)) {
+        if (r != null && fencedAt != 0 && (!selfFence || r.sinceLastAckNanos() < windowNanos)) {
             fencedAt = 0; // lifted: the next write finds it so
         }
         return new Status(selfFence, windowMillis(), armedAtMillis, fencedAt, refused.get(),

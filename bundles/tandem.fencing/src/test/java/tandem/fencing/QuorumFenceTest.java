@@ -32,8 +32,8 @@ class QuorumFenceTest {
         }
 
         @Override
-        public int freshWithin(long nanos) {
-            return streaming > 0 && freshestAckAgeNanos < nanos ? 1 : 0;
+        public long sinceLastAckNanos() {
+            return freshestAckAgeNanos;
         }
 
         @Override
@@ -68,7 +68,7 @@ class QuorumFenceTest {
         assertThat(fence.status().fenced()).isTrue();
         assertThat(fence.status().ackAgesMillis()).containsEntry("journal r1@127.0.0.1:1", 1500L);
 
-        view.streaming = 0; // and left: armed stays armed
+        view.streaming = 0; // and left, its last ack older still: armed stays armed
         assertThat(fence.admit(view)).isEqualTo("CLUSTERDOWN quorum lost, writes rejected");
         assertThat(fence.status().refusedWrites()).isEqualTo(2);
 
@@ -76,6 +76,18 @@ class QuorumFenceTest {
         view.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(10); // back
         assertThat(fence.status().fenced()).as("status sees it before the next write").isFalse();
         assertThat(fence.admit(view)).isNull();
+    }
+
+    @Test
+    void aReplicaThatReconnectsWithinTheWindowKeepsWritesGoing() {
+        view.streaming = 1;
+        view.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(5);
+        assertThat(fence.admit(view)).isNull();
+        view.streaming = 0; // gone a moment ago (a bundle update): its last ack is still within the window
+        view.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(400);
+        assertThat(fence.admit(view)).isNull();
+        view.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(1001); // and not back in time
+        assertThat(fence.admit(view)).isEqualTo("CLUSTERDOWN quorum lost, writes rejected");
     }
 
     @Test

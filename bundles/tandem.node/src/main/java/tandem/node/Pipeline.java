@@ -199,8 +199,8 @@ public final class Pipeline implements AutoCloseable {
         }
 
         @Override
-        public int freshWithin(long nanos) {
-            return gate.freshWithin(nanos);
+        public long sinceLastAckNanos() {
+            return gate.sinceLastAckNanos();
         }
 
         @Override

@@ -29,6 +29,8 @@ public final class ResponseGate {
     private volatile long waitingFor = Long.MAX_VALUE;
     /** Set while a client waits in {@code WAIT}: then every acknowledgement wakes the logic thread. */
     private volatile boolean wakeOnEveryAck;
+    /** The last acknowledgement of a replica that has detached since ({@code nanoTime}), 0 for none. */
+    private volatile long lastDetachedAckNanos;
 
     ResponseGate(Runnable wake) {
         this.wake = wake;
@@ -78,6 +80,9 @@ public final class ResponseGate {
         @Override
         public void detach() {
             synchronized (slots) {
+                if (acked >= 0 && (lastDetachedAckNanos == 0 || lastAckNanos - lastDetachedAckNanos > 0)) {
+                    lastDetachedAckNanos = lastAckNanos; // the quorum fence's liveness outlives a reconnection
+                }
                 for (int i = 0; i < slots.length; i++) {
                     if (slots[i] == this) {
                         slots[i] = null;
@@ -148,16 +153,16 @@ public final class ResponseGate {
         return n;
     }
 
-    /** @return how many engaged replicas acknowledged within {@code nanos}, whatever they hold */
-    int freshWithin(long nanos) {
+    /** @return nanoseconds since the last acknowledgement of any replica, engaged now or detached since */
+    long sinceLastAckNanos() {
         long now = System.nanoTime();
-        int n = 0;
+        long since = lastDetachedAckNanos == 0 ? Long.MAX_VALUE : now - lastDetachedAckNanos;
         for (Slot s : slots) {
-            if (s != null && s.acked >= 0 && now - s.lastAckNanos < nanos) {
-                n++;
+            if (s != null && s.acked >= 0) {
+                since = Math.min(since, now - s.lastAckNanos);
             }
         }
-        return n;
+        return since;
     }
 
     /** @return every engaged replica, {@code protocol id@address}, with the milliseconds since its last ack */

@@ -181,6 +181,7 @@ public final class RespServer implements ServerContext {
     private final List<ReplicationStatusSource> replicationSources = new CopyOnWriteArrayList<>();
     private final List<ReplicationControl> replicationControls = new CopyOnWriteArrayList<>();
     private volatile PsyncService psync;
+    private volatile tandem.api.fencing.QuorumFenceStatus quorumFence;
 
     private record Connection(Channel channel, ClientSession session) {
     }
@@ -467,6 +468,24 @@ public final class RespServer implements ServerContext {
 
     void unbindReplicationControl(ReplicationControl control) {
         replicationControls.remove(control);
+    }
+
+    /** The quorum fence, for {@code INFO replication}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindQuorumFence(tandem.api.fencing.QuorumFenceStatus fence) {
+        quorumFence = fence;
+    }
+
+    void unbindQuorumFence(tandem.api.fencing.QuorumFenceStatus fence) {
+        if (quorumFence == fence) {
+            quorumFence = null;
+        }
+    }
+
+    @Override
+    public tandem.api.fencing.QuorumFenceStatus quorumFence() {
+        return quorumFence;
     }
 
     /** The psync protocol's primary side, which a {@code PSYNC} connection is handed to. */

@@ -74,9 +74,13 @@ class FencingSystemTest {
             assertThat(jedis.get("before")).as("reads go on").isEqualTo("1");
             TandemNode.Result status = cluster.primary.shell("fence:status");
             assertThat(status.out()).contains("fenced:           yes");
+            assertThat(JournalCluster.info(cluster.primary)).containsEntry("tandem_quorum_fence", "fenced");
             proxy.heal();
             Await.until("writes are taken again", Duration.ofSeconds(30),
                     () -> set(jedis, "after", "2").equals("OK"));
+            assertThat(JournalCluster.info(cluster.primary)).containsEntry("tandem_quorum_fence", "armed");
+            assertThat(Long.parseLong(JournalCluster.info(cluster.primary).get("tandem_quorum_fence_refused")))
+                    .isPositive();
         }
         cluster.awaitConverged(replica);
     }

@@ -37,10 +37,11 @@ public interface WriteAdmission {
         int streaming();
 
         /**
-         * @param nanos how recent an acknowledgement must be
-         * @return how many streaming replicas acknowledged within {@code nanos}, whatever they hold (liveness)
+         * @return nanoseconds since the last acknowledgement of any replica, streaming now or gone since (liveness,
+         *         whatever they hold: a replica reconnecting within the window still counts); {@link Long#MAX_VALUE}
+         *         when none ever acknowledged
          */
-        int freshWithin(long nanos);
+        long sinceLastAckNanos();
 
         /**
          * @return each streaming replica ({@code protocol id@address}) with the milliseconds since its last

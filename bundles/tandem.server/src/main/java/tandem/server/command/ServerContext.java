@@ -64,6 +64,11 @@ public interface ServerContext extends ServerStatus {
     /** @return the psync offset at the start of the retained journal (the backlog's floor), 0 without a journal */
     long backlogStart();
 
+    /** @return the quorum fence, or null while {@code tandem.fencing} is not active */
+    default tandem.api.fencing.QuorumFenceStatus quorumFence() {
+        return null;
+    }
+
     /** @return the command statistics, slow log and latency events of the node */
     CommandMonitor monitor();
 

@@ -211,6 +211,13 @@ public final class ServerInfo {
             }
         }
         line(sb, "tandem_ack_policy", policy.label());
+        tandem.api.fencing.QuorumFenceStatus fence = s.quorumFence();
+        if (fence != null) {
+            tandem.api.fencing.QuorumFenceStatus.Status f = fence.status();
+            line(sb, "tandem_quorum_fence", !f.selfFence() ? "off" : f.fenced() ? "fenced"
+                    : f.armedAtMillis() == 0 ? "unarmed" : "armed");
+            line(sb, "tandem_quorum_fence_refused", Long.toString(f.refusedWrites()));
+        }
         for (ReplicationStatus status : statuses) {
             if (status.fence() != null) {
                 line(sb, "tandem_fence", status.fence().replace("\r", " ").replace("\n", " "));

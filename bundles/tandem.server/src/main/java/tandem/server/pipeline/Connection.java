@@ -1,7 +1,5 @@
 package tandem.server.pipeline;
 
-import java.util.ArrayList;
-import java.util.List;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

@@ -40,7 +40,7 @@ public final class FenceCommands {
                 : "no").append('\n');
         out.append("refused writes:   ").append(s.refusedWrites()).append('\n');
         if (s.ackAgesMillis().isEmpty()) {
-            out.append("replicas:         none streaming (or no write yet, which shows the fence the replicas)");
+            out.append("replicas:         none streaming (the fence learns of them at the first write)");
         } else {
             out.append("replicas (ms since their last ack):");
             for (Map.Entry<String, Long> e : s.ackAgesMillis().entrySet()) {

@@ -31,8 +31,10 @@ final class Admissions {
     private final MinReplicasAdmission minReplicas = new MinReplicasAdmission();
     /** Highest ranking first; copy on write, read by the logic thread without a lock. */
     private volatile List<Ranked> ranked = List.of(new Ranked(minReplicas, Integer.MAX_VALUE, 0, null));
-    /** The required providers ever seen, by name; copy on write. */
-    private volatile Set<String> requiredSeen = Set.of();
+    /** The required providers ever seen, by name. Guarded by {@code this}. */
+    private final Set<String> requiredSeen = new java.util.HashSet<>();
+    /** A required provider seen and not registered now, or null: derived at each add and remove. */
+    private volatile String missing;
     /** How many providers were ever added: the order among equal rankings. Guarded by {@code this}. */
     private long added;
     private final Set<WriteAdmission> failuresLogged = ConcurrentHashMap.newKeySet();
@@ -44,15 +46,14 @@ final class Admissions {
 
     /** @param required the name of a provider the node must not write without from now on, or null */
     synchronized void add(WriteAdmission admission, int ranking, String required) {
-        if (required != null && !requiredSeen.contains(required)) {
-            Set<String> seen = new java.util.HashSet<>(requiredSeen);
-            seen.add(required);
-            requiredSeen = Set.copyOf(seen);
+        if (required != null) {
+            requiredSeen.add(required);
         }
         List<Ranked> next = new ArrayList<>(ranked);
         next.add(new Ranked(admission, ranking, ++added, required));
         next.sort(Comparator.comparingInt(Ranked::ranking).reversed().thenComparingLong(Ranked::order));
         ranked = List.copyOf(next);
+        missing = findMissing();
     }
 
     synchronized void remove(WriteAdmission admission) {
@@ -60,19 +61,20 @@ final class Admissions {
         next.removeIf(r -> r.admission() == admission);
         ranked = List.copyOf(next);
         failuresLogged.remove(admission);
+        missing = findMissing();
     }
 
     /**
      * @return the name of a required provider that was seen and is not registered now, or null
      */
     String missingRequired() {
-        Set<String> seen = requiredSeen;
-        if (seen.isEmpty()) {
-            return null;
-        }
-        List<Ranked> now = ranked;
-        for (String name : seen) {
-            if (now.stream().noneMatch(r -> name.equals(r.required()))) {
+        return missing;
+    }
+
+    /** Holds {@code this}. */
+    private String findMissing() {
+        for (String name : requiredSeen) {
+            if (ranked.stream().noneMatch(r -> name.equals(r.required()))) {
                 return name;
             }
         }

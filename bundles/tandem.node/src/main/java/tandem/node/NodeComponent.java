@@ -181,6 +181,11 @@ public final class NodeComponent implements Node, ReplicationHub {
     }
 
     @Override
+    public CommandDescriptor describe(String name) {
+        return pipeline.describe(name);
+    }
+
+    @Override
     public void minReplicasToWrite(int replicas, long maxLagMillis) {
         pipeline.minReplicasToWrite(replicas, maxLagMillis);
     }

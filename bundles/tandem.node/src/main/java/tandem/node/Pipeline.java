@@ -289,6 +289,12 @@ public final class Pipeline implements AutoCloseable {
         return k == null ? List.of() : new ArrayList<>(k.commands());
     }
 
+    /** @return the bound keyspace's command named {@code name}, or null */
+    public CommandDescriptor describe(String name) {
+        Keyspace k = keyspace;
+        return k == null ? null : k.describe(name);
+    }
+
     // ---- replication ------------------------------------------------------------------------------------------
 
     /** @return the gate that holds replies until the ack policy holds */

@@ -192,7 +192,7 @@ public final class RespServer implements ServerContext {
         this.version = context.getBundle().getVersion().toString();
         this.node = node;
         this.table = Commands.table().with(() -> KeyspaceCommands.specs(node.commands()));
-        this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, table, this::keyspaceCommand, this);
+        this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, table, node::describe, this);
         this.sink = new NodeSink(node::open, frontend, () -> settings.requirePass());
         node.attach(frontend);
         boolean epoll = switch (s.transport()) {
@@ -295,16 +295,6 @@ public final class RespServer implements ServerContext {
     private void apply(ServerSettings next) {
         settings = next;
         node.minReplicasToWrite(next.minReplicasToWrite(), next.minReplicasTimeoutMs());
-    }
-
-    /** @return the keyspace command named {@code name} (lower case), or null */
-    private tandem.api.store.CommandDescriptor keyspaceCommand(String name) {
-        for (tandem.api.store.CommandDescriptor d : node.commands()) {
-            if (d.name().equals(name)) {
-                return d;
-            }
-        }
-        return null;
     }
 
     private void rebind(ServerSettings next) {

@@ -34,6 +34,9 @@ public interface Node {
     /** @return the keyspace commands of the bound store, or an empty list while none is bound */
     List<CommandDescriptor> commands();
 
+    /** @return the bound store's command named {@code name} (lower case), or null (none, or no store bound) */
+    CommandDescriptor describe(String name);
+
     /**
      * Refuses writes, before they are sequenced, with {@code -NOREPLICAS} while fewer than {@code replicas}
      * replicas are good (0: never); a replica is good when it acknowledged within {@code maxLagMillis} (0: any

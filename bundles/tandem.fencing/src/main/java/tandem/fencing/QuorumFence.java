@@ -9,10 +9,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Modified;
-import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
-import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
+import tandem.api.fencing.QuorumFenceControl;
 import tandem.api.fencing.QuorumFenceStatus;
 import tandem.api.server.WriteAdmission;
 
@@ -28,32 +27,17 @@ import tandem.api.server.WriteAdmission;
  * <p>Registered with {@code tandem.admission.required}: once the node has seen this fence, it does not write
  * without it; while the bundle is updated writes wait for it (up to the node's {@code pause.max.ms}).
  */
-@Component(service = {WriteAdmission.class, QuorumFenceStatus.class}, immediate = true,
+@Component(service = {WriteAdmission.class, QuorumFenceStatus.class, QuorumFenceControl.class}, immediate = true,
         configurationPid = QuorumFence.PID, property = {
             "service.ranking:Integer=100",
             "tandem.admission.required=quorum fence (tandem.fencing)"
         })
-@Designate(ocd = QuorumFence.Config.class)
-public final class QuorumFence implements WriteAdmission, QuorumFenceStatus {
+@Designate(ocd = FencingConfig.class)
+public final class QuorumFence implements WriteAdmission, QuorumFenceControl {
 
     static final String PID = "tandem.fencing";
     static final String CLUSTERDOWN = "CLUSTERDOWN quorum lost, writes rejected";
     private static final Logger LOG = System.getLogger("tandem.fencing");
-
-    @ObjectClassDefinition(id = PID, name = "Tandem quorum fence",
-            description = "Refuses writes on a primary that no replica acknowledges any more (spec 001).")
-    public @interface Config {
-
-        @AttributeDefinition(description = "Whether a primary that has had a streaming replica refuses writes with "
-                + "-CLUSTERDOWN while none has acknowledged within freshness.window.ms (FrogDB's "
-                + "self-fence-on-replica-loss). Applies live.")
-        boolean self_fence_on_replica_loss() default true;
-
-        @AttributeDefinition(description = "How recent, in milliseconds, a replica's acknowledgement must be for the "
-                + "primary to keep taking writes (100..600000). Replicas acknowledge at least once a second while "
-                + "connected (journal protocol: each heartbeat; psync: ack.interval.ms). Applies live.")
-        long freshness_window_ms() default 5000;
-    }
 
     private volatile boolean selfFence;
     private volatile long windowNanos;
@@ -63,14 +47,14 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceStatus {
     private final AtomicLong refused = new AtomicLong();
 
     @Activate
-    public QuorumFence(Config config) {
+    public QuorumFence(FencingConfig config) {
         apply(config);
         LOG.log(Level.INFO, "quorum fence: {0}, window {1} ms; it arms when a replica first streams",
                 selfFence ? "on" : "off (self.fence.on.replica.loss=false)", windowMillis());
     }
 
     @Modified
-    void modified(Config config) {
+    void modified(FencingConfig config) {
         try {
             apply(config);
         } catch (IllegalArgumentException e) {
@@ -79,14 +63,23 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceStatus {
         }
     }
 
-    private void apply(Config config) {
-        long window = config.freshness_window_ms();
-        if (window < 100 || window > 600_000) {
-            throw new IllegalArgumentException(PID + ": freshness.window.ms=" + window
-                    + " is invalid: must be between 100 and 600000");
+    private void apply(FencingConfig config) {
+        override(config.self_fence_on_replica_loss(), config.freshness_window_ms());
+    }
+
+    @Override
+    public synchronized void override(Boolean selfFenceOnReplicaLoss, Long windowMillis) {
+        if (windowMillis != null) {
+            long window = windowMillis;
+            if (window < 100 || window > 600_000) {
+                throw new IllegalArgumentException(PID + ": freshness.window.ms=" + window
+                        + " is invalid: must be between 100 and 600000");
+            }
+            windowNanos = TimeUnit.MILLISECONDS.toNanos(window);
         }
-        windowNanos = TimeUnit.MILLISECONDS.toNanos(window);
-        selfFence = config.self_fence_on_replica_loss();
+        if (selfFenceOnReplicaLoss != null) {
+            selfFence = selfFenceOnReplicaLoss;
+        }
     }
 
     private long windowMillis() {

@@ -43,8 +43,8 @@ class QuorumFenceTest {
         }
     }
 
-    private static QuorumFence.Config config(Map<String, Object> props) {
-        return Converters.standardConverter().convert(props).to(QuorumFence.Config.class);
+    private static FencingConfig config(Map<String, Object> props) {
+        return Converters.standardConverter().convert(props).to(FencingConfig.class);
     }
 
     private final View view = new View();

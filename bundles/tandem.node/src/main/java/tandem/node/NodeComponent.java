@@ -20,6 +20,7 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
+import tandem.api.fencing.SplitBrainAudit;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
 import tandem.api.journal.SegmentInfo;
@@ -66,6 +67,7 @@ public final class NodeComponent implements Node, ReplicationHub {
     private volatile Journal boundJournal;
     private volatile Keyspace boundKeyspace;
     private volatile String upstreamProtocol;
+    private final SplitBrainTail splitBrain = new SplitBrainTail();
 
     @Activate
     public NodeComponent(Config config, BundleContext context) {
@@ -135,6 +137,17 @@ public final class NodeComponent implements Node, ReplicationHub {
             boundKeyspace = null;
             pipeline.keyspace(null);
         }
+    }
+
+    /** The split-brain audit of tandem.fencing: a demoted primary's discarded writes are recorded through it. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindSplitBrainAudit(SplitBrainAudit audit) {
+        splitBrain.audit(audit);
+    }
+
+    void unbindSplitBrainAudit(SplitBrainAudit audit) {
+        splitBrain.unaudit(audit);
     }
 
     /**
@@ -265,8 +278,21 @@ public final class NodeComponent implements Node, ReplicationHub {
                     : "following " + upstream + " (" + protocol + "): client writes are refused");
         }
         role.write(new Role.Declared(upstream, upstream == null ? null : protocol));
+        Journal j = boundJournal;
+        if (upstream == null) {
+            splitBrain.promoted();
+        } else if (pipeline.upstream() == null && pipeline.tookClientWrites() && j != null) {
+            // a primary that took writes turns replica: what no replica held may be discarded by its resync
+            splitBrain.demoted(pipeline.gate().highestHeld(), j.lastSequence(), selfAddress());
+        }
         upstreamProtocol = upstream == null ? null : protocol;
         pipeline.follow(upstream);
+    }
+
+    /** This node as its clients reach it, for the split-brain audit's header. */
+    private String selfAddress() {
+        tandem.api.server.ServerStatus f = frontend();
+        return f == null ? "(no RESP front end)" : f.bindAddress() + ":" + f.port();
     }
 
     @Override
@@ -287,6 +313,7 @@ public final class NodeComponent implements Node, ReplicationHub {
 
     @Override
     public void appended(long sequence) {
+        splitBrain.continued(sequence);
         pipeline.appended(sequence);
     }
 
@@ -297,12 +324,19 @@ public final class NodeComponent implements Node, ReplicationHub {
 
     @Override
     public long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
-        return pipeline.install(checkpoint, sequence, chain);
+        SplitBrainTail.Captured divergent = splitBrain.capture(boundJournal, boundKeyspace);
+        long held = pipeline.install(checkpoint, sequence, chain);
+        Keyspace k = boundKeyspace;
+        if (k != null) {
+            splitBrain.record(divergent, k, pipeline.upstream(), upstreamProtocol);
+        }
+        return held;
     }
 
     @Override
     public synchronized long lead(long epoch) throws InterruptedException {
         long sequence = pipeline.lead(epoch);
+        splitBrain.promoted();
         role.write(new Role.Declared(null, null));
         LOG.log(Level.INFO, "this node is a primary now, at epoch {0} (EpochBump at sequence {1}): client writes "
                 + "are accepted", epoch, sequence);

@@ -154,6 +154,8 @@ public final class Pipeline implements AutoCloseable {
      */
     private volatile boolean roleKnown = true;
     private boolean followedSomething;
+    /** Set when the logic thread journals a client write; read and cleared when the node turns replica. */
+    private volatile boolean tookClientWrites;
     private final long pauseMillis;
     /** The front end attached, or null: told the end of each round and what the logic thread runs. */
     private volatile Frontend frontend;
@@ -393,7 +395,7 @@ public final class Pipeline implements AutoCloseable {
             } catch (JournalStoppedException e) {
                 throw new IllegalStateException(journalStopped(e), e);
             }
-            pending.add(new Pending(null, Kind.EPOCH_BUMP, seq, ts, null, null, null));
+            pending.add(new Pending(null, Kind.EPOCH_BUMP, seq, ts, new byte[][] {payload}, null, null));
             upstream = null;
             return seq;
         });
@@ -881,8 +883,25 @@ public final class Pipeline implements AutoCloseable {
                 }
             });
             case EntryTag.TICK -> guarded(sequence, "TICK", () -> keyspace.tick(sequence, timestampNs));
+            case EntryTag.EPOCH_BUMP -> guarded(sequence, "EPOCH_BUMP", () -> keyspace.epochBump(sequence,
+                    epoch(payload)));
             default -> guarded(sequence, "entry tag " + tag, () -> keyspace.advance(sequence));
         }
+    }
+
+    /** The epoch an EpochBump's payload holds (u64 little-endian). */
+    private static long epoch(byte[] payload) {
+        if (payload.length != 8) {
+            throw new IllegalArgumentException("an EpochBump payload has 8 bytes, this one " + payload.length);
+        }
+        return ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
+    /** @return whether a client write was journaled since the last call (this node took writes as a primary) */
+    public boolean tookClientWrites() {
+        boolean took = tookClientWrites;
+        tookClientWrites = false;
+        return took;
     }
 
     /** The command an App entry holds, as the log and the stop error name it. */
@@ -1062,6 +1081,9 @@ public final class Pipeline implements AutoCloseable {
         }
         try {
             long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(args));
+            if (!tookClientWrites) {
+                tookClientWrites = true;
+            }
             pending.add(new Pending(c, Kind.WRITE, seq, ts, args, null, null)); // journaled: it must be applied
             c.lastWriteSequence = seq;
             touch(d, args);
@@ -1162,6 +1184,9 @@ public final class Pipeline implements AutoCloseable {
         long ts = nextTimestamp();
         try {
             long seq = journal.append(ts, 0, EntryTag.APP, CommandPayload.encodeTransaction(commands));
+            if (!tookClientWrites) {
+                tookClientWrites = true;
+            }
             pending.add(new Pending(c, Kind.TRANSACTION, seq, ts, null, commands, null)); // must be applied
             c.lastWriteSequence = seq;
             for (byte[][] command : commands) {
@@ -1524,7 +1549,7 @@ public final class Pipeline implements AutoCloseable {
             }
             case EPOCH_BUMP -> {
                 if (applyFailure == null) {
-                    guarded(p.sequence(), "EPOCH_BUMP", () -> keyspace.advance(p.sequence()));
+                    guarded(p.sequence(), "EPOCH_BUMP", () -> keyspace.epochBump(p.sequence(), epoch(p.args()[0])));
                 }
                 return;
             }

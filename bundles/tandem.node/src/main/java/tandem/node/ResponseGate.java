@@ -29,6 +29,11 @@ public final class ResponseGate {
     private volatile long waitingFor = Long.MAX_VALUE;
     /** Set while a client waits in {@code WAIT}: then every acknowledgement wakes the logic thread. */
     private volatile boolean wakeOnEveryAck;
+    /**
+     * The highest sequence any replica, attached now or gone since, has shown it holds (in memory or durable): what
+     * a demoted primary's split-brain audit starts after; -1 before any.
+     */
+    private final java.util.concurrent.atomic.AtomicLong highestHeld = new java.util.concurrent.atomic.AtomicLong(-1);
     /** The last acknowledgement of a replica that has detached since ({@code nanoTime}), 0 for none. */
     private volatile long lastDetachedAckNanos;
 
@@ -57,6 +62,7 @@ public final class ResponseGate {
         public void seed(long sequence) {
             acked = sequence;
             inMemory = sequence;
+            held(sequence);
             lastAckNanos = System.nanoTime();
             changed();
         }
@@ -69,6 +75,7 @@ public final class ResponseGate {
             if (inMemorySequence > inMemory) {
                 inMemory = inMemorySequence;
             }
+            held(Math.max(inMemorySequence, ackedSequence));
             lastAckNanos = System.nanoTime();
             changed();
         }
@@ -93,6 +100,17 @@ public final class ResponseGate {
     }
 
     private static final String JOURNAL = "journal";
+
+    private void held(long sequence) {
+        if (sequence > highestHeld.get()) {
+            highestHeld.accumulateAndGet(sequence, Math::max);
+        }
+    }
+
+    /** @return the highest sequence any replica has shown it holds, -1 before any */
+    long highestHeld() {
+        return highestHeld.get();
+    }
 
     /** {@link #attach(String, String, String, Runnable)} for a protocol whose replicas acknowledge on their own. */
     public ReplicationHub.ReplicaSlot attach(String id, String protocol, String address) {

@@ -164,7 +164,15 @@ public final class RespServer implements ServerContext {
         public void apply(Map<String, String> changes) {
             applyConfig(changes);
         }
+
+        @Override
+        public String refusal(String name, String value) {
+            return FENCE_PARAMS.contains(name) && quorumFence == null
+                    ? "the quorum fence (tandem.fencing) is not active" : null;
+        }
     });
+    private static final java.util.Set<String> FENCE_PARAMS = java.util.Set.of("self-fence-on-replica-loss",
+            "freshness-window-ms");
     private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong(1);
     private final AtomicLong totalConnections = new AtomicLong();
@@ -181,7 +189,8 @@ public final class RespServer implements ServerContext {
     private final List<ReplicationStatusSource> replicationSources = new CopyOnWriteArrayList<>();
     private final List<ReplicationControl> replicationControls = new CopyOnWriteArrayList<>();
     private volatile PsyncService psync;
-    private volatile tandem.api.fencing.QuorumFenceStatus quorumFence;
+    private volatile tandem.api.fencing.QuorumFenceControl quorumFence;
+    private volatile tandem.api.fencing.SplitBrainAudit splitBrainAudit;
 
     private record Connection(Channel channel, ClientSession session) {
     }
@@ -460,14 +469,14 @@ public final class RespServer implements ServerContext {
         replicationControls.remove(control);
     }
 
-    /** The quorum fence, for {@code INFO replication}. */
+    /** The quorum fence, for {@code INFO replication} and {@code CONFIG GET/SET self-fence-on-replica-loss}. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindQuorumFence(tandem.api.fencing.QuorumFenceStatus fence) {
+    void bindQuorumFence(tandem.api.fencing.QuorumFenceControl fence) {
         quorumFence = fence;
     }
 
-    void unbindQuorumFence(tandem.api.fencing.QuorumFenceStatus fence) {
+    void unbindQuorumFence(tandem.api.fencing.QuorumFenceControl fence) {
         if (quorumFence == fence) {
             quorumFence = null;
         }
@@ -476,6 +485,24 @@ public final class RespServer implements ServerContext {
     @Override
     public tandem.api.fencing.QuorumFenceStatus quorumFence() {
         return quorumFence;
+    }
+
+    /** The split-brain audit's counters, for {@code INFO replication}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindSplitBrainAudit(tandem.api.fencing.SplitBrainAudit audit) {
+        splitBrainAudit = audit;
+    }
+
+    void unbindSplitBrainAudit(tandem.api.fencing.SplitBrainAudit audit) {
+        if (splitBrainAudit == audit) {
+            splitBrainAudit = null;
+        }
+    }
+
+    @Override
+    public tandem.api.fencing.SplitBrainAudit splitBrainAudit() {
+        return splitBrainAudit;
     }
 
     /** The psync protocol's primary side, which a {@code PSYNC} connection is handed to. */
@@ -578,6 +605,10 @@ public final class RespServer implements ServerContext {
             // Redis' name counts seconds; rounded up so that a window in milliseconds never reads as 0 (off)
             case "min-replicas-max-lag" -> Long.toString((s.minReplicasTimeoutMs() + 999) / 1000);
             case "min-replicas-timeout-ms" -> Long.toString(s.minReplicasTimeoutMs());
+            // without the fence, nothing fences: "no", and the fence's default window
+            case "self-fence-on-replica-loss" -> quorumFence != null && quorumFence.status().selfFence() ? "yes" : "no";
+            case "freshness-window-ms" -> quorumFence == null ? "5000"
+                    : Long.toString(quorumFence.status().windowMillis());
             default -> throw new IllegalArgumentException("not a parameter of the server: " + name);
         };
     }
@@ -592,6 +623,15 @@ public final class RespServer implements ServerContext {
         ServerSettings next = settings;
         for (Map.Entry<String, String> e : changes.entrySet()) {
             String value = e.getValue();
+            tandem.api.fencing.QuorumFenceControl fence = quorumFence;
+            if (e.getKey().equals("self-fence-on-replica-loss") && fence != null) {
+                fence.override(value.equalsIgnoreCase("yes"), null);
+                continue;
+            }
+            if (e.getKey().equals("freshness-window-ms") && fence != null) {
+                fence.override(null, Long.parseLong(value));
+                continue;
+            }
             next = switch (e.getKey()) {
                 // AUTH compares the password's UTF-8 bytes, as for one from etc/tandem.server.cfg
                 case "requirepass" -> next.withRequirePass(new String(value.getBytes(StandardCharsets.ISO_8859_1),

@@ -48,9 +48,13 @@ public final class ReplicationCommands {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     volatile tandem.api.server.ServerStatus server;
 
+    /** The quorum fence (tandem.fencing), shown in one line below the protocols. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    volatile tandem.api.fencing.QuorumFenceStatus quorumFence;
+
     @Descriptor("shows each replication protocol: role, ack policy, epoch, listening address; on a primary one line "
             + "per replica (id, address, state, sent, in-memory, acked, lag, last ack age), on a replica its link "
-            + "to the primary")
+            + "to the primary; then the quorum fence in one line (fence:status has the whole of it)")
     public String status() {
         List<ReplicationStatusSource> ss = sources;
         if (ss.isEmpty()) {
@@ -93,6 +97,11 @@ public final class ReplicationCommands {
             if (u == null || !s.replicas().isEmpty()) {
                 replicas(out, s.replicas());
             }
+        }
+        tandem.api.fencing.QuorumFenceStatus qf = quorumFence;
+        if (qf != null) {
+            out.append(System.lineSeparator());
+            line(out, "quorum:", FenceCommands.summary(qf.status()));
         }
         tandem.api.server.ServerStatus srv = server;
         String stopped = srv == null ? null : srv.applyStopped();

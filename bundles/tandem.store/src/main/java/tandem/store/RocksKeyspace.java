@@ -101,6 +101,8 @@ import tandem.store.Tx.Rec;
 final class RocksKeyspace implements AutoCloseable {
 
     private static final byte[] APPLIED = "applied".getBytes(StandardCharsets.US_ASCII);
+    /** The epoch of the last EpochBump applied, u64 big-endian; absent: 0 (no promotion in this history). */
+    private static final byte[] EPOCH = "epoch".getBytes(StandardCharsets.US_ASCII);
     private static final List<String> FAMILIES = List.of("keys", "fields", "deadlines", "meta");
 
     private final Path directory;
@@ -126,6 +128,7 @@ final class RocksKeyspace implements AutoCloseable {
     private volatile int expireKeysPerTick;
     /** The last sequence applied, committed or not (the logic thread's view). */
     private volatile long appliedSequence;
+    private volatile long epoch;
     /** The last sequence written to RocksDB with its effects: what a flush makes durable. */
     private volatile long committedSequence;
     private volatile long flushedSequence;
@@ -191,6 +194,8 @@ final class RocksKeyspace implements AutoCloseable {
             expiringCount = b.getLong();
             deadlineSeconds = b.remaining() >= 8 ? b.getLong() : sumOfDeadlines(); // a store from before the sum
         }
+        byte[] e = db.get(meta, EPOCH);
+        epoch = e == null ? 0 : ByteBuffer.wrap(e).getLong();
         committedSequence = appliedSequence;
         flushedSequence = appliedSequence; // without a WAL, whatever a reopened database holds was flushed
     }
@@ -375,6 +380,31 @@ final class RocksKeyspace implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Applies an EpochBump: the epoch is kept in the same batch as the applied sequence, so a checkpoint (a
+     * snapshot a replica installs) carries the epoch of the history it ends.
+     */
+    public void epochBump(long sequence, long newEpoch) {
+        Lock lock = enter();
+        try {
+            begin(sequence, 0);
+            try {
+                tx.batch.put(meta, EPOCH, ByteBuffer.allocate(8).putLong(newEpoch).array());
+            } catch (RocksDBException e) {
+                throw new IllegalStateException("RocksDB batch put of the epoch failed: " + e.getMessage(), e);
+            }
+            epoch = newEpoch;
+            applied(sequence);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the epoch of the last EpochBump applied, 0 when none */
+    public long epoch() {
+        return epoch;
     }
 
     public void read(long nowNs, byte[][] args, Reply reply) {

@@ -252,6 +252,16 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
+    public void epochBump(long sequence, long epoch) {
+        keyspace.epochBump(sequence, epoch);
+    }
+
+    @Override
+    public long epoch() {
+        return keyspace.epoch();
+    }
+
+    @Override
     public void read(long nowNs, byte[][] args, Reply reply) {
         keyspace.read(nowNs, args, reply);
     }

@@ -45,6 +45,15 @@ public interface Keyspace {
     /** Records {@code sequence} as applied for an entry with no effect on the keyspace (EpochBump, skipped). */
     void advance(long sequence);
 
+    /**
+     * Applies an EpochBump: records {@code sequence} and {@code epoch} (durable with the sequence), so that the
+     * store, and any checkpoint of it, names the epoch of its history.
+     */
+    void epochBump(long sequence, long epoch);
+
+    /** @return the epoch of the last EpochBump this store applied, 0 when none (no promotion in its history) */
+    long epoch();
+
     /** Runs a read-only command with "now" = {@code nowNs}; an expired key reads as absent, nothing is written. */
     void read(long nowNs, byte[][] args, Reply reply);
 

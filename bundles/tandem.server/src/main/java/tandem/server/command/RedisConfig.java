@@ -81,6 +81,11 @@ public final class RedisConfig {
          * request (a later one wins where two set the same thing).
          */
         void apply(Map<String, String> changes);
+
+        /** @return why an owned parameter cannot take {@code value} now (its owner is away), or null */
+        default String refusal(String name, String value) {
+            return null;
+        }
     }
 
     /**
@@ -388,7 +393,10 @@ public final class RedisConfig {
             new Param("replicaof", "slaveof", null, "", IMMUTABLE | OWNED, null, null, null),
             p("latency-tracking-info-percentiles", PERCENTILES, "50 99 99.9"),
 
-            p("min-replicas-timeout-ms", integer(0, 86_400_000), "5000").with(OWNED));
+            p("min-replicas-timeout-ms", integer(0, 86_400_000), "5000").with(OWNED),
+            // the quorum fence's (tandem.fencing), for the running fence: FrogDB's name, and Tandem's window
+            p("self-fence-on-replica-loss", BOOL, "yes").with(OWNED),
+            p("freshness-window-ms", integer(100, 600_000), "5000").with(OWNED));
 
     /** A name {@code CONFIG} knows: a primary name or an alias, each a parameter of its own for Redis. */
     private record Entry(String name, Param param) {
@@ -526,6 +534,9 @@ public final class RedisConfig {
         for (Entry entry : entries) {
             Refusal refusal = entry.param().refusal();
             String refused = refusal == null ? null : refusal.refusal(values.get(entry.param()), value(entry.param()));
+            if (refused == null && (entry.param().flags() & OWNED) != 0) {
+                refused = owner.refusal(entry.param().name(), values.get(entry.param()));
+            }
             if (refused != null) {
                 return failed(entry.name(), refused);
             }

@@ -69,6 +69,11 @@ public interface ServerContext extends ServerStatus {
         return null;
     }
 
+    /** @return the split-brain audit of tandem.fencing, or null when it is not active */
+    default tandem.api.fencing.SplitBrainAudit splitBrainAudit() {
+        return null;
+    }
+
     /** @return the command statistics, slow log and latency events of the node */
     CommandMonitor monitor();
 

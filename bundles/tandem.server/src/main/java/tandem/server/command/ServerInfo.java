@@ -218,6 +218,14 @@ public final class ServerInfo {
                     : f.armedAtMillis() == 0 ? "unarmed" : "armed");
             line(sb, "tandem_quorum_fence_refused", Long.toString(f.refusedWrites()));
         }
+        tandem.api.fencing.SplitBrainAudit audit = s.splitBrainAudit();
+        if (audit != null) {
+            tandem.api.fencing.SplitBrainAudit.Counters c = audit.counters();
+            line(sb, "tandem_split_brain_events", Long.toString(c.events()));
+            line(sb, "tandem_split_brain_ops_discarded", Long.toString(c.ops()));
+            line(sb, "tandem_split_brain_bytes_discarded", Long.toString(c.bytes()));
+            line(sb, "tandem_split_brain_ops_evicted", Long.toString(c.evicted()));
+        }
         for (ReplicationStatus status : statuses) {
             if (status.fence() != null) {
                 line(sb, "tandem_fence", status.fence().replace("\r", " ").replace("\n", " "));

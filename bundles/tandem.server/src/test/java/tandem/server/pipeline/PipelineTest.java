@@ -1087,6 +1087,19 @@ class PipelineTest {
             applied = sequence;
         }
 
+        long epoch;
+
+        @Override
+        public void epochBump(long sequence, long newEpoch) {
+            applied = sequence;
+            epoch = newEpoch;
+        }
+
+        @Override
+        public long epoch() {
+            return epoch;
+        }
+
         @Override
         public void read(long nowNs, byte[][] args, Reply reply) {
             run(args, reply);

@@ -33,6 +33,8 @@ final class Client implements NodeSession {
      * holds for it, so that its later replies stay behind it while other clients are served.
      */
     long gatedSequence;
+    /** Where the first reply the ack policy holds back begins, while {@link #gatedSequence} is set. */
+    int heldMark;
 
     /** The sequence of this client's last write, what {@code WAIT} waits for. */
     long lastWriteSequence;

@@ -309,6 +309,9 @@ public final class Pipeline implements AutoCloseable {
      * replication appends to the journal is applied once durable. With null, this node is a primary again.
      */
     public void follow(String primary) {
+        if (primary != null && upstream == null) {
+            queue.add(new Event(null, new Control(this::disconnectHeld, new java.util.concurrent.CompletableFuture<>())));
+        }
         upstream = primary;
         if (!roleKnown) {
             services.lock();
@@ -460,6 +463,24 @@ public final class Pipeline implements AutoCloseable {
     /** @return the connections parked in {@code WAIT} now */
     public int blockedClients() {
         return waits.blocked();
+    }
+
+    /**
+     * This primary turns replica: a write whose reply the ack policy still holds back can no longer be acknowledged
+     * here (the resync may discard it, or the new primary may hold it), so its client gets no answer but a closed
+     * connection, the outcome unknown, as after a crash. Its reply and those after it are taken back first.
+     */
+    private long disconnectHeld() {
+        for (Client c : held) {
+            c.front.resetReply(c.heldMark);
+            c.gatedSequence = 0;
+            c.front.closeAfterReply();
+            c.front.due();
+            LOG.log(Level.WARNING, "client {0} disconnected: this node became a replica before its write was "
+                    + "acknowledged; the outcome is unknown to it", c.front.id());
+        }
+        held.clear();
+        return 0;
     }
 
     private long onLogicThread(java.util.concurrent.Callable<Long> task) throws InterruptedException {
@@ -1578,12 +1599,18 @@ public final class Pipeline implements AutoCloseable {
             case READ -> keyspace.read(nextTimestamp(), p.args(), c.front.reply());
             case REFUSED -> keyspace.refuse(nextTimestamp(), p.args(), c.front.reply());
             case WRITE -> {
+                if (c.gatedSequence == 0) {
+                    c.heldMark = c.front.replyMark();
+                }
                 if (applyClient(p, name(p.args()).toUpperCase(Locale.ROOT),
                         () -> keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.front.reply()))) {
                     c.gatedSequence = p.sequence();
                 }
             }
             case TRANSACTION -> {
+                if (c.gatedSequence == 0) {
+                    c.heldMark = c.front.replyMark();
+                }
                 if (applyClient(p, "MULTI … EXEC",
                         () -> keyspace.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.front.reply()))) {
                     c.gatedSequence = p.sequence();

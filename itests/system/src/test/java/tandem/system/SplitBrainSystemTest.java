@@ -3,14 +3,10 @@ package tandem.system;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,8 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 import tandem.testsupport.Await;
 
 /**
@@ -68,7 +62,7 @@ class SplitBrainSystemTest {
         long cut = System.nanoTime();
         int[] probes = {0};
         Await.until("the isolated primary refuses writes with CLUSTERDOWN", Duration.ofSeconds(60),
-                () -> probe(primary, "probe:" + probes[0]++));
+                () -> SplitBrainAudits.probe(primary, "probe:" + probes[0]++));
         long fencedAfterMs = (System.nanoTime() - cut) / 1_000_000;
         System.getLogger("tandem.system").log(System.Logger.Level.INFO,
                 "split brain: fenced {0} ms after the cut (window {1} ms, heartbeat 500 ms)", fencedAfterMs, WINDOW_MS);
@@ -90,93 +84,35 @@ class SplitBrainSystemTest {
         }
 
         // what the old primary holds that the new one does not: the divergent writes
-        Map<String, String> divergent = difference(primary, replica);
+        Map<String, String> divergent = SplitBrainAudits.difference(primary, replica);
         assertThat(divergent).as("writes the isolated primary took").isNotEmpty();
 
         // (b) heal, and the old primary joins the new one: HashMismatch, snapshot, audit
         proxy.heal();
         JournalCluster.shell(primary, "repl:replicaof 127.0.0.1:" + JournalCluster.replicationPort(replica));
         Path data = primary.home().resolve("data");
-        Await.until("the audit file is written", Duration.ofSeconds(60), () -> auditFile(data) != null);
+        Await.until("the audit file is written", Duration.ofSeconds(60),
+                () -> SplitBrainAudits.auditFile(data) != null);
         Writer.haltAll(writers, true); // their held writes were answered by a closed connection, outcome unknown
         JournalCluster.awaitSequenceOf(replica, primary);
         assertThat(JournalCluster.digest(primary)).isEqualTo(JournalCluster.digest(replica));
 
-        byte[] audit = Files.readAllBytes(auditFile(data));
-        String text = new String(audit, StandardCharsets.ISO_8859_1);
-        Map<String, String> header = header(text);
+        byte[] audit = SplitBrainAudits.read(data);
+        Map<String, String> header = SplitBrainAudits.header(audit);
         assertThat(header).containsEntry("epoch_old", "0").containsEntry("epoch_new", "1")
                 .containsEntry("ops_evicted", "0");
         assertThat(header.get("old_primary")).endsWith(":" + primary.port());
         assertThat(header.get("new_primary")).contains(":" + JournalCluster.replicationPort(replica))
                 .endsWith("(journal)");
-        List<List<String>> ops = Resp.commands(audit, text.indexOf("\n---\n") + 5);
+        List<List<String>> ops = SplitBrainAudits.ops(audit);
         assertThat(ops).hasSize(Integer.parseInt(header.get("ops_discarded")));
 
-        // every divergent SET is in the audit, byte for byte; no acknowledged write is among them
-        for (Map.Entry<String, String> e : divergent.entrySet()) {
-            if (!e.getKey().endsWith(":count")) {
-                assertThat(ops).as("divergent %s", e.getKey()).contains(List.of("SET", e.getKey(), e.getValue()));
-            }
-        }
-        for (Writer w : writers) {
-            for (List<String> op : ops) {
-                if (op.get(0).equals("SET") && op.get(1).startsWith(w.prefix + ":")) {
-                    assertThat(Long.parseLong(op.get(2))).as("an acknowledged write in the audit")
-                            .isGreaterThan(w.acked.get());
-                }
-            }
-        }
+        Map<String, Long> acked = new java.util.HashMap<>();
+        writers.forEach(w -> acked.put(w.prefix, w.acked.get()));
+        SplitBrainAudits.assertAudited(ops, divergent, acked);
         Map<String, String> info = JournalCluster.info(primary);
         assertThat(info).containsEntry("tandem_split_brain_events", "1")
                 .containsEntry("tandem_split_brain_ops_discarded", header.get("ops_recorded"));
         assertThat(primary.shell("fence:status").out()).contains("split brain:      1 discarded histories recorded");
-    }
-
-    /** @return true when a SET is refused with CLUSTERDOWN; one that is held past a second leaves a divergent write */
-    private static boolean probe(TandemNode node, String key) {
-        try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 1000, 1000)) {
-            jedis.set(key, key);
-            return false;
-        } catch (JedisDataException e) {
-            assertThat(e.getMessage()).isEqualTo("CLUSTERDOWN quorum lost, writes rejected");
-            return true;
-        } catch (JedisConnectionException heldPastTheTimeout) {
-            return false;
-        }
-    }
-
-    /** @return the string keys and values {@code a} holds that {@code b} does not hold alike */
-    private static Map<String, String> difference(TandemNode a, TandemNode b) {
-        Map<String, String> diff = new HashMap<>();
-        try (Jedis ja = new Jedis("127.0.0.1", a.port()); Jedis jb = new Jedis("127.0.0.1", b.port())) {
-            for (String k : ja.keys("*")) {
-                String v = ja.get(k);
-                if (!v.equals(jb.get(k))) {
-                    diff.put(k, v);
-                }
-            }
-        }
-        return diff;
-    }
-
-    private static Path auditFile(Path data) {
-        try (Stream<Path> files = Files.list(data)) {
-            return files.filter(f -> f.getFileName().toString().startsWith("split_brain_discarded_")
-                    && f.getFileName().toString().endsWith(".log")).findFirst().orElse(null);
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    private static Map<String, String> header(String text) {
-        Map<String, String> h = new HashMap<>();
-        for (String line : text.substring(0, text.indexOf("\n---\n")).split("\n")) {
-            int colon = line.indexOf(": ");
-            if (!line.startsWith("#") && colon > 0) {
-                h.put(line.substring(0, colon), line.substring(colon + 2));
-            }
-        }
-        return h;
     }
 }

@@ -106,4 +106,20 @@ class QuorumFenceTest {
         fence.modified(config(Map.of("freshness.window.ms", 700_000L)));
         assertThat(fence.status().windowMillis()).isEqualTo(1000);
     }
+
+    @Test
+    void configSetOverridesTheRunningFenceWithinTheSameBoundsAndChangesNothingWhenRefused() {
+        view.streaming = 1;
+        view.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(1500);
+        assertThat(fence.admit(view)).isEqualTo("CLUSTERDOWN quorum lost, writes rejected");
+        fence.override(null, 2000L); // a wider window: the same silence is within it
+        assertThat(fence.admit(view)).isNull();
+        assertThatThrownBy(() -> fence.override(false, 99L)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("freshness.window.ms=99");
+        assertThat(fence.status().selfFence()).as("nothing changed").isTrue();
+        assertThat(fence.status().windowMillis()).isEqualTo(2000);
+        fence.override(false, null);
+        view.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(60_000);
+        assertThat(fence.admit(view)).isNull();
+    }
 }

@@ -113,6 +113,46 @@ class StoreInstallTest {
     }
 
     @Test
+    void theEpochOfTheLastEpochBumpIsKeptAcrossARestartAndTravelsWithACheckpoint() throws IOException {
+        StoreComponent store = new StoreComponent(config(), context());
+        assertThat(store.epoch()).isZero();
+        put(store, 1, "a");
+        store.epochBump(2, 7);
+        store.commit();
+        assertThat(store.epoch()).isEqualTo(7);
+        Path cp = home.resolve("data/checkpoint/mine");
+        Files.createDirectories(cp.getParent());
+        assertThat(store.checkpoint(cp)).isEqualTo(2);
+        store.deactivate();
+
+        StoreComponent again = new StoreComponent(config(), context());
+        try {
+            assertThat(again.epoch()).as("after a restart").isEqualTo(7);
+        } finally {
+            again.deactivate();
+        }
+        Path otherHome = home.resolve("other");
+        Files.createDirectories(otherHome.resolve("data/checkpoint"));
+        Path moved = otherHome.resolve("data/checkpoint/staged");
+        Files.move(cp, moved);
+        BundleContext otherContext = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getProperty") && "tandem.home".equals(args[0])) {
+                        return otherHome.toString();
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        StoreComponent other = new StoreComponent(config(), otherContext);
+        try {
+            assertThat(other.epoch()).isZero();
+            other.install(moved, 2, CHAIN);
+            assertThat(other.epoch()).as("installed from the checkpoint").isEqualTo(7);
+        } finally {
+            other.deactivate();
+        }
+    }
+
+    @Test
     void aCheckpointAtAnotherSequenceOrNotAStoreIsRefusedAndChangesNothing() throws IOException {
         StoreComponent store = new StoreComponent(config(), context());
         try {

@@ -31,8 +31,15 @@ class RedisConfigTest {
                 Map.entry("replicaof", ""), Map.entry("maxclients", "10000"),
                 Map.entry("proto-max-bulk-len", "536870912"), Map.entry("requirepass", ""),
                 Map.entry("min-replicas-to-write", "0"), Map.entry("min-replicas-max-lag", "10"),
-                Map.entry("min-replicas-timeout-ms", "10000")));
+                Map.entry("min-replicas-timeout-ms", "10000"), Map.entry("self-fence-on-replica-loss", "yes"),
+                Map.entry("freshness-window-ms", "5000")));
         final List<Map<String, String>> applied = new ArrayList<>();
+        String refusal;
+
+        @Override
+        public String refusal(String name, String value) {
+            return refusal;
+        }
 
         @Override
         public String value(String name) {
@@ -652,6 +659,20 @@ class RedisConfigTest {
             }
         });
         assertThat(RedisConfig.redisDefault("port")).isEqualTo("6379");
+    }
+
+    @Test
+    void theQuorumFenceSettingsAreOwnedBoundedAndRefusedWhileTheFenceIsAway() {
+        assertThat(config.set(List.of("self-fence-on-replica-loss", "no", "freshness-window-ms", "2500"))).isNull();
+        assertThat(server.applied).last().isEqualTo(Map.of("self-fence-on-replica-loss", "no",
+                "freshness-window-ms", "2500"));
+        assertThat(config.get(List.of("self-fence-*"))).containsExactly(Map.entry("self-fence-on-replica-loss", "no"));
+        assertThat(config.set(List.of("freshness-window-ms", "99"))).isEqualTo(failed("freshness-window-ms",
+                "argument must be between 100 and 600000 inclusive"));
+        server.refusal = "the quorum fence (tandem.fencing) is not active";
+        assertThat(config.set(List.of("self-fence-on-replica-loss", "yes"))).isEqualTo(
+                failed("self-fence-on-replica-loss", "the quorum fence (tandem.fencing) is not active"));
+        assertThat(server.values).containsEntry("self-fence-on-replica-loss", "no");
     }
 
     @Test

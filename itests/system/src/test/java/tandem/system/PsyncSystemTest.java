@@ -145,6 +145,9 @@ class PsyncSystemTest {
         List<Writer> writers = Writer.start("fs", 2, primary::port);
         writers.forEach(w -> w.awaitProgress(20));
         replicaOf(a, primary.port()); // FM-REPLICATION-001, -004: writes during the handoff are streamed after it
+        // row 025: the same target again changes nothing: no new sync, the link stays up
+        assertThat(cli(a, "REPLICAOF", "127.0.0.1", Integer.toString(primary.port())))
+                .isEqualTo("OK Already connected to specified master");
         writers.forEach(w -> w.awaitProgress(50));
         Writer.haltAll(writers, false);
         assertConverged(a);

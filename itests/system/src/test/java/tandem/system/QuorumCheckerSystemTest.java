@@ -163,8 +163,9 @@ class QuorumCheckerSystemTest {
             awaitHealthy(primary, members, clients);
 
             for (int trial = 1; trial <= trials; trial++) {
-                String fault = List.of("cut-one", "cut-both", "flap", "kill-replica", "kill-primary",
-                        "kill-primary-while-cut", "failover").get(random.nextInt(7));
+                List<String> kinds = List.of("cut-one", "cut-both", "flap", "kill-replica", "kill-primary",
+                        "kill-primary-while-cut", "failover", "kill-replica-while-cut");
+                String fault = kinds.get(random.nextInt(kinds.size()));
                 faults.merge(fault, 1, Integer::sum);
                 LOG.log(System.Logger.Level.INFO, "checker {0} trial {1}/{2}: {3} (primary {4})", policy, trial,
                         trials, fault, primary.name);
@@ -254,6 +255,15 @@ class QuorumCheckerSystemTest {
             case "kill-replica" -> {
                 one.node.kill();
                 awaitAttempts(clients, random.nextInt(50));
+                one.node.restart();
+            }
+            case "kill-replica-while-cut" -> {
+                Member other = replicas.get(0) == one ? replicas.get(1) : replicas.get(0);
+                other.proxy.partition();
+                awaitAttempts(clients, random.nextInt(50));
+                one.node.kill();
+                awaitAttempts(clients, random.nextInt(50));
+                other.proxy.heal();
                 one.node.restart();
             }
             case "kill-primary" -> {

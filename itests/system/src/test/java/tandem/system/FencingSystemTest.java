@@ -98,4 +98,34 @@ class FencingSystemTest {
         assertThat(cluster.primary.log()).contains("quorum fence armed");
         cluster.awaitConverged(replica);
     }
+
+    @Test
+    @Order(3)
+    void configSetTurnsTheRunningFenceOffAndOnAndConfigGetReadsIt() throws Exception {
+        try (Jedis jedis = new Jedis("127.0.0.1", cluster.primary.port())) {
+            assertThat(jedis.configGet("self-fence-on-replica-loss")).containsEntry("self-fence-on-replica-loss",
+                    "yes");
+            assertThat(jedis.configGet("freshness-window-ms")).containsEntry("freshness-window-ms", "3000");
+            proxy.partition();
+            try {
+                Await.until("the primary refuses writes", Duration.ofSeconds(30),
+                        () -> set(jedis, "cut", "x").equals(CLUSTERDOWN));
+                assertThat(jedis.configSet("self-fence-on-replica-loss", "no")).isEqualTo("OK");
+                assertThat(set(jedis, "alone", "1")).as("off: the primary takes writes alone").isEqualTo("OK");
+                assertThat(JournalCluster.info(cluster.primary)).containsEntry("tandem_quorum_fence", "off");
+                assertThat(jedis.configSet("self-fence-on-replica-loss", "yes")).isEqualTo("OK");
+                assertThat(set(jedis, "fenced", "1")).isEqualTo(CLUSTERDOWN);
+                assertThat(set(jedis, "huge-window", "1")).isEqualTo(CLUSTERDOWN);
+                assertThat(jedis.configSet("freshness-window-ms", "600000")).isEqualTo("OK");
+                assertThat(set(jedis, "within", "1")).as("the replica's silence is within ten minutes")
+                        .isEqualTo("OK");
+                assertThat(jedis.configSet("freshness-window-ms", "3000")).isEqualTo("OK");
+            } finally {
+                proxy.heal();
+            }
+            Await.until("writes are taken again", Duration.ofSeconds(30),
+                    () -> set(jedis, "healed", "1").equals("OK"));
+        }
+        cluster.awaitConverged(replica);
+    }
 }

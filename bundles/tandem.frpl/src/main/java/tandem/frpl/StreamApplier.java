@@ -124,7 +124,13 @@ final class StreamApplier {
         }
         byte[][] args;
         try {
-            args = CommandPayload.decode(bytes).get(0);
+            List<byte[][]> decoded = CommandPayload.decode(bytes);
+            // a frame is one command: MULTI and EXEC come as frames of their own (a frame holding both decodes to
+            // none, which would otherwise fail here as an error that keeps the id and loops on +CONTINUE)
+            if (decoded.size() != 1 || decoded.get(0).length == 0) {
+                throw new IllegalArgumentException("it holds " + decoded.size() + " commands, a frame holds one");
+            }
+            args = decoded.get(0);
         } catch (IllegalArgumentException e) {
             throw new DivergenceException("a frame ending at offset " + sequence + " is no RESP command: "
                     + e.getMessage());

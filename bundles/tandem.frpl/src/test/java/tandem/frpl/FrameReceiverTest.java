@@ -12,6 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import tandem.api.frpl.FrplStreams;
 import tandem.api.frpl.FrplStreams.DivergenceException;
 import tandem.api.journal.EntryTag;
 import tandem.protocol.command.CommandPayload;
@@ -81,5 +82,39 @@ class FrameReceiverTest {
         assertThatThrownBy(() -> receiver.feed(ByteBuffer.allocate(0))).isInstanceOf(IOException.class)
                 .hasMessageContaining("tandem.frpl) stopped");
         assertThat(journaled).hasSize(1);
+    }
+
+    /**
+     * FM-REPLICATION-007: a replica's stream state (the offset received, an open {@code MULTI} group) lives in the
+     * applier of one connection; the psync replica asks {@link FrplComponent#receive} for a new one at every
+     * connection. A group the old connection opened and never EXECed journals nothing, and the next connection's
+     * stream, from the offset the replica holds, is not folded into it: its first command is journaled at once.
+     */
+    @Test
+    void aMultiLeftOpenByOneConnectionIsDroppedWithItAndTheNextConnectionStartsClean() throws Exception {
+        FrplComponent frpl = new FrplComponent(null);
+        FrplStreams.Sink sink = (ts, kh, tag, p) -> {
+            journaled.add(p);
+            return journaled.size();
+        };
+        FrplStreams.Inbound first = frpl.receive(100, 1 << 20, c -> 0, sink);
+        byte[] txn = CommandPayload.encodeTransaction(List.of(
+                new byte[][] {"INCR".getBytes(StandardCharsets.US_ASCII), {'n'}},
+                new byte[][] {"SET".getBytes(StandardCharsets.US_ASCII), {'k'}, {'v'}}));
+        List<byte[]> frames = FrplPayload.frames(EntryTag.APP, 1_000L, txn);
+        assertThat(frames).hasSize(4);
+        long offset = 100;
+        for (int i = 0; i < 3; i++) { // MULTI and both commands: the connection drops before EXEC
+            offset += frames.get(i).length;
+            first.feed(ByteBuffer.wrap(FrplFrame.frame(0, offset, frames.get(i))));
+        }
+        assertThat(journaled).as("an open group journals nothing").isEmpty();
+        assertThat(first.offset()).as("nor is it counted").isEqualTo(100);
+
+        FrplStreams.Inbound second = frpl.receive(first.offset(), 1 << 20, c -> 0, sink);
+        second.feed(ByteBuffer.wrap(stream(set("a")))); // same timestamp: an inherited group would swallow it
+        assertThat(journaled).as("neither the old group's commands nor a group around the new one")
+                .containsExactly(set("a"));
+        assertThat(second.offset()).isEqualTo(100 + FrplPayload.length(EntryTag.APP, 1_000L, set("a")));
     }
 }

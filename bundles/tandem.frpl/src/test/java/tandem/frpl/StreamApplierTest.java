@@ -128,4 +128,34 @@ class StreamApplierTest {
                 .isInstanceOf(DivergenceException.class).hasMessageContaining("canonical");
         assertThat(journaled).isEmpty();
     }
+
+    /** Found while forcing row 010: MULTI and EXEC in one frame decode to no command; a divergence, not a crash. */
+    @Test
+    void aFrameHoldingMultiAndExecTogetherIsADivergence() {
+        byte[] both = "*1\r\n$5\r\nMULTI\r\n*1\r\n$4\r\nEXEC\r\n".getBytes(StandardCharsets.US_ASCII);
+        assertThatThrownBy(() -> applier.frame(0, 1000 + both.length, ByteBuffer.wrap(both)))
+                .isInstanceOf(DivergenceException.class).hasMessageContaining("no RESP command");
+        assertThat(journaled).isEmpty();
+    }
+
+    /**
+     * FM-REPLICATION-010, the third kind of divergence: each entry is rebuilt from what arrived and must count the
+     * bytes the stream sent for it. A frame that carries a whole {@code MULTI} … {@code EXEC} group decodes to its
+     * one command, whose rebuilt frame is shorter than what was received: the offsets would drift, so it is refused.
+     */
+    @Test
+    void anEntryRebuiltToAnotherLengthThanTheStreamSentIsADivergence() {
+        byte[] at = CommandPayload.encode(args("TANDEM.AT", "42", "SET", "k", "v"));
+        java.io.ByteArrayOutputStream group = new java.io.ByteArrayOutputStream();
+        group.writeBytes(CommandPayload.encode(args("MULTI")));
+        group.writeBytes(at);
+        group.writeBytes(CommandPayload.encode(args("EXEC")));
+        byte[] frame = group.toByteArray();
+        assertThatThrownBy(() -> applier.frame(0, 1000 + frame.length, ByteBuffer.wrap(frame)))
+                .isInstanceOf(DivergenceException.class)
+                .hasMessage("an entry rebuilt at offset " + (1000 + frame.length) + " counts " + at.length
+                        + " bytes, the stream sent " + frame.length);
+        assertThat(journaled).isEmpty();
+        assertThat(applier.offset()).isEqualTo(1000);
+    }
 }

@@ -39,6 +39,7 @@ import tandem.journal.JournalComponent;
 import tandem.protocol.replication.Ack;
 import tandem.protocol.replication.AuthFailed;
 import tandem.protocol.replication.AuthOk;
+import tandem.protocol.replication.ChainCheck;
 import tandem.protocol.replication.Challenge;
 import tandem.protocol.replication.ChallengeResponse;
 import tandem.protocol.replication.Frames;
@@ -587,6 +588,49 @@ class ReplicaLinkTest {
         assertThat(link.status().state()).isEqualTo("diverged");
         assertThat(link.status().lastError()).startsWith("this node's journal diverged from the primary's");
         assertThat(replica.segments()).hasSize(2);
+    }
+
+    /**
+     * A ChainCheck is compared with this replica's chain at its sequence when that is exactly where the replica is:
+     * a match goes on, one at another sequence is not compared, and a mismatch ends the session as a divergence.
+     * The replica's journal is left as it is, and the next Handshake tells it as it is (its own chain, neither the
+     * value the primary sent nor an inverted one as after a genesis mismatch): the primary's comparison then fails
+     * and it answers HashMismatch.
+     */
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void aChainCheckThatDoesNotMatchEndsTheSessionAndTheNextHandshakeTellsTheHistoryAsItIs(boolean byteByByte)
+            throws Exception {
+        long first = Nodes.append(primary, 6, "a");
+        Peer p = streaming(byteByByte);
+        p.feed(batches(0, 100), byteByByte);
+        awaitDurableAck(p, first);
+        byte[] wrongAtFirst = primary.chainAt(first).clone();
+        wrongAtFirst[0] ^= 1;
+        p.feed(ChainCheck.frame(first, primary.chainAt(first)), byteByByte);
+        p.feed(ChainCheck.frame(first - 1, wrongAtFirst), byteByByte); // not where this replica is: not compared
+        long last = Nodes.append(primary, 3, "b");
+        p.feed(batches(first, 100), byteByByte);
+        awaitDurableAck(p, last);
+        assertThat(p.isOpen()).isTrue();
+        byte[] ours = replica.chainAt(last);
+        assertThat(ours).isEqualTo(primary.chainAt(last));
+        byte[] wrong = ours.clone();
+        wrong[0] ^= 1;
+
+        p.feed(ChainCheck.frame(last, wrong), byteByByte);
+        p.awaitClosed();
+        assertThat(p.closedReason()).as("the earlier ChainChecks went on").contains("chain mismatch at sequence "
+                + last);
+        assertThat(link.status().state()).isEqualTo("diverged");
+        assertThat(link.status().lastError()).isEqualTo("this node's journal diverged from the primary's: chain "
+                + "mismatch at sequence " + last);
+        assertThat(replica.durableSequence()).as("its journal is untouched").isEqualTo(last);
+
+        scheduler.runPending();
+        ByteBuffer h = ByteBuffer.wrap(authenticate(peers.get(1), byteByByte)).order(ByteOrder.LITTLE_ENDIAN);
+        assertThat(Handshake.lastSequence(h)).isEqualTo(last);
+        assertThat(Handshake.chainHash(h)).isEqualTo(ours).isNotEqualTo(wrong);
     }
 
     @ParameterizedTest(name = "byteByByte={0}")

@@ -499,6 +499,95 @@ class PipelineTest {
         pipeline.minReplicasToWrite(0, 0);
     }
 
+    /**
+     * FM-REPLICATION-042 inside a transaction: a write queued in {@code MULTI} while too few replicas are good is
+     * refused at once and its {@code EXEC} aborts; a group queued while they were good is refused at {@code EXEC}
+     * when they no longer are. Neither is sequenced.
+     */
+    @Test
+    void minReplicasToWriteRefusesWritesQueuedInMultiAndAtExec() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.minReplicasToWrite(1, 0);
+        Client c = new Client(1);
+        c.send("MULTI");
+        c.send("SET", "k", "v");
+        c.send("GET", "k");
+        c.send("EXEC");
+        c.awaitReplies("+OK\r\n-" + Pipeline.NOREPLICAS + "\r\n+QUEUED\r\n"
+                + "-EXECABORT Transaction discarded because of previous errors.\r\n");
+        assertThat(journal.entries).isEmpty();
+
+        var slot = pipeline.gate().attach("r1", "psync", "127.0.0.1:1", null);
+        slot.seed(0);
+        c.received.setLength(0);
+        c.send("MULTI");
+        c.send("SET", "k", "v");
+        c.awaitReplies("+OK\r\n+QUEUED\r\n"); // queued while the replica is good
+        slot.detach();
+        c.send("EXEC");
+        c.awaitReplies("+OK\r\n+QUEUED\r\n-" + Pipeline.NOREPLICAS + "\r\n");
+        assertThat(journal.entries).as("refused before it is sequenced").isEmpty();
+        pipeline.minReplicasToWrite(0, 0);
+    }
+
+    /**
+     * FM-REPLICATION-037: Tandem refuses {@code WAIT} inside {@code MULTI} (a departure: Redis queues it) and the
+     * transaction is then discarded at {@code EXEC}.
+     */
+    @Test
+    void waitInsideMultiIsRefusedAndTheTransactionIsDiscarded() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        Client c = new Client(1);
+        c.send("MULTI");
+        c.send("SET", "k", "v");
+        c.send("WAIT", "0", "0");
+        c.send("EXEC");
+        c.awaitReplies("+OK\r\n+QUEUED\r\n-ERR 'wait' is not supported inside a transaction by Tandem\r\n"
+                + "-EXECABORT Transaction discarded because of previous errors.\r\n");
+        assertThat(journal.entries).isEmpty();
+    }
+
+    /** FM-REPLICATION-037: on a replica {@code WAIT} is Redis' error, whatever it asks for; it never parks. */
+    @Test
+    void waitOnAReplicaIsAnError() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        pipeline.follow("127.0.0.1:1");
+        Client c = new Client(1);
+        c.send("WAIT", "1", "0");
+        c.send("WAIT", "0", "100");
+        c.send("PING");
+        c.awaitReplies("-" + Pipeline.WAIT_ON_REPLICA + "\r\n-" + Pipeline.WAIT_ON_REPLICA + "\r\n+PONG\r\n");
+        assertThat(pipeline.blockedClients()).isZero();
+    }
+
+    /**
+     * FM-REPLICATION-037: timeout 0 waits for good. Without sleeping: a {@code WAIT} with a timeout of 20 ms, parked
+     * after it, times out, and the one with 0 is still parked; only the replica's acknowledgement answers it.
+     */
+    @Test
+    void waitWithTimeoutZeroOutlastsALaterTimeoutAndIsAnsweredByTheAck() {
+        pipeline.journal(journal);
+        pipeline.keyspace(keyspace);
+        var slot = pipeline.gate().attach("r1", "psync", "127.0.0.1:1", () -> { });
+        slot.seed(0);
+        Client forever = new Client(1);
+        Client brief = new Client(2);
+        forever.send("SET", "a", "1");
+        forever.send("WAIT", "1", "0");
+        await("the first WAIT is parked", () -> pipeline.blockedClients() == 1);
+        brief.send("SET", "b", "1");
+        brief.send("WAIT", "1", "20");
+        brief.awaitReplies("+OK\r\n:0\r\n"); // its 20 ms passed, all of them after the first WAIT parked
+        assertThat(forever.received.toString()).as("timeout 0 has not timed out").isEqualTo("+OK\r\n");
+        assertThat(pipeline.blockedClients()).isEqualTo(1);
+        slot.ack(1, 1);
+        forever.awaitReplies("+OK\r\n:1\r\n");
+        assertThat(pipeline.blockedClients()).isZero();
+    }
+
     @Test
     void everyWriteAdmissionProviderIsAskedBeforeAWriteIsSequencedInRankingOrder() {
         pipeline.journal(journal);

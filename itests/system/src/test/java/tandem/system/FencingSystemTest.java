@@ -75,10 +75,13 @@ class FencingSystemTest {
             TandemNode.Result status = cluster.primary.shell("fence:status");
             assertThat(status.out()).contains("fenced:           yes");
             assertThat(JournalCluster.info(cluster.primary)).containsEntry("tandem_quorum_fence", "fenced");
+            assertThat(Long.parseLong(JournalCluster.info(cluster.primary).get("tandem_quorum_fence_fenced_at_ms")))
+                    .as("since when").isPositive();
             proxy.heal();
             Await.until("writes are taken again", Duration.ofSeconds(30),
                     () -> set(jedis, "after", "2").equals("OK"));
-            assertThat(JournalCluster.info(cluster.primary)).containsEntry("tandem_quorum_fence", "armed");
+            assertThat(JournalCluster.info(cluster.primary)).containsEntry("tandem_quorum_fence", "armed")
+                    .containsEntry("tandem_quorum_fence_fenced_at_ms", "0");
             assertThat(Long.parseLong(JournalCluster.info(cluster.primary).get("tandem_quorum_fence_refused")))
                     .isPositive();
         }

@@ -217,6 +217,9 @@ public final class ServerInfo {
             line(sb, "tandem_quorum_fence", !f.selfFence() ? "off" : f.fenced() ? "fenced"
                     : f.armedAtMillis() == 0 ? "unarmed" : "armed");
             line(sb, "tandem_quorum_fence_refused", Long.toString(f.refusedWrites()));
+            // epoch milliseconds, 0: not armed / not fenced; each replica's last ack age is its slave line's lag
+            line(sb, "tandem_quorum_fence_armed_at_ms", Long.toString(f.armedAtMillis()));
+            line(sb, "tandem_quorum_fence_fenced_at_ms", Long.toString(f.fencedAtMillis()));
         }
         tandem.api.fencing.SplitBrainAudit audit = s.splitBrainAudit();
         if (audit != null) {

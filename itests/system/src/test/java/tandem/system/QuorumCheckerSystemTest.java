@@ -84,7 +84,9 @@ class QuorumCheckerSystemTest {
             long fencedSince = 0;
             while (!stop) {
                 int target = port;
-                try (Jedis jedis = new Jedis("127.0.0.1", target, 2000, 10_000)) {
+                // a write held while no replica can acknowledge it stays held; the client gives it up after 2 s
+                // (outcome unknown, never counted) and the next write meets the fence
+                try (Jedis jedis = new Jedis("127.0.0.1", target, 2000, 2000)) {
                     while (!stop && port == target) {
                         long k = n + 1;
                         n = k;
@@ -142,7 +144,9 @@ class QuorumCheckerSystemTest {
                         TandemNode.freePort(), Map.of(), "--replication-port", Integer.toString(rp),
                         "--ack-policy", policy, "--config", JournalCluster.FAST_RECONNECT, "--config",
                         "tandem.fencing:freshness.window.ms=" + WINDOW_MS, "--config",
-                        "tandem.replication:heartbeat.ms=200"), rp));
+                        "tandem.replication:heartbeat.ms=200", "--config",
+                        // a link opened while the proxy holds every byte fails its handshake after this, not 10 s
+                        "tandem.replication:handshake.timeout.ms=1500"), rp));
             }
             for (Member on : members) {
                 for (Member who : members) {

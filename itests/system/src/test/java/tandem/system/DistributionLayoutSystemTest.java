@@ -28,7 +28,7 @@ class DistributionLayoutSystemTest {
         assertThat(dist.resolve("bin/tandem")).isExecutable();
         assertThat(dist.resolve("bin/felix.jar")).isRegularFile();
         assertThat(dist.resolve("bin/tandem-launcher.jar")).isRegularFile();
-        for (String dir : List.of("bundle", "deploy", "etc", "features", "data")) {
+        for (String dir : List.of("bundle", "deploy", "system", "etc", "features", "data")) {
             assertThat(dist.resolve(dir)).isDirectory();
         }
         assertThat(dist.resolve("etc/config.properties")).isRegularFile();
@@ -59,6 +59,21 @@ class DistributionLayoutSystemTest {
     }
 
     @Test
+    void theRepositoryHoldsEveryBundleOfDeployInMavensLayout() throws IOException {
+        try (Stream<Path> s = Files.list(dist.resolve("deploy"))) {
+            for (Path jar : s.toList()) {
+                String name = jar.getFileName().toString();
+                Matcher m = Pattern.compile("(.+)-(\\d+\\.\\d+\\.\\d+(?:-SNAPSHOT)?)\\.jar").matcher(name);
+                assertThat(m.matches()).as(name).isTrue();
+                Path inRepository = dist.resolve("system/dev/tandem/" + m.group(1) + "/" + m.group(2) + "/" + name);
+                assertThat(inRepository).as("feature:install's copy of " + name).hasSameBinaryContentAs(jar);
+            }
+        }
+        assertThat(dist.resolve("deploy")).isDirectoryNotContaining("glob:**/tandem.features-*.jar");
+        assertThat(dist.resolve("bundle")).isDirectoryContaining("glob:**/tandem.features-*.jar");
+    }
+
+    @Test
     void tarballHoldsTheDistribution() throws IOException {
         Path tarball;
         try (Stream<Path> s = Files.list(dist.getParent())) {
@@ -70,7 +85,8 @@ class DistributionLayoutSystemTest {
         assertThat(listing.out()).containsPattern("-rwxr-xr-x .* tandem/bin/tandem\\n");
         assertThat(listing.out()).contains("tandem/bin/felix.jar", "tandem/etc/config.properties",
                 "tandem/etc/tandem.server.cfg", "tandem/deploy/tandem.server-", "tandem/bundle/org.apache.felix.scr-",
-                "tandem/features/core.json", "tandem/data/README");
+                "tandem/features/core.json", "tandem/data/README",
+                "tandem/system/dev/tandem/tandem.psync/");
         assertThat(listing.out()).doesNotContain("felix-cache", "shell.path");
     }
 

@@ -132,7 +132,7 @@ public final class ReplicationLatency {
     }
 
     /** One connection; {@link #write} sends one SET (and WAIT 1 0) and reads its reply (replies). */
-    private static final class Client implements AutoCloseable {
+    static final class Client implements AutoCloseable {
 
         private final Socket socket;
         private final OutputStream out;

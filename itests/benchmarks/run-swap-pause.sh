@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# The write pause of every hot swap, measured: a primary under disk+ram with a journal-protocol replica and a psync
+# replica, SwapPause (this module) writing SET one at a time on $CLIENTS connections without end, and each bundle
+# updated in turn from the shell (Gogo "update ID": stop, new revision, start). For each swap: the steady p99 of the
+# $STEADY seconds just before it, and the longest write completed between the update and both replicas streaming
+# again (the pause), $RUNS times. The targets are issue 14's: under 100 ms for transport, protocols, FRPL, fencing,
+# auth and shell; under 200 ms for journal, store and checkpoint, which pause writes by design.
+#
+#   mvn -B -o -q -pl itests/benchmarks install -DskipTests     # builds SwapPause and target/classpath.txt
+#   itests/benchmarks/run-swap-pause.sh
+#
+# Builds nothing: expects distribution/target/tandem and this module's target/classes + target/classpath.txt.
+# Prints the table, writes it to $RESULTS (default itests/benchmarks/target/swap-pause.md) and replaces the
+# "swap-pause" section of docs/benchmarks.md (DOC=/dev/null skips that).
+# Environment: RUNS (3), CLIENTS (2), STEADY seconds (3), TANDEM_BENCH_DIR, TANDEM_DIST, TANDEM_JAVA_OPTS
+# (-Xmx512m), RESULTS, DOC.
+set -euo pipefail
+
+module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+root=$(cd "$module/../.." && pwd)
+dist=${TANDEM_DIST:-$root/distribution/target/tandem}
+doc=${DOC:-$root/docs/benchmarks.md}
+out=${RESULTS:-$module/target/swap-pause.md}
+RUNS=${RUNS:-3}
+CLIENTS=${CLIENTS:-2}
+STEADY=${STEADY:-3}
+export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx512m}
+# shellcheck source=bench-lib.sh
+source "$module/bench-lib.sh"
+
+[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
+[[ -f $module/target/classes/tandem/benchmarks/SwapPause.class && -f $module/target/classpath.txt ]] \
+  || die "build this module first: mvn -B -o -q -pl itests/benchmarks install -DskipTests"
+for tool in redis-cli java; do
+  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
+done
+driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
+
+bench_workdir swap-pause
+
+# name | Bundle-Name | target ms
+swaps=(
+  "transport|Tandem TCP transport|100"
+  "journal replication|Tandem journal replication|100"
+  "auth|Tandem replication auth|100"
+  "psync replication|Tandem psync replication|100"
+  "FRPL stream|Tandem FRPL stream|100"
+  "fencing|Tandem quorum fence|100"
+  "shell|Tandem shell|100"
+  "checkpoint|Tandem checkpoints|200"
+  "journal|Tandem journal|200"
+  "store|Tandem store|200"
+)
+
+free_port pp; free_port prp; free_port rp; free_port rrp; free_port sp; free_port srp
+tandem_start p "$pp" "$prp" --ack-policy disk+ram
+await p 60 answers_ping "$pp"
+tandem_start r "$rp" "$rrp" --primary "127.0.0.1:$prp" --config tandem.replication:reconnect.max.ms=100
+await r 60 answers_ping "$rp"
+tandem_shell p "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/r/etc/replication_ed25519.pub")" > /dev/null
+tandem_start s "$sp" "$srp" --config tandem.psync:reconnect.max.ms=100
+await s 60 answers_ping "$sp"
+redis-cli -p "$sp" REPLICAOF 127.0.0.1 "$pp" > /dev/null
+streaming() {
+  info_has "$rp" replication '^master_link_status:up$' && info_has "$sp" replication '^master_link_status:up$'
+}
+await r 60 streaming
+
+bundle_id() { # BUNDLE-NAME
+  tandem_shell p lb | awk -F'|' -v n="$1" 'index($4, n " (") == 1 && $2 ~ /Active/ { gsub(/ /, "", $1); print $1 }'
+}
+
+coproc DRIVER { exec java -Xmx256m -cp "$driver_cp" tandem.benchmarks.SwapPause --port "$pp" --clients "$CLIENTS"; }
+driver_pid=$DRIVER_PID
+trap 'kill "$driver_pid" 2> /dev/null || true; stop_all; rm -rf "$work"' EXIT
+rows=$work/rows.txt
+: > "$rows"
+sleep "$STEADY" # the JIT and the first writes, unrecorded: the first "begin" discards them
+echo "begin warm-up" >&"${DRIVER[1]}"
+echo "end" >&"${DRIVER[1]}"
+read -r _ <&"${DRIVER[0]}"
+
+for ((run = 1; run <= RUNS; run++)); do
+  for entry in "${swaps[@]}"; do
+    IFS='|' read -r name bundle target <<< "$entry"
+    id=$(bundle_id "$bundle")
+    [[ -n $id ]] || fail p "no active bundle named $bundle"
+    sleep "$STEADY" # the steady state this swap is compared with
+    echo "begin $name" >&"${DRIVER[1]}"
+    # the shell's own update closes the channel it came on (exit 2): the node goes on
+    tandem_shell p "update $id" > /dev/null 2>&1 || [[ $name == shell ]] || fail p "update $id ($bundle) failed"
+    await p 60 streaming
+    echo "end" >&"${DRIVER[1]}"
+    read -r row <&"${DRIVER[0]}"
+    echo "$run $target $row" | tee -a "$rows"
+  done
+done
+echo quit >&"${DRIVER[1]}"
+
+{
+  echo "## Hot swaps under writes: the pause"
+  echo
+  echo "\`itests/benchmarks/run-swap-pause.sh\`: a primary under \`disk+ram\` with a journal-protocol replica and a psync"
+  echo "replica; $CLIENTS clients write \`SET\` one at a time without end; each bundle is updated from the shell (\`update"
+  echo "ID\`: stopped, its new revision started) $RUNS times. *Steady p99* is over the $STEADY s before each swap; the"
+  echo "*pause* is the longest write completed between the update and both replicas streaming again. No client"
+  echo "connection dropped unless the *drops* column says so."
+  echo
+  machine_description "${TANDEM_BENCH_DIR:-/tmp}"
+  echo
+  echo "| swap | target ms | steady p99 ms (median) | pause ms, each run | worst pause ms | errors | drops | target met |"
+  echo "|---|---:|---:|---|---:|---:|---:|---|"
+  for entry in "${swaps[@]}"; do
+    IFS='|' read -r name bundle target <<< "$entry"
+    key=${name// /_}
+    awk -v k="$key" -v t="$target" '
+      $3 == k { n++; p99[n] = $4 / 1000; pause[n] = $7 / 1000; err += $9; drop += $10
+                if ($7 / 1000 > worst) worst = $7 / 1000
+                runs = runs (runs == "" ? "" : ", ") sprintf("%.0f", $7 / 1000) }
+      END {
+        # median of the steady p99s
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (p99[j] < p99[i]) { x = p99[i]; p99[i] = p99[j]; p99[j] = x }
+        med = n % 2 ? p99[(n + 1) / 2] : (p99[n / 2] + p99[n / 2 + 1]) / 2
+        printf "| %s | %d | %.1f | %s | %.0f | %d | %d | %s |\n", k, t, med, runs, worst, err, drop, (worst < t ? "yes" : "no")
+      }' "$rows" | sed 's/_/ /g'
+  done
+} > "$out"
+cat "$out"
+[[ $doc == /dev/null ]] || { replace_section "$doc" swap-pause "$out"; echo "replaced the swap-pause section of $doc"; }

@@ -78,18 +78,7 @@ class PsyncSystemTest {
     }
 
     private static Map<String, String> info(TandemNode node, String section) {
-        Map<String, String> out = new java.util.HashMap<>();
-        try {
-            for (String line : node.redisCli("INFO", section).out().split("\r?\n")) {
-                int colon = line.indexOf(':');
-                if (colon > 0) {
-                    out.put(line.substring(0, colon), line.substring(colon + 1).trim());
-                }
-            }
-        } catch (IOException e) {
-            // a node that is down has no info
-        }
-        return out;
+        return node.info(section);
     }
 
     private static long stat(TandemNode node, String name) {

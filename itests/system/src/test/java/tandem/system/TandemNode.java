@@ -182,6 +182,22 @@ public final class TandemNode implements AutoCloseable {
         return m.group(1);
     }
 
+    /** {@code INFO section} as a map; empty when the node does not answer (it is down). */
+    public java.util.Map<String, String> info(String section) {
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        try {
+            for (String line : redisCli("INFO", section).out().split("\r?\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0) {
+                    out.put(line.substring(0, colon), line.substring(colon + 1).trim());
+                }
+            }
+        } catch (IOException e) {
+            // a node that is down has no info
+        }
+        return out;
+    }
+
     /** Runs {@code redis-cli -h 127.0.0.1 -p <port> args…}. */
     public Result redisCli(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));

@@ -127,11 +127,16 @@ final class ReplicaLink implements AutoCloseable {
         if (!running) {
             return;
         }
+        long delay;
         if (progressed) {
+            // a link that streamed and then closed (the primary's transport or replication bundle swapped, a
+            // network blip) is retried at once: under a replica-acknowledged ack policy, writes wait for it
+            delay = 0;
             backoffMs = FIRST_BACKOFF_MS;
+        } else {
+            delay = backoffMs;
+            backoffMs = Math.min(backoffMs * 2, node.settings().reconnectMaxMs());
         }
-        long delay = backoffMs;
-        backoffMs = Math.min(backoffMs * 2, node.settings().reconnectMaxMs());
         reconnect = node.schedule(this::connect, delay);
     }
 

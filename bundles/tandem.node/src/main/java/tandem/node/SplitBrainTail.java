@@ -32,6 +32,7 @@ final class SplitBrainTail {
     }
 
     /** The writes read before an install, recorded after it. */
+    /** What an install discards; {@code writes} is null when no audit was bound to read them for. */
     record Captured(Demoted demoted, long epochOld, long lastSequence, List<SplitBrainAudit.Write> writes,
             long evictedWrites, long evictedBytes) {
     }
@@ -81,8 +82,12 @@ final class SplitBrainTail {
             return null;
         }
         SplitBrainAudit a = audit;
-        int maxEntries = a == null ? 10_000 : a.maxEntries();
-        long maxBytes = a == null ? 64L << 20 : a.maxBytes();
+        if (a == null) {
+            // nobody to hand the writes to: they stay in the journal's lineage archive, record() names the range
+            return new Captured(d, keyspace.epoch(), last, null, 0, 0);
+        }
+        int maxEntries = a.maxEntries();
+        long maxBytes = a.maxBytes();
         ArrayDeque<SplitBrainAudit.Write> ring = new ArrayDeque<>();
         ArrayDeque<Integer> sizes = new ArrayDeque<>();
         long[] ringBytes = {0};
@@ -138,16 +143,15 @@ final class SplitBrainTail {
             return;
         }
         SplitBrainAudit a = audit;
+        if (a == null || c.writes() == null) {
+            LOG.log(Level.ERROR, "split brain: the entries after sequence {0} (up to {1}) were discarded by the resync "
+                    + "to {2}, and no audit was active (tandem.fencing): they are only in the journal''s lineage "
+                    + "archive", c.demoted().heldSequence(), c.lastSequence(), newPrimary);
+            return;
+        }
         SplitBrainAudit.Discard discard = new SplitBrainAudit.Discard(protocol, c.demoted().oldPrimary(), newPrimary,
                 c.epochOld(), keyspace.epoch(), c.demoted().heldSequence(), c.lastSequence(), c.writes(),
                 c.evictedWrites(), c.evictedBytes());
-        if (a == null) {
-            LOG.log(Level.ERROR, "split brain: {0} writes after sequence {1} (up to {2}) were discarded by the resync "
-                    + "to {3}, and no audit is active (tandem.fencing): they are only in the journal''s lineage "
-                    + "archive", c.writes().size() + c.evictedWrites(), c.demoted().heldSequence(), c.lastSequence(),
-                    newPrimary);
-            return;
-        }
         try {
             a.discarded(discard);
         } catch (RuntimeException e) {

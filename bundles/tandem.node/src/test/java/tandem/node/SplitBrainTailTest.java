@@ -140,6 +140,19 @@ class SplitBrainTailTest {
     }
 
     @Test
+    void withoutAnAuditTheJournalIsNotReadAndALateAuditIsHandedNothing() {
+        tail.audit(null);
+        tail.demoted(1, 6, "127.0.0.1:7001");
+        SplitBrainTail.Captured c = tail.capture(journal(), keyspace(0));
+        assertThat(c).isNotNull();
+        assertThat(c.writes()).as("not read: nobody to hand them to").isNull();
+        tail.audit(audit); // bound between the capture and the record
+        tail.record(c, keyspace(1), "127.0.0.1:7102", "journal");
+        assertThat(audit.discards).as("logged with its range, not handed over as empty").isEmpty();
+        assertThat(tail.capture(journal(), keyspace(1))).isNull();
+    }
+
+    @Test
     void aHistoryTheNewPrimaryContinuedDiscardsNothing() {
         tail.demoted(1, 6, "127.0.0.1:7001");
         tail.continued(6);

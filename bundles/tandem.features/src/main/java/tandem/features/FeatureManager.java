@@ -219,7 +219,10 @@ public final class FeatureManager {
             if (m.bundle() == null) {
                 if (m.runtime()) {
                     // a runtime bundle someone uninstalled: back from bundle/ directly, the launcher's way
-                    context.installBundle(m.jar().toUri().toString()).start();
+                    Bundle b = context.installBundle(m.jar().toUri().toString());
+                    if (!fragment(b)) {
+                        b.start();
+                    }
                 } else {
                     place(m.jar());
                 }
@@ -228,8 +231,9 @@ public final class FeatureManager {
                 m.bundle().start();
             }
         }
-        await("feature " + name + "'s bundles to start", () -> find(catalog(), name).members().stream()
-                .allMatch(Member::running), () -> describeNotRunning(name));
+        await("feature " + name + "'s bundles to start", () -> current(view).stream().allMatch(Member::running),
+                () -> current(view).stream().filter(m -> !m.running())
+                        .map(m -> m.symbolicName() + " " + m.state()).collect(Collectors.joining(", ")));
         LOG.log(Level.INFO, "feature {0} installed: {1} bundle(s) placed, configurations created: {2}", name,
                 placed.size(), created);
         return "feature " + name + " installed: " + placed.size() + " bundle(s) installed ("
@@ -356,9 +360,7 @@ public final class FeatureManager {
         } catch (IOException e) {
             throw new IllegalStateException("cannot read " + jar + ": " + e.getMessage(), e);
         }
-        Bundle bundle = installed.stream().filter(b -> bsn.equals(b.getSymbolicName()) && version.equals(b.getVersion())
-                && b.getState() != Bundle.UNINSTALLED).findFirst().orElse(null);
-        return new Member(id, jar, jar == inRuntime, bsn, version, bundle);
+        return new Member(id, jar, jar == inRuntime, bsn, version, installed(installed, bsn, version));
     }
 
     /** Copies a jar into deploy/ under a name FileInstall ignores, forces it to disk, then renames it in place. */
@@ -452,9 +454,19 @@ public final class FeatureManager {
         return deleted;
     }
 
-    private String describeNotRunning(String name) {
-        return find(catalog(), name).members().stream().filter(m -> !m.running())
-                .map(m -> m.symbolicName() + " " + m.state()).collect(Collectors.joining(", "));
+    /** The view's members with the bundles installed now (the jars are not read again). */
+    private List<Member> current(View view) {
+        List<Bundle> installed = List.of(context.getBundles());
+        return view.members().stream().map(m -> new Member(m.id(), m.jar(), m.runtime(), m.symbolicName(),
+                m.version(), installed(installed, m.symbolicName(), m.version()))).toList();
+    }
+
+    private static Bundle installed(List<Bundle> bundles, String bsn, Version version) {
+        if (version == null) {
+            return null; // not in the repository: nothing to match
+        }
+        return bundles.stream().filter(b -> bsn.equals(b.getSymbolicName()) && version.equals(b.getVersion())
+                && b.getState() != Bundle.UNINSTALLED).findFirst().orElse(null);
     }
 
     /**

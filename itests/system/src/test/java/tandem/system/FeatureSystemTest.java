@@ -118,7 +118,7 @@ class FeatureSystemTest {
         assertThat(list(primary)).containsEntry("replication-psync", "Started");
         awaitLinkUp();
         Await.until("the replica continued", Duration.ofSeconds(60),
-                () -> count(replica.log(), "+CONTINUE at offset") == continued + 1);
+                () -> count(replica.log(), "+CONTINUE at offset") > continued);
         writers.forEach(w -> w.awaitProgress(50));
         Writer.haltAll(writers, false); // their connections never dropped
         assertThat(stat(primary, "sync_full")).as("the reinstalled bundle served no full sync").isZero();

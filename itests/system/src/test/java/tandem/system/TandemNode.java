@@ -24,8 +24,13 @@ import tandem.testsupport.Await;
  */
 public final class TandemNode implements AutoCloseable {
 
-    /** The heap of every node a test starts; the suite runs several JVMs on two cores. */
-    public static final String NODE_JAVA_OPTS = "-Xmx160m -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1";
+    /**
+     * The heap of every node a test starts; the suite runs several JVMs on two cores. A node out of memory exits
+     * (as bin/tandem's default does) rather than serve on half-broken. The long on-demand checker, whose keyspace
+     * grows to hundreds of thousands of keys, raises the heap with {@code -Dtandem.node.heap=512m}.
+     */
+    public static final String NODE_JAVA_OPTS = "-Xmx" + System.getProperty("tandem.node.heap", "160m")
+            + " -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError";
 
     public static final Duration START_DEADLINE = Duration.ofSeconds(30);
 

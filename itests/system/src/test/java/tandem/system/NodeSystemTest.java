@@ -82,7 +82,7 @@ class NodeSystemTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> rows = r.out().lines().filter(l -> l.matches("\\s*\\d+\\|.*")).toList();
         assertThat(rows).hasSizeGreaterThan(15);
-        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(14).allMatch(l -> l.contains("|Active"));
+        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(15).allMatch(l -> l.contains("|Active"));
         assertThat(rows).allMatch(l -> l.contains("|Active") || l.contains("Native/Epoll") && l.contains("|Resolved"),
                 "every bundle Active (the epoll fragment Resolved)");
     }
@@ -96,7 +96,8 @@ class NodeSystemTest {
                 "tandem.store.StoreComponent", "tandem.shell.admin.AdminChannel",
                 "tandem.shell.ServerCommands", "tandem.replication.ReplicationComponent",
                 "tandem.auth.AuthComponent", "tandem.transport.tcp.TcpTransport",
-                "tandem.checkpoint.CheckpointComponent", "tandem.psync.PsyncComponent");
+                "tandem.checkpoint.CheckpointComponent", "tandem.psync.PsyncComponent",
+                "tandem.features.FeatureManager", "tandem.features.FeatureCommands");
         assertThat(Pattern.compile("State:ACTIVE").matcher(r.out()).results().count()).isGreaterThanOrEqualTo(3);
     }
 

@@ -13,7 +13,8 @@
 # Prints the table, writes it to $RESULTS (default itests/benchmarks/target/swap-pause.md) and replaces the
 # "swap-pause" section of docs/benchmarks.md (DOC=/dev/null skips that).
 # Environment: RUNS (3), CLIENTS (2), STEADY seconds (3), TANDEM_BENCH_DIR, TANDEM_DIST, TANDEM_JAVA_OPTS
-# (-Xmx512m), RESULTS, DOC.
+# (-Xmx512m), RESULTS, DOC, NOTE (a line about the run's conditions, printed with the machine), ONLY (a regular
+# expression: the swaps whose name matches), KEEP (set: the nodes' directories and logs stay in $TANDEM_BENCH_DIR).
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -72,7 +73,7 @@ bundle_id() { # BUNDLE-NAME
 
 coproc DRIVER { exec java -Xmx256m -cp "$driver_cp" tandem.benchmarks.SwapPause --port "$pp" --clients "$CLIENTS"; }
 driver_pid=$DRIVER_PID
-trap 'kill "$driver_pid" 2> /dev/null || true; stop_all; rm -rf "$work"' EXIT
+trap 'kill "$driver_pid" 2> /dev/null || true; stop_all; [[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 rows=$work/rows.txt
 : > "$rows"
 sleep "$STEADY" # the JIT and the first writes, unrecorded: the first "begin" discards them
@@ -83,6 +84,7 @@ read -r _ <&"${DRIVER[0]}"
 for ((run = 1; run <= RUNS; run++)); do
   for entry in "${swaps[@]}"; do
     IFS='|' read -r name bundle target <<< "$entry"
+    [[ $name =~ ${ONLY:-.} ]] || continue
     id=$(bundle_id "$bundle")
     [[ -n $id ]] || fail p "no active bundle named $bundle"
     sleep "$STEADY" # the steady state this swap is compared with
@@ -107,11 +109,13 @@ echo quit >&"${DRIVER[1]}"
   echo "connection dropped unless the *drops* column says so."
   echo
   machine_description "${TANDEM_BENCH_DIR:-/tmp}"
+  [[ -z ${NOTE:-} ]] || echo "- note: $NOTE"
   echo
   echo "| swap | target ms | steady p99 ms (median) | pause ms, each run | worst pause ms | errors | drops | target met |"
   echo "|---|---:|---:|---|---:|---:|---:|---|"
   for entry in "${swaps[@]}"; do
     IFS='|' read -r name bundle target <<< "$entry"
+    [[ $name =~ ${ONLY:-.} ]] || continue
     key=${name// /_}
     awk -v k="$key" -v t="$target" '
       $3 == k { n++; p99[n] = $4 / 1000; pause[n] = $7 / 1000; err += $9; drop += $10

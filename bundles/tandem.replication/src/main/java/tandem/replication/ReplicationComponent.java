@@ -159,10 +159,12 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         registry = new Registry(s.stateDirectory());
         epoch = readEpoch(s.stateDirectory());
         if (s.primary() != null) {
-            // a replica has no tenure to guard: whatever fence it had as a primary is gone with the role
+            // a replica has no tenure to guard: whatever fence it had as a primary is gone with the role. It
+            // follows first and only then drops the fence: the other way round, a fenced primary made a replica
+            // took a client write in between (the long quorum checker saw one acknowledged and then discarded)
             Files.deleteIfExists(s.stateDirectory().resolve(RUNNING));
-            clearFence();
             hub.follow(s.primary());
+            clearFence();
             hub.ackPolicy(AckPolicy.DISK);
             journal.rotateBySize(false);
             ReplicaLink link = new ReplicaLink(this);

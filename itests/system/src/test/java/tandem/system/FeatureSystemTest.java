@@ -109,7 +109,7 @@ class FeatureSystemTest {
         assertThat(out.out()).contains("2 bundle(s) removed (tandem.psync, tandem.frpl)");
         assertThat(list(primary)).containsEntry("replication-psync", "Uninstalled");
         Await.until("the replica sees its link down", Duration.ofSeconds(30),
-                () -> !"up".equals(info(replica, "replication").get("master_link_status")));
+                () -> !"up".equals(replica.info("replication").get("master_link_status")));
         writers.forEach(w -> w.awaitProgress(50)); // the primary serves on without psync
 
         out = primary.shell("feature:install replication-psync");
@@ -121,7 +121,7 @@ class FeatureSystemTest {
                 () -> count(replica.log(), "+CONTINUE at offset") > continued);
         writers.forEach(w -> w.awaitProgress(50));
         Writer.haltAll(writers, false); // their connections never dropped
-        assertThat(stat(primary, "sync_full")).as("the reinstalled bundle served no full sync").isZero();
+        assertThat(primary.stat("sync_full")).as("the reinstalled bundle served no full sync").isZero();
         awaitConverged();
         try (Jedis jedis = new Jedis("127.0.0.1", replica.port())) {
             for (Writer w : writers) {
@@ -206,26 +206,19 @@ class FeatureSystemTest {
         return r.out().trim();
     }
 
-    private static Map<String, String> info(TandemNode node, String section) {
-        return node.info(section);
-    }
-
-    private static long stat(TandemNode node, String name) {
-        return Long.parseLong(info(node, "stats").getOrDefault(name, "-1"));
-    }
 
     private static void awaitLinkUp() {
         Await.until("the replica streams", Duration.ofSeconds(60),
-                () -> "up".equals(info(replica, "replication").get("master_link_status")));
+                () -> "up".equals(replica.info("replication").get("master_link_status")));
     }
 
     private static void awaitConverged() {
         Await.until("the replica at the primary's offset and digest", Duration.ofSeconds(60), () -> {
             try {
-                String p = info(primary, "replication").get("master_repl_offset");
-                return p != null && p.equals(info(replica, "replication").get("master_repl_offset"))
+                String p = primary.info("replication").get("master_repl_offset");
+                return p != null && p.equals(replica.info("replication").get("master_repl_offset"))
                         && JournalCluster.digest(primary).equals(JournalCluster.digest(replica))
-                        && p.equals(info(primary, "replication").get("master_repl_offset"));
+                        && p.equals(primary.info("replication").get("master_repl_offset"));
             } catch (IOException e) {
                 return false;
             }

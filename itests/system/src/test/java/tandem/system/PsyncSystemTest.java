@@ -77,13 +77,6 @@ class PsyncSystemTest {
         return r.out().trim();
     }
 
-    private static Map<String, String> info(TandemNode node, String section) {
-        return node.info(section);
-    }
-
-    private static long stat(TandemNode node, String name) {
-        return Long.parseLong(info(node, "stats").getOrDefault(name, "-1"));
-    }
 
     private static void replicaOf(TandemNode replica, int port) throws IOException {
         assertThat(cli(replica, "REPLICAOF", "127.0.0.1", Integer.toString(port))).isEqualTo("OK");
@@ -92,7 +85,7 @@ class PsyncSystemTest {
 
     private static void awaitLinkUp(TandemNode replica) {
         Await.until("replica " + replica.port() + " streams", Duration.ofSeconds(60),
-                () -> "up".equals(info(replica, "replication").get("master_link_status")));
+                () -> "up".equals(replica.info("replication").get("master_link_status")));
     }
 
     /**
@@ -102,15 +95,15 @@ class PsyncSystemTest {
     private static void assertConverged(TandemNode... replicas) {
         Await.until("replicas at the primary's offset and digest", Duration.ofSeconds(60), () -> {
             try {
-                String p = info(primary, "replication").get("master_repl_offset");
+                String p = primary.info("replication").get("master_repl_offset");
                 String digest = JournalCluster.digest(primary);
                 for (TandemNode r : replicas) {
-                    if (p == null || !p.equals(info(r, "replication").get("master_repl_offset"))
+                    if (p == null || !p.equals(r.info("replication").get("master_repl_offset"))
                             || !digest.equals(JournalCluster.digest(r))) {
                         return false;
                     }
                 }
-                return p.equals(info(primary, "replication").get("master_repl_offset"));
+                return p.equals(primary.info("replication").get("master_repl_offset"));
             } catch (IOException e) {
                 return false;
             }
@@ -143,8 +136,8 @@ class PsyncSystemTest {
         for (Writer w : writers) {
             w.assertAcknowledgedOn(a);
         }
-        assertThat(stat(primary, "sync_full")).isEqualTo(1);
-        Map<String, String> p = info(primary, "replication");
+        assertThat(primary.stat("sync_full")).isEqualTo(1);
+        Map<String, String> p = primary.info("replication");
         assertThat(p.get("role")).isEqualTo("master");
         assertThat(p.get("connected_slaves")).isEqualTo("1");
         assertThat(p.get("slave0")).startsWith("ip=127.0.0.1,port=" + a.port() + ",state=online,offset=");
@@ -154,7 +147,7 @@ class PsyncSystemTest {
         assertThat(p.get("repl_backlog_active")).as("FM-REPLICATION-059: the retained journal").isEqualTo("1");
         assertThat(Long.parseLong(p.get("repl_backlog_histlen"))).isEqualTo(Long.parseLong(p.get("master_repl_offset"))
                 - Long.parseLong(p.get("repl_backlog_first_byte_offset")) + 1);
-        Map<String, String> r = info(a, "replication");
+        Map<String, String> r = a.info("replication");
         assertThat(r.get("role")).isEqualTo("slave");
         assertThat(r.get("master_port")).isEqualTo(Integer.toString(primary.port()));
         assertThat(r.get("master_replid")).as("the replica adopted the primary's id").isEqualTo(p.get("master_replid"));
@@ -168,8 +161,8 @@ class PsyncSystemTest {
     @Test
     @Order(2)
     void aReplicaWhoseSocketStopsReadingIsDroppedAndThePrimaryKeepsServing() throws Exception {
-        String replid = info(primary, "replication").get("master_replid");
-        long offset = Long.parseLong(info(primary, "replication").get("master_repl_offset"));
+        String replid = primary.info("replication").get("master_replid");
+        long offset = Long.parseLong(primary.info("replication").get("master_repl_offset"));
         try (Socket stalled = new Socket("127.0.0.1", primary.port())) {
             stalled.setReceiveBufferSize(4096);
             OutputStream out = stalled.getOutputStream();
@@ -229,8 +222,8 @@ class PsyncSystemTest {
     @Test
     @Order(4)
     void aReplicaKilledUnderIncrLoadResumesWithContinueAndTheCountersAreExact() throws Exception {
-        long full = stat(primary, "sync_full");
-        long partial = stat(primary, "sync_partial_ok");
+        long full = primary.stat("sync_full");
+        long partial = primary.stat("sync_partial_ok");
         List<Writer> writers = Writer.start("kill", 3, primary::port);
         writers.forEach(w -> w.awaitProgress(100));
         a.kill();
@@ -246,8 +239,8 @@ class PsyncSystemTest {
                 assertThat(ja.get(w.prefix + ":count")).isEqualTo(jp.get(w.prefix + ":count"));
             }
         }
-        assertThat(stat(primary, "sync_full")).as("no full sync").isEqualTo(full);
-        assertThat(stat(primary, "sync_partial_ok")).isEqualTo(partial + 1);
+        assertThat(primary.stat("sync_full")).as("no full sync").isEqualTo(full);
+        assertThat(primary.stat("sync_partial_ok")).isEqualTo(partial + 1);
         assertThat(a.log()).contains("+CONTINUE at offset");
     }
 
@@ -259,32 +252,32 @@ class PsyncSystemTest {
         TandemNode.Result updated = primary.shell("update " + primary.bundleId("Tandem psync replication"));
         assertThat(updated.exit()).as(updated.err()).isZero();
         Await.until("both replicas continue", Duration.ofSeconds(60),
-                () -> stat(primary, "sync_partial_ok") == 2);
+                () -> primary.stat("sync_partial_ok") == 2);
         writers.forEach(w -> w.awaitProgress(50));
         Writer.haltAll(writers, false); // their connections never dropped
-        assertThat(stat(primary, "sync_full")).as("the new bundle served no full sync").isZero();
+        assertThat(primary.stat("sync_full")).as("the new bundle served no full sync").isZero();
         assertConverged(a, b);
     }
 
     @Test
     @Order(6)
     void updatingTandemFrplUnderWritesDropsNoClientAndTheReplicasContinue() throws Exception {
-        long partial = stat(primary, "sync_partial_ok");
+        long partial = primary.stat("sync_partial_ok");
         List<Writer> writers = Writer.start("frpl", 2, primary::port);
         writers.forEach(w -> w.awaitProgress(50));
         TandemNode.Result updated = primary.shell("update " + primary.bundleId("Tandem FRPL stream"));
         assertThat(updated.exit()).as(updated.err()).isZero();
         Await.until("both replicas continue", Duration.ofSeconds(60),
-                () -> stat(primary, "sync_partial_ok") == partial + 2);
+                () -> primary.stat("sync_partial_ok") == partial + 2);
         writers.forEach(w -> w.awaitProgress(50));
         // a replica's own FRPL stream (its applier) updated: it reconnects and continues too
         updated = a.shell("update " + a.bundleId("Tandem FRPL stream"));
         assertThat(updated.exit()).as(updated.err()).isZero();
         Await.until("the replica continues", Duration.ofSeconds(60),
-                () -> stat(primary, "sync_partial_ok") == partial + 3);
+                () -> primary.stat("sync_partial_ok") == partial + 3);
         writers.forEach(w -> w.awaitProgress(50));
         Writer.haltAll(writers, false); // their connections never dropped
-        assertThat(stat(primary, "sync_full")).as("no full sync").isZero();
+        assertThat(primary.stat("sync_full")).as("no full sync").isZero();
         assertConverged(a, b);
         assertThat(a.log()).contains("+CONTINUE at offset");
     }
@@ -292,7 +285,7 @@ class PsyncSystemTest {
     @Test
     @Order(7)
     void aCorruptedCheckpointByteIsDetectedNothingIsInstalledAndTheNextAttemptSucceeds() throws Exception {
-        long full = stat(primary, "sync_full");
+        long full = primary.stat("sync_full");
         b.stop();
         Path data = b.home().resolve("data");
         deleteTree(data); // a wiped replica: the next attempt is a full sync
@@ -305,7 +298,7 @@ class PsyncSystemTest {
             assertThat(proxy.corrupted()).isEqualTo(1);
             assertThat(proxy.connections()).isGreaterThanOrEqualTo(2);
             assertThat(b.log()).contains("psync replica of 127.0.0.1:" + proxy.port());
-            assertThat(stat(primary, "sync_full")).as("the corrupted one and the next").isGreaterThanOrEqualTo(full + 2);
+            assertThat(primary.stat("sync_full")).as("the corrupted one and the next").isGreaterThanOrEqualTo(full + 2);
             assertThat(b.log()).contains("checksum mismatch");
             assertConverged(a, b);
             assertThat(cli(b, "REPLICAOF", "127.0.0.1", Integer.toString(primary.port()))).isEqualTo("OK");
@@ -364,14 +357,14 @@ class PsyncSystemTest {
     @Test
     @Order(10)
     void replicaofNoOnePromotesAReplicaAndTheOthersContinueWithoutAFullSync() throws Exception {
-        String oldId = info(primary, "replication").get("master_replid");
+        String oldId = primary.info("replication").get("master_replid");
         try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {
             jedis.set("before", "failover");
             assertThat(jedis.waitReplicas(2, 10_000)).isEqualTo(2);
         }
         primary.kill();
         assertThat(cli(a, "REPLICAOF", "NO", "ONE")).isEqualTo("OK");
-        Map<String, String> promoted = info(a, "replication");
+        Map<String, String> promoted = a.info("replication");
         assertThat(promoted.get("role")).isEqualTo("master");
         assertThat(promoted.get("master_replid")).as("FM-REPLICATION-019: a new id").isNotEqualTo(oldId)
                 .matches("[0-9a-f]{40}");
@@ -380,15 +373,15 @@ class PsyncSystemTest {
                 .isEqualTo(Long.parseLong(promoted.get("master_repl_offset")) + 1);
         assertThat(cli(a, "SET", "after", "failover")).isEqualTo("OK");
         replicaOf(b, a.port());
-        assertThat(stat(a, "sync_full")).as("b continues with the former primary's id").isZero();
-        assertThat(stat(a, "sync_partial_ok")).isEqualTo(1);
-        assertThat(info(b, "replication").get("master_replid")).isEqualTo(promoted.get("master_replid"));
+        assertThat(a.stat("sync_full")).as("b continues with the former primary's id").isZero();
+        assertThat(a.stat("sync_partial_ok")).isEqualTo(1);
+        assertThat(b.info("replication").get("master_replid")).isEqualTo(promoted.get("master_replid"));
         assertThat(cli(b, "GET", "after")).isEqualTo("failover");
         // the old primary comes back and follows the new one: it is not ahead, so it continues too
         primary.restart();
         replicaOf(primary, a.port());
-        assertThat(stat(a, "sync_full")).isZero();
-        assertThat(stat(a, "sync_partial_ok")).isEqualTo(2);
+        assertThat(a.stat("sync_full")).isZero();
+        assertThat(a.stat("sync_partial_ok")).isEqualTo(2);
         TandemNode old = primary;
         primary = a; // the reference for assertConverged
         try {
@@ -398,8 +391,8 @@ class PsyncSystemTest {
         }
         a.stop();
         a.restart(); // FM-REPLICATION-021: the promoted identity survives a restart
-        assertThat(info(a, "replication").get("master_replid")).isEqualTo(promoted.get("master_replid"));
-        assertThat(info(a, "replication").get("master_replid2")).isEqualTo(oldId);
+        assertThat(a.info("replication").get("master_replid")).isEqualTo(promoted.get("master_replid"));
+        assertThat(a.info("replication").get("master_replid2")).isEqualTo(oldId);
     }
 
     private static String cliQuiet(TandemNode node, String... args) {

@@ -203,6 +203,11 @@ public final class TandemNode implements AutoCloseable {
         return out;
     }
 
+    /** One counter of {@code INFO stats}; -1 when the node does not answer or has no such field. */
+    public long stat(String name) {
+        return Long.parseLong(info("stats").getOrDefault(name, "-1"));
+    }
+
     /** Runs {@code redis-cli -h 127.0.0.1 -p <port> args…}. */
     public Result redisCli(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));

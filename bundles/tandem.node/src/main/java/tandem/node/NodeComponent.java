@@ -51,9 +51,9 @@ public final class NodeComponent implements Node, ReplicationHub {
     public @interface Config {
 
         @AttributeDefinition(description = "How long, in milliseconds, a command waits for the journal or the store "
-                + "while its bundle restarts, or for a replication protocol to declare the node's role at its first "
-                + "start, before it is refused (or the node serves as a primary) (100..600000). Read when the "
-                + "component activates.")
+                + "while its bundle restarts, or for a replication protocol to declare the node's role at a start "
+                + "(the first one, or any after that protocol declared the node a primary), before it is refused "
+                + "(or the node serves as a primary) (100..600000). Read when the component activates.")
         int pause_max_ms() default 10000;
 
         @AttributeDefinition(description = "Where the node's role (primary, or the primary it follows) is kept "
@@ -80,6 +80,11 @@ public final class NodeComponent implements Node, ReplicationHub {
             pipeline.awaitRole();
             LOG.log(Level.INFO, "node core: no role recorded yet; keyspace commands wait (up to {0} ms) until a "
                     + "replication protocol declares it", settings.pauseMaxMs());
+        } else if (last.awaitsProtocol()) {
+            pipeline.awaitRole();
+            LOG.log(Level.INFO, "node core: a primary as the {0} protocol declared; keyspace commands wait (up to "
+                    + "{1} ms) until it declares the role again, with its fence if it has one", last.protocol(),
+                    settings.pauseMaxMs());
         } else if (last.upstream() != null) {
             // before the front end can open a client: a replica never journals a client's write, not even at start
             pipeline.follow(last.upstream());
@@ -277,7 +282,7 @@ public final class NodeComponent implements Node, ReplicationHub {
             LOG.log(Level.INFO, upstream == null ? "this node is a primary: client writes are accepted"
                     : "following " + upstream + " (" + protocol + "): client writes are refused");
         }
-        role.write(new Role.Declared(upstream, upstream == null ? null : protocol));
+        role.write(new Role.Declared(upstream, protocol));
         Journal j = boundJournal;
         if (upstream == null) {
             splitBrain.promoted();

@@ -12,16 +12,26 @@ import tandem.protocol.files.DurableFiles;
 
 /**
  * The node's role as last declared by a replication protocol, kept in {@code <state.directory>/role} so that a
- * restarted replica is one before any client connects, whichever bundle starts first: one line, empty for a primary,
- * {@code <protocol> <address>} for a replica. Written durably (fsync, atomic rename) at each change.
+ * restarted replica is one before any client connects, whichever bundle starts first: one line, {@code <protocol>
+ * <address>} for a replica, {@code <protocol>} for a primary a protocol declared (its restart fence, if any, comes from
+ * that protocol, so a restart waits for it), empty for a primary nothing declared (a promotion). Written durably
+ * (fsync, atomic rename) at each change.
  */
 final class Role {
 
     private static final Logger LOG = System.getLogger("tandem.node");
     static final String FILE = "role";
 
-    /** A declared role: {@code upstream == null} on a primary. */
+    /** A declared role: {@code upstream == null} on a primary, whose {@code protocol} may be null. */
     record Declared(String upstream, String protocol) {
+
+        /**
+         * @return whether a restart waits for {@code protocol} to declare the role again: a primary it declared may
+         *         come up fenced (restarted after a crash with a replica ahead), and must not take a write before
+         */
+        boolean awaitsProtocol() {
+            return upstream == null && protocol != null;
+        }
     }
 
     private final Path file;
@@ -44,7 +54,8 @@ final class Role {
             return null;
         }
         int space = text.indexOf(' ');
-        written = text.isEmpty() || space < 0 ? new Declared(null, null)
+        written = text.isEmpty() ? new Declared(null, null)
+                : space < 0 ? new Declared(null, text)
                 : new Declared(text.substring(space + 1).trim(), text.substring(0, space));
         return written;
     }
@@ -54,7 +65,8 @@ final class Role {
         if (role.equals(written)) {
             return;
         }
-        String line = role.upstream() == null ? "" : role.protocol() + " " + role.upstream();
+        String line = role.upstream() != null ? role.protocol() + " " + role.upstream()
+                : role.protocol() == null ? "" : role.protocol();
         try {
             Files.createDirectories(file.getParent());
             DurableFiles.writeAtomically(file, (line + "\n").getBytes(StandardCharsets.UTF_8));

@@ -30,9 +30,17 @@ class RoleTest {
         assertThat(new Role(dir.resolve("node")).read()).isEqualTo(new Role.Declared("127.0.0.1:7101", "journal"));
         role.write(new Role.Declared("[::1]:7001", "psync"));
         assertThat(new Role(dir.resolve("node")).read()).isEqualTo(new Role.Declared("[::1]:7001", "psync"));
+        role.write(new Role.Declared(null, "journal"));
+        assertThat(Files.readString(dir.resolve("node").resolve(Role.FILE), StandardCharsets.UTF_8))
+                .as("a primary the journal protocol declared: a restart waits for it to declare again")
+                .isEqualTo("journal\n");
+        assertThat(new Role(dir.resolve("node")).read()).isEqualTo(new Role.Declared(null, "journal"));
+        assertThat(new Role(dir.resolve("node")).read().awaitsProtocol()).isTrue();
         role.write(new Role.Declared(null, null));
         assertThat(Files.readString(dir.resolve("node").resolve(Role.FILE), StandardCharsets.UTF_8)).isEqualTo("\n");
         assertThat(new Role(dir.resolve("node")).read()).isEqualTo(new Role.Declared(null, null));
+        assertThat(new Role(dir.resolve("node")).read().awaitsProtocol()).as("a promotion's primary").isFalse();
+        assertThat(new Role.Declared("127.0.0.1:7101", "journal").awaitsProtocol()).as("a replica").isFalse();
     }
 
     @Test

@@ -172,12 +172,14 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             link.start();
             LOG.log(Level.INFO, "journal replication: replica of {0}", s.primary());
         } else {
+            journal.rotateBySize(true);
+            applyPolicy();
+            // the fence first, then the role: the node core holds client writes until the role is declared, so a
+            // primary restarted after a crash never takes one before it knows whether a replica is ahead of it
+            guardTenure(s);
             if (!"psync".equals(hub.upstreamProtocol())) {
                 hub.follow(null); // a psync replica stays one: REPLICAOF NO ONE makes it a primary, not this
             }
-            journal.rotateBySize(true);
-            applyPolicy();
-            guardTenure(s);
             Fanout f = new Fanout(s.maxFrameBytes());
             fanout = f;
             journal.tap(f);

@@ -99,7 +99,8 @@ final class Nodes {
         return c;
     }
 
-    private static void invoke(Object target, String method) {
+    /** Calls a DS component's package-private lifecycle method ({@code deactivate}) from another package. */
+    static void invoke(Object target, String method) {
         try {
             Method m = target.getClass().getDeclaredMethod(method);
             m.setAccessible(true);

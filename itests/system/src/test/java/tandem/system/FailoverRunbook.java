@@ -7,6 +7,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
@@ -124,7 +127,31 @@ abstract class FailoverRunbook {
     @Order(3)
     void theOldPrimaryRestartedStaysFencedAndRejoinsAsAReplicaOfTheNewOne() throws Exception {
         TandemNode old = cluster.primary;
-        old.restart();
+        // a client that writes from the moment the restarted node listens: a primary restarted after a crash never
+        // takes a write before its replication protocol has fenced it (its replicas may be ahead of it)
+        List<String> probeReplies = new CopyOnWriteArrayList<>();
+        AtomicBoolean probing = new AtomicBoolean(true);
+        Thread probe = new Thread(() -> {
+            while (probing.get()) {
+                String reply = TandemNode.tryExchange(old.port(), "SET split-probe 1\r\n");
+                if (reply != null && !reply.isEmpty()) {
+                    probeReplies.add(reply.strip());
+                } else {
+                    LockSupport.parkNanos(1_000_000); // not listening yet
+                }
+            }
+        }, "restart-probe");
+        probe.start();
+        try {
+            old.restart();
+            Await.until("the probe is answered after the restart", Duration.ofSeconds(30),
+                    () -> !probeReplies.isEmpty());
+        } finally {
+            probing.set(false);
+            probe.join(5_000);
+        }
+        assertThat(probeReplies).as("what the restarted primary answered a client writing from its first moment")
+                .allMatch(r -> r.startsWith("-FENCED this primary restarted after a crash"));
         try (Jedis jedis = new Jedis("127.0.0.1", old.port())) {
             assertThatThrownBy(() -> jedis.set("split", "brain")).isInstanceOf(JedisDataException.class)
                     .hasMessageStartingWith("FENCED this primary restarted after a crash");

@@ -181,7 +181,13 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
         }
         ChallengeResponse.check(p);
         byte[] key = ChallengeResponse.publicKey(p);
-        ReplicaAuthorizer.Verdict verdict = node.authorizer().verify(key, nonce, ChallengeResponse.signature(p));
+        ReplicaAuthorizer authorizer = node.authorizer();
+        if (authorizer == null) {
+            // not AuthFailed: the key is not refused, it cannot be checked now; the replica retries
+            link.close("no replica authorizer: tandem.auth is not active");
+            return;
+        }
+        ReplicaAuthorizer.Verdict verdict = authorizer.verify(key, nonce, ChallengeResponse.signature(p));
         String keyText = Base64.getEncoder().encodeToString(key);
         if (verdict != ReplicaAuthorizer.Verdict.ALLOWED) {
             link.send(ByteBuffer.wrap(AuthFailed.frame()));

@@ -46,6 +46,9 @@ final class ReplicaLink implements AutoCloseable {
     private static final int CONNECT_TIMEOUT_MS = 5_000;
     /** Retries double from here to reconnect.max.ms: a primary whose bundle restarts is back within 100 ms or so. */
     private static final long FIRST_BACKOFF_MS = 25;
+    /** After a link that streamed: retries this far apart, this many times, before the backoff. */
+    static final long QUICK_RETRY_MS = 10;
+    static final int QUICK_RETRIES = 50;
 
     /** What the link needs from the component. */
     interface ReplicaContext {
@@ -97,6 +100,7 @@ final class ReplicaLink implements AutoCloseable {
      */
     private volatile boolean claimDivergence;
     private long backoffMs = FIRST_BACKOFF_MS;
+    private int quickRetriesLeft;
     private volatile String lastReported;
     private volatile String lastQuiet;
     private ScheduledFuture<?> reconnect;
@@ -130,11 +134,16 @@ final class ReplicaLink implements AutoCloseable {
         }
         long delay;
         if (progressed) {
-            // a link that streamed and then closed (the primary's transport or replication bundle swapped, a
-            // network blip) is retried at once, then 25, 50, 100 ms…: under a replica-acknowledged ack policy,
-            // writes wait for it
+            // a link that streamed and then closed (the primary's transport, auth or replication bundle swapped, a
+            // network blip) is retried at once and then every 10 ms for half a second, so that the link is back
+            // within 10 ms of the primary listening again (under a replica-acknowledged ack policy writes wait
+            // for it), and only then with the growing backoff; a refused connection costs next to nothing
             delay = 0;
+            quickRetriesLeft = QUICK_RETRIES;
             backoffMs = FIRST_BACKOFF_MS;
+        } else if (quickRetriesLeft > 0) {
+            quickRetriesLeft--;
+            delay = QUICK_RETRY_MS;
         } else {
             delay = backoffMs;
             backoffMs = Math.min(backoffMs * 2, node.settings().reconnectMaxMs());
@@ -359,6 +368,10 @@ final class ReplicaLink implements AutoCloseable {
                 case Frames.TAG_CHALLENGE -> {
                     Challenge.check(p);
                     NodeIdentity id = node.identity();
+                    if (id == null) {
+                        link.close("this node has no key to answer with: tandem.auth is not active");
+                        return;
+                    }
                     link.send(ByteBuffer.wrap(ChallengeResponse.frame(id.sign(Challenge.nonce(p)), id.publicKey())));
                 }
                 case Frames.TAG_AUTH_OK -> {
@@ -390,8 +403,10 @@ final class ReplicaLink implements AutoCloseable {
                 }
                 case Frames.TAG_AUTH_FAILED -> {
                     state = "refused";
+                    NodeIdentity id = node.identity();
                     lastError = "the primary refused this node's key; authorize it there with: "
-                            + allowCommand(node.identity().authorizedKeysLine());
+                            + (id == null ? "auth:allow and this node's key (tandem.auth is not active here now)"
+                                    : allowCommand(id.authorizedKeysLine()));
                     report(lastError);
                     link.close("authentication refused");
                 }

@@ -56,7 +56,7 @@ import tandem.protocol.files.DurableFiles;
  * <p>The ack policy, heartbeat and ring bound change live through {@link #modified}; a change of role, address or
  * port restarts the protocol (client connections are not the protocol's and stay up). The transport, journal and
  * hub are static references: when one is replaced, this component restarts and its replicas reconnect and resume
- * from their journals.
+ * from their journals. The auth services are dynamic: replacing them touches no running link.
  */
 @Component(service = {ReplicationStatusSource.class, ReplicationControl.class}, immediate = true,
         configurationPid = ReplicationSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -119,8 +119,12 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     private final FrameTransport transport;
     private final Journal journal;
     private final ReplicationHub hub;
-    private final NodeIdentity identity;
-    private final ReplicaAuthorizer authorizer;
+    /**
+     * Dynamic: an update of the auth bundle leaves running links alone (they authenticated already); while no auth
+     * service is bound, a new link is closed before it authenticates and its replica retries.
+     */
+    private volatile NodeIdentity identity;
+    private volatile ReplicaAuthorizer authorizer;
     private final ConfigurationAdmin configAdmin;
     private final ScheduledThreadPoolExecutor scheduler;
     private final List<PrimarySession> sessions = new CopyOnWriteArrayList<>();
@@ -135,14 +139,12 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
 
     @Activate
     public ReplicationComponent(Config config, BundleContext context, @Reference FrameTransport transport,
-            @Reference Journal journal, @Reference ReplicationHub hub, @Reference NodeIdentity identity,
-            @Reference ReplicaAuthorizer authorizer, @Reference ConfigurationAdmin configAdmin) throws IOException {
+            @Reference Journal journal, @Reference ReplicationHub hub, @Reference ConfigurationAdmin configAdmin)
+            throws IOException {
         this.context = context;
         this.transport = transport;
         this.journal = journal;
         this.hub = hub;
-        this.identity = identity;
-        this.authorizer = authorizer;
         this.configAdmin = configAdmin;
         this.settings = ReplicationSettings.of(config, context.getProperty("tandem.home"));
         this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
@@ -510,6 +512,30 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     void unbindCheckpoints(Checkpoints c) {
         if (checkpoints == c) {
             checkpoints = null;
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindIdentity(NodeIdentity i) {
+        identity = i;
+    }
+
+    void unbindIdentity(NodeIdentity i) {
+        if (identity == i) {
+            identity = null;
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindAuthorizer(ReplicaAuthorizer a) {
+        authorizer = a;
+    }
+
+    void unbindAuthorizer(ReplicaAuthorizer a) {
+        if (authorizer == a) {
+            authorizer = null;
         }
     }
 

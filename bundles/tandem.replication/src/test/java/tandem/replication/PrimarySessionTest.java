@@ -112,9 +112,12 @@ class PrimarySessionTest {
             return hub;
         }
 
+        /** False while a test has the auth bundle away. */
+        volatile boolean authActive = true;
+
         @Override
         public ReplicaAuthorizer authorizer() {
-            return primaryAuth;
+            return authActive ? primaryAuth : null;
         }
 
         @Override
@@ -265,6 +268,20 @@ class PrimarySessionTest {
         assertThat(p.names()).containsExactly("Challenge", "AuthFailed");
         assertThat(hub.events).isEmpty();
         assertThat(node.events).containsExactly("ended");
+    }
+
+    @Test
+    void whileNoAuthorizerIsBoundAKeyIsNotRefusedButTheLinkClosesAndRunningLinksStay() {
+        Peer running = authenticated(false);
+        node.authActive = false; // the auth bundle being updated
+        Peer p = connect();
+        byte[] challenge = p.expect(Frames.TAG_CHALLENGE);
+        p.feed(ChallengeResponse.frame(replicaAuth.sign(nonce(challenge)), replicaAuth.publicKey()), false);
+        p.awaitClosed();
+        assertThat(p.names()).as("no AuthFailed: the key was not judged").containsExactly("Challenge");
+        assertThat(p.closedReason()).contains("tandem.auth is not active");
+        assertThat(running.isOpen()).isTrue();
+        assertThat(sessions.get(0).state()).isEqualTo(PrimarySession.State.HANDSHAKING);
     }
 
     @ParameterizedTest(name = "byteByByte={0}")

@@ -118,9 +118,12 @@ class ReplicaLinkTest {
             return hub;
         }
 
+        /** False while a test has the auth bundle away. */
+        volatile boolean authActive = true;
+
         @Override
         public NodeIdentity identity() {
-            return replicaAuth;
+            return authActive ? replicaAuth : null;
         }
 
         @Override
@@ -434,6 +437,36 @@ class ReplicaLinkTest {
         ByteBuffer h = ByteBuffer.wrap(authenticate(p, byteByByte)).order(ByteOrder.LITTLE_ENDIAN);
         assertThat(Handshake.lastSequence(h)).isEqualTo(last);
         assertThat(Handshake.chainHash(h)).isEqualTo(replica.chainAt(last));
+    }
+
+    @Test
+    void aLinkThatStreamedIsRetriedAtOnceThenEveryTenMillisecondsForHalfASecondThenWithTheBackoff() {
+        Peer p = streaming(false);
+        p.close();
+        Peer.await(() -> scheduler.pending().size() == 1, "the first reconnection");
+        List<Long> delays = new ArrayList<>();
+        for (int i = 0; i < ReplicaLink.QUICK_RETRIES + 3; i++) {
+            ManualScheduler.Task attempt = scheduler.pending().get(0);
+            delays.add(attempt.delayMs);
+            attempt.run();
+            peers.get(peers.size() - 1).close(); // the primary is not back yet: refused before streaming
+            Peer.await(() -> scheduler.pending().size() == 1, "the next attempt");
+        }
+        assertThat(delays.get(0)).as("at once").isZero();
+        assertThat(delays.subList(1, 1 + ReplicaLink.QUICK_RETRIES)).containsOnly(ReplicaLink.QUICK_RETRY_MS);
+        assertThat(delays.subList(1 + ReplicaLink.QUICK_RETRIES, delays.size())).containsExactly(25L, 50L);
+    }
+
+    @Test
+    void withoutAKeyToAnswerWithTheLinkClosesAndIsRetried() {
+        node.authActive = false; // the auth bundle being updated
+        Peer p = connect();
+        p.feed(Challenge.frame(new byte[32]), false);
+        p.awaitClosed();
+        assertThat(p.names()).as("nothing signed").isEmpty();
+        assertThat(p.closedReason()).contains("tandem.auth is not active");
+        assertThat(link.status().state()).isEqualTo("disconnected");
+        assertThat(scheduler.pending()).hasSize(1); // the reconnection, with backoff
     }
 
     @ParameterizedTest(name = "byteByByte={0}")

@@ -71,8 +71,11 @@ class ReplicationComponentTest {
         props.put("handshake.timeout.ms", 500);
         ReplicationComponent.Config config = Converters.standardConverter().convert(props)
                 .to(ReplicationComponent.Config.class);
-        return new ReplicationComponent(config, Nodes.context(home), transport, journal, hub, auth, auth,
+        ReplicationComponent c = new ReplicationComponent(config, Nodes.context(home), transport, journal, hub,
                 configAdmin());
+        c.bindIdentity(auth);
+        c.bindAuthorizer(auth);
+        return c;
     }
 
     @Test

@@ -54,6 +54,25 @@ class NodeLifecycleSystemTest {
     }
 
     @Test
+    void aHomeWhoseEtcHoldsOnlyAuthorizedKeysIsCompletedAtItsFirstStartAndKeepsThem() throws IOException {
+        Path home = TandemNode.newHome("prepared");
+        Files.createDirectories(home.resolve("etc"));
+        byte[] key = new byte[32];
+        new java.util.Random(7).nextBytes(key);
+        String line = "replication " + java.util.Base64.getEncoder().encodeToString(key) + " put-there-first\n";
+        Files.writeString(home.resolve("etc/authorized_keys"), line);
+        try (TandemNode node = TandemNode.start(home, TandemNode.freePort(), Map.of())) {
+            assertThat(node.redisCli("PING").out().trim()).isEqualTo("PONG");
+            assertThat(home.resolve("etc/config.properties")).exists();
+            assertThat(home.resolve("etc/tandem.replication.cfg")).exists();
+            assertThat(home.resolve("etc/authorized_keys")).hasContent(line.strip());
+            assertThat(node.shell("auth:list").out()).contains("put-there-first");
+            assertThat(home.resolve("etc/replication_ed25519.pub")).content()
+                    .as("a key of its own").contains("tandem@");
+        }
+    }
+
+    @Test
     void twoNodesOnOneMachineShareNothing() throws IOException {
         try (TandemNode a = TandemNode.start("a"); TandemNode b = TandemNode.start("b")) {
             try (Jedis ja = new Jedis("127.0.0.1", a.port()); Jedis jb = new Jedis("127.0.0.1", b.port())) {

@@ -122,10 +122,42 @@ final class ReplicaLink implements AutoCloseable {
         if (!running) {
             return;
         }
+        FrameTransport transport = node.transport();
+        if (transport == null) {
+            state = "disconnected";
+            lastError = "no replication transport is active (feature transport-tcp)";
+            report(lastError);
+            scheduleReconnect(false);
+            return;
+        }
         Attempt a = new Attempt();
         current = a;
         state = "connecting";
-        node.transport().connect(host, port, node.settings().maxFrameBytes(), CONNECT_TIMEOUT_MS, a);
+        transport.connect(host, port, node.settings().maxFrameBytes(), CONNECT_TIMEOUT_MS, a);
+    }
+
+    /**
+     * The component's transport changed: the link moves to it. A link that is up closes (and, having streamed, is
+     * retried at once through the new transport); a link waiting for its next attempt tries now.
+     */
+    synchronized void transportChanged() {
+        if (!running) {
+            return;
+        }
+        Attempt a = current;
+        if (a != null && !a.ended) {
+            FrameLink l = a.link;
+            if (l != null) {
+                l.close("the replication transport changed"); // its end schedules the next attempt
+            } else {
+                a.moved = true; // still connecting through the old transport: closed as soon as it opens
+            }
+            return;
+        }
+        if (reconnect != null) {
+            reconnect.cancel(false);
+        }
+        connect();
     }
 
     private synchronized void scheduleReconnect(boolean progressed) {
@@ -256,6 +288,10 @@ final class ReplicaLink implements AutoCloseable {
     private final class Attempt implements FrameSession {
         volatile FrameLink link;
         volatile boolean streaming;
+        /** Set once the transport closed this attempt's link (or its connection failed). */
+        volatile boolean ended;
+        /** Set when the transport changed while this attempt was connecting through the old one. */
+        volatile boolean moved;
         private boolean authenticated;
         private boolean progressed;
         private ScheduledFuture<?> timeout;
@@ -266,6 +302,10 @@ final class ReplicaLink implements AutoCloseable {
         @Override
         public void opened(FrameLink l) {
             link = l;
+            if (moved) {
+                l.close("the replication transport changed");
+                return;
+            }
             state = "authenticating";
             timeout = node.schedule(() -> {
                 if (!streaming) {
@@ -581,6 +621,7 @@ final class ReplicaLink implements AutoCloseable {
 
         @Override
         public void closed(String reason) {
+            ended = true;
             if (timeout != null) {
                 timeout.cancel(false);
             }

@@ -56,7 +56,9 @@ import tandem.protocol.files.DurableFiles;
  * <p>The ack policy, heartbeat and ring bound change live through {@link #modified}; a change of role, address or
  * port restarts the protocol (client connections are not the protocol's and stay up). The transport, journal and
  * hub are static references: when one is replaced, this component restarts and its replicas reconnect and resume
- * from their journals. The auth services are dynamic: replacing them touches no running link.
+ * from their journals. The transport and the auth services are dynamic: a new transport takes over the links (a
+ * primary listens on it, a replica reconnects through it) without a restart; replacing auth touches no running
+ * link.
  */
 @Component(service = {ReplicationStatusSource.class, ReplicationControl.class}, immediate = true,
         configurationPid = ReplicationSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -116,7 +118,13 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     }
 
     private final BundleContext context;
-    private final FrameTransport transport;
+    /**
+     * Dynamic: a transport update moves the links to the new transport without restarting the protocol (fence,
+     * epoch, registry and role stay as they are); while none is bound a primary does not listen and a replica
+     * retries.
+     */
+    private volatile FrameTransport transport;
+    private boolean active;
     private final Journal journal;
     private final ReplicationHub hub;
     /**
@@ -138,11 +146,9 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     private volatile Checkpoints checkpoints;
 
     @Activate
-    public ReplicationComponent(Config config, BundleContext context, @Reference FrameTransport transport,
-            @Reference Journal journal, @Reference ReplicationHub hub, @Reference ConfigurationAdmin configAdmin)
-            throws IOException {
+    public ReplicationComponent(Config config, BundleContext context, @Reference Journal journal,
+            @Reference ReplicationHub hub, @Reference ConfigurationAdmin configAdmin) {
         this.context = context;
-        this.transport = transport;
         this.journal = journal;
         this.hub = hub;
         this.configAdmin = configAdmin;
@@ -153,6 +159,12 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
+    }
+
+    /** After the dynamic references are bound: the transport, the key and the authorizer, when they are active. */
+    @Activate
+    synchronized void activate() throws IOException {
+        active = true;
         startProtocol();
     }
 
@@ -185,35 +197,51 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             Fanout f = new Fanout(s.maxFrameBytes());
             fanout = f;
             journal.tap(f);
-            try {
-                listener = transport.listen(s.bind(), s.port(), s.maxFrameBytes(), () -> {
-                    PrimarySession session = new PrimarySession(this);
-                    sessions.add(session);
-                    return session;
-                });
-            } catch (IOException e) {
-                // stay active: a configuration change (another port) can still bring the listener up
-                LOG.log(Level.ERROR, "journal replication cannot listen on {0}:{1}: {2}; waiting for a "
-                        + "configuration change", s.bind(), Integer.toString(s.port()), e.getMessage());
-                return;
-            }
-            LOG.log(Level.INFO, "journal replication: primary, listening for replicas on {0}:{1} ({2}), ack policy "
-                    + "{3}", s.bind(), Integer.toString(listener.port()), transport.name(), hub.ackPolicy().label());
+            listen(s);
         }
     }
 
-    private void stopProtocol() {
-        ReplicationSettings s = settings;
-        boolean wasPrimary = upstream == null;
+    /** A primary's listener on the bound transport, if one is bound. */
+    private void listen(ReplicationSettings s) {
+        FrameTransport t = transport;
+        if (t == null) {
+            LOG.log(Level.WARNING, "journal replication: primary, not listening: no replication transport is active "
+                    + "(feature transport-tcp); replicas connect once one is");
+            return;
+        }
+        try {
+            listener = t.listen(s.bind(), s.port(), s.maxFrameBytes(), () -> {
+                PrimarySession session = new PrimarySession(this);
+                sessions.add(session);
+                return session;
+            });
+        } catch (IOException e) {
+            // stay active: a configuration change (another port) can still bring the listener up
+            LOG.log(Level.ERROR, "journal replication cannot listen on {0}:{1}: {2}; waiting for a "
+                    + "configuration change", s.bind(), Integer.toString(s.port()), e.getMessage());
+            return;
+        }
+        LOG.log(Level.INFO, "journal replication: primary, listening for replicas on {0}:{1} ({2}), ack policy "
+                + "{3}", s.bind(), Integer.toString(listener.port()), t.name(), hub.ackPolicy().label());
+    }
+
+    /** Closes a primary's listener and the sessions it accepted. */
+    private void unlisten(String why) {
         FrameListener l = listener;
         listener = null;
         if (l != null) {
             l.close();
         }
         for (PrimarySession session : sessions) {
-            session.shutdown("replication stopped");
+            session.shutdown(why);
         }
         sessions.clear();
+    }
+
+    private void stopProtocol() {
+        ReplicationSettings s = settings;
+        boolean wasPrimary = upstream == null;
+        unlisten("replication stopped");
         Fanout f = fanout;
         fanout = null;
         if (f != null) {
@@ -448,9 +476,40 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     }
 
     @Deactivate
-    void deactivate() {
+    synchronized void deactivate() {
+        active = false;
         stopProtocol();
         scheduler.shutdownNow();
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindTransport(FrameTransport t) {
+        transport = t;
+        transportChanged();
+    }
+
+    synchronized void unbindTransport(FrameTransport t) {
+        if (transport == t) {
+            transport = null;
+            transportChanged();
+        }
+    }
+
+    /** Moves the links to the transport bound now (none: a primary stops listening, a replica keeps retrying). */
+    private void transportChanged() {
+        if (!active) {
+            return; // activation listens or connects with whatever is bound then
+        }
+        FrameTransport t = transport;
+        LOG.log(Level.INFO, "journal replication: the replication transport is now {0}", t == null ? "none" : t.name());
+        ReplicaLink link = upstream;
+        if (link != null) {
+            link.transportChanged();
+        } else if (settings.primary() == null) {
+            unlisten("the replication transport changed");
+            listen(settings);
+        }
     }
 
     private void applyPolicy() {

@@ -126,8 +126,14 @@ class ReplicaLinkTest {
             return authActive ? replicaAuth : null;
         }
 
+        /** False while a test has the transport bundle away. */
+        volatile boolean transportActive = true;
+
         @Override
         public FrameTransport transport() {
+            if (!transportActive) {
+                return null;
+            }
             return new FrameTransport() {
                 @Override
                 public String name() {
@@ -455,6 +461,31 @@ class ReplicaLinkTest {
         assertThat(delays.get(0)).as("at once").isZero();
         assertThat(delays.subList(1, 1 + ReplicaLink.QUICK_RETRIES)).containsOnly(ReplicaLink.QUICK_RETRY_MS);
         assertThat(delays.subList(1 + ReplicaLink.QUICK_RETRIES, delays.size())).containsExactly(25L, 50L);
+    }
+
+    @Test
+    void withoutATransportTheLinkRetriesAndOneThatArrivesIsUsedAtOnce() {
+        node.transportActive = false;
+        link = new ReplicaLink(node);
+        link.start();
+        assertThat(node.connects).isEmpty();
+        assertThat(link.status().lastError()).contains("no replication transport is active");
+        assertThat(scheduler.pending()).hasSize(1);
+        node.transportActive = true;
+        link.transportChanged();
+        assertThat(node.connects).hasSize(1);
+        assertThat(scheduler.pending()).as("the retry was cancelled; what is left is the handshake's timeout")
+                .extracting(t -> t.delayMs).containsExactly((long) node.settings.handshakeTimeoutMs());
+    }
+
+    @Test
+    void aStreamingLinkMovesToANewTransportAtOnce() {
+        Peer p = streaming(false);
+        link.transportChanged();
+        p.awaitClosed();
+        assertThat(p.closedReason()).contains("the replication transport changed");
+        Peer.await(() -> scheduler.pending().size() == 1, "the reconnection");
+        assertThat(scheduler.pending().get(0).delayMs).as("at once").isZero();
     }
 
     @Test

@@ -54,6 +54,8 @@ class ReplicationComponentTest {
         }
     }
 
+    private int port;
+
     /** A primary that crashed (its running marker left behind) with one registered replica. */
     private ReplicationComponent crashedPrimary() throws IOException {
         Path home = Nodes.home(root, "primary");
@@ -63,19 +65,35 @@ class ReplicationComponentTest {
         Files.createFile(state.resolve(ReplicationComponent.RUNNING));
         journal = Nodes.journal(home);
         auth = Nodes.auth(home);
-        transport = new TcpTransport(Converters.standardConverter().convert(Map.of())
-                .to(TcpTransport.Config.class));
+        transport = tcp();
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            port = s.getLocalPort();
+        }
         Map<String, Object> props = new HashMap<>();
-        props.put("port", 0);
+        props.put("port", port);
         props.put("ack.policy", "disk");
         props.put("handshake.timeout.ms", 500);
         ReplicationComponent.Config config = Converters.standardConverter().convert(props)
                 .to(ReplicationComponent.Config.class);
-        ReplicationComponent c = new ReplicationComponent(config, Nodes.context(home), transport, journal, hub,
-                configAdmin());
+        ReplicationComponent c = new ReplicationComponent(config, Nodes.context(home), journal, hub, configAdmin());
+        c.bindTransport(transport);
         c.bindIdentity(auth);
         c.bindAuthorizer(auth);
+        c.activate();
         return c;
+    }
+
+    private static TcpTransport tcp() {
+        return new TcpTransport(Converters.standardConverter().convert(Map.of()).to(TcpTransport.Config.class));
+    }
+
+    private boolean listening() {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     @Test
@@ -99,6 +117,22 @@ class ReplicationComponentTest {
                 .isFalse();
         assertThat(hub.upstream).isEqualTo("127.0.0.1:1");
         assertThat(hub.fence).isNull();
+    }
+
+    @Test
+    void aNewTransportTakesTheListenerOverWithoutRestartingTheProtocol() throws IOException {
+        component = crashedPrimary();
+        assertThat(listening()).isTrue();
+        hub.events.clear();
+        TcpTransport old = transport;
+        component.unbindTransport(old); // the transport bundle being updated
+        Nodes.invoke(old, "deactivate");
+        assertThat(listening()).as("no transport, no listener").isFalse();
+        transport = tcp();
+        component.bindTransport(transport);
+        assertThat(listening()).as("listening again through the new transport").isTrue();
+        assertThat(hub.events).as("no restart: the role and the fence were left as they were").isEmpty();
+        assertThat(hub.fence).startsWith("FENCED this primary restarted after a crash");
     }
 
     /**

@@ -250,6 +250,32 @@ public final class TandemNode implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        removeStaleAdminSocket();
+    }
+
+    /**
+     * A node killed with SIGKILL leaves its admin socket and that socket's private directory in the temporary
+     * directory (a restart on the same home removes them); a node the harness is done with does not restart.
+     */
+    private void removeStaleAdminSocket() {
+        if (process != null && process.isAlive()) {
+            return;
+        }
+        try {
+            Path record = home.resolve("data/shell.path");
+            if (!Files.exists(record)) {
+                return;
+            }
+            Path socket = Path.of(Files.readString(record).trim());
+            Files.deleteIfExists(socket);
+            Path dir = socket.getParent();
+            if (dir != null && dir.getFileName().toString().startsWith("tandem-")) {
+                Files.deleteIfExists(dir);
+            }
+            Files.deleteIfExists(record);
+        } catch (IOException | RuntimeException e) {
+            // best effort: the directory is the operating system's temporary one
+        }
     }
 
     /** Output and exit status of a command. */

@@ -71,7 +71,13 @@ bundle_id() { # BUNDLE-NAME
   tandem_shell p lb | awk -F'|' -v n="$1" 'index($4, n " (") == 1 && $2 ~ /Active/ { gsub(/ /, "", $1); print $1 }'
 }
 
-coproc DRIVER { exec java -Xmx256m -cp "$driver_cp" tandem.benchmarks.SwapPause --port "$pp" --clients "$CLIENTS"; }
+# a write unanswered for 5 s: the primary's threads, its replication state and INFO, into $work/stall-*.txt (KEEP=1
+# keeps them)
+stall_command="f=$work/stall-\$(date +%s%N).txt; jcmd ${pid_of[p]} Thread.print > \$f 2>&1; \
+  $dist/bin/tandem shell --home $work/p -c repl:status >> \$f 2>&1; redis-cli -p $pp INFO all >> \$f 2>&1; \
+  echo \"stall: \$f\" >&2"
+coproc DRIVER { exec java -Xmx256m -cp "$driver_cp" tandem.benchmarks.SwapPause --port "$pp" --clients "$CLIENTS" \
+  --stall-command "$stall_command"; }
 driver_pid=$DRIVER_PID
 trap 'kill "$driver_pid" 2> /dev/null || true; stop_all; [[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 rows=$work/rows.txt

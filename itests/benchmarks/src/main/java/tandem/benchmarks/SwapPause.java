@@ -30,8 +30,11 @@ import org.HdrHistogram.Recorder;
  * shows as one long write, which is what a client of the node sees.
  *
  * <pre>
- * java -cp ... tandem.benchmarks.SwapPause --port 6379 [--clients 2] [--value-size 64]
+ * java -cp ... tandem.benchmarks.SwapPause --port 6379 [--clients 2] [--value-size 64] [--stall-command CMD]
  * </pre>
+ *
+ * <p>{@code --stall-command} is run ({@code bash -c}) once for each write still unanswered after 5 s, while it is
+ * held: the script passes one that takes the node's thread dump and status, so that a stall can be explained.
  */
 public final class SwapPause {
 
@@ -44,11 +47,13 @@ public final class SwapPause {
         int port = -1;
         int clients = 2;
         int valueSize = 64;
+        String stallCommand = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(args[++i]);
                 case "--clients" -> clients = Integer.parseInt(args[++i]);
                 case "--value-size" -> valueSize = Integer.parseInt(args[++i]);
+                case "--stall-command" -> stallCommand = args[++i];
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -59,14 +64,21 @@ public final class SwapPause {
         AtomicLong errors = new AtomicLong();
         AtomicLong drops = new AtomicLong();
         AtomicLongArray lastStarted = new AtomicLongArray(clients); // start of each writer's last completed write
+        AtomicLongArray inFlight = new AtomicLongArray(clients); // start of each writer's write in flight, 0: none
         for (int t = 0; t < clients; t++) {
             int thread = t;
             int p = port;
             int size = valueSize;
-            Thread w = new Thread(() -> write(p, thread, size, recorder, errors, drops, lastStarted),
+            Thread w = new Thread(() -> write(p, thread, size, recorder, errors, drops, lastStarted, inFlight),
                     "swap-writer-" + t);
             w.setDaemon(true);
             w.start();
+        }
+        if (stallCommand != null) {
+            String command = stallCommand;
+            Thread watchdog = new Thread(() -> watchStalls(command, inFlight), "swap-stall-watchdog");
+            watchdog.setDaemon(true);
+            watchdog.start();
         }
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         String name = null;
@@ -100,14 +112,37 @@ public final class SwapPause {
         }
     }
 
+    /** Runs {@code command} once for each write unanswered for 5 s, while it is still held. */
+    private static void watchStalls(String command, AtomicLongArray inFlight) {
+        long[] reported = new long[inFlight.length()];
+        while (true) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+            for (int t = 0; t < inFlight.length(); t++) {
+                long since = inFlight.get(t);
+                if (since != 0 && since != reported[t] && System.nanoTime() - since > TimeUnit.SECONDS.toNanos(5)) {
+                    reported[t] = since;
+                    System.err.printf("writer %d: a write unanswered for 5 s; running the stall command%n", t);
+                    try {
+                        new ProcessBuilder("bash", "-c", command).inheritIO().start().waitFor();
+                    } catch (IOException e) {
+                        System.err.println("stall command failed: " + e);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
     private static void write(int port, int thread, int valueSize, Recorder recorder, AtomicLong errors,
-            AtomicLong drops, AtomicLongArray lastStarted) {
+            AtomicLong drops, AtomicLongArray lastStarted, AtomicLongArray inFlight) {
         int i = 0;
         while (true) {
             try (ReplicationLatency.Client c = new ReplicationLatency.Client("127.0.0.1", port, thread, valueSize,
                     false)) {
                 while (true) {
                     long start = System.nanoTime();
+                    inFlight.set(thread, start);
                     try {
                         c.write(i++ % 100_000);
                     } catch (IOException e) {
@@ -116,6 +151,7 @@ public final class SwapPause {
                         }
                         errors.incrementAndGet(); // answered with an error: the connection stays
                     }
+                    inFlight.set(thread, 0);
                     recorder.recordValue(Math.min(HIGHEST_US, (System.nanoTime() - start) / 1000));
                     lastStarted.set(thread, start);
                 }

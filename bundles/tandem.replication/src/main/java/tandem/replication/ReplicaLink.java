@@ -101,6 +101,9 @@ final class ReplicaLink implements AutoCloseable {
     private volatile boolean claimDivergence;
     private long backoffMs = FIRST_BACKOFF_MS;
     private int quickRetriesLeft;
+    /** When the last streaming link was lost ({@code nanoTime}, 0: none since) and the attempts made since. */
+    private volatile long lostNanos;
+    private volatile int attemptsSinceLost;
     private volatile String lastReported;
     private volatile String lastQuiet;
     private ScheduledFuture<?> reconnect;
@@ -132,6 +135,7 @@ final class ReplicaLink implements AutoCloseable {
         }
         Attempt a = new Attempt();
         current = a;
+        attemptsSinceLost++;
         state = "connecting";
         transport.connect(host, port, node.settings().maxFrameBytes(), CONNECT_TIMEOUT_MS, a);
     }
@@ -294,6 +298,7 @@ final class ReplicaLink implements AutoCloseable {
         volatile boolean moved;
         private boolean authenticated;
         private boolean progressed;
+        private long openedNanos;
         private ScheduledFuture<?> timeout;
         private final InputBatch.Cursor cursor = new InputBatch.Cursor();
         /** The snapshot being received, between NeedSnapshot/HashMismatch and its install. */
@@ -302,6 +307,7 @@ final class ReplicaLink implements AutoCloseable {
         @Override
         public void opened(FrameLink l) {
             link = l;
+            openedNanos = System.nanoTime();
             if (moved) {
                 l.close("the replication transport changed");
                 return;
@@ -508,9 +514,17 @@ final class ReplicaLink implements AutoCloseable {
                     lastError = null;
                     lastReported = null;
                     lastQuiet = null;
-                    LOG.log(Level.INFO, "replica: streaming from {0} after sequence {1} (epoch {2}, ack policy {3})",
+                    long now = System.nanoTime();
+                    long lost = lostNanos;
+                    // how long the link was away, split between reaching the primary and its handshake: what a
+                    // swap's pause is made of
+                    String back = lost == 0 ? "" : String.format(", back %d ms after the link was lost: connected "
+                            + "at attempt %d, %d ms later streaming", (now - lost) / 1_000_000, attemptsSinceLost,
+                            (now - openedNanos) / 1_000_000);
+                    lostNanos = 0;
+                    LOG.log(Level.INFO, "replica: streaming from {0} after sequence {1} (epoch {2}, ack policy {3}{4})",
                             node.settings().primary(), accum, epoch, primaryPolicy == null ? "?"
-                                    : primaryPolicy.label());
+                                    : primaryPolicy.label(), back);
                 }
                 case Frames.TAG_NEED_SNAPSHOT, Frames.TAG_HASH_MISMATCH -> {
                     String why = tag == Frames.TAG_NEED_SNAPSHOT
@@ -643,6 +657,8 @@ final class ReplicaLink implements AutoCloseable {
                 lastError = reason;
             }
             if (wasStreaming) {
+                lostNanos = System.nanoTime();
+                attemptsSinceLost = 0;
                 LOG.log(Level.WARNING, "replica: link to {0} lost at sequence {1}: {2}", node.settings().primary(),
                         accum, reason);
             } else {

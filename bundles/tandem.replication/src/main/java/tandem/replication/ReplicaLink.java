@@ -93,6 +93,7 @@ final class ReplicaLink implements AutoCloseable {
     private volatile long hubTold;
     private volatile AckPolicy primaryPolicy;
     private volatile long snapshotsInstalled;
+    private final java.util.concurrent.atomic.AtomicLong chainChecksSkipped = new java.util.concurrent.atomic.AtomicLong();
     /**
      * Set when this node found, after StreamStart, that its history differs from the primary's (another genesis):
      * the next handshake then announces a chain value that cannot match, so that the primary answers HashMismatch
@@ -218,6 +219,11 @@ final class ReplicaLink implements AutoCloseable {
     /** @return the snapshots this link installed since it started */
     long snapshotsInstalled() {
         return snapshotsInstalled;
+    }
+
+    /** @return the primary's ChainChecks this link could not compare (each logged) */
+    long chainChecksSkipped() {
+        return chainChecksSkipped.get();
     }
 
     /** Logs an error once while it repeats at every attempt. */
@@ -604,7 +610,16 @@ final class ReplicaLink implements AutoCloseable {
                     if (seq == accum) {
                         FrameLink l = link;
                         journal.checkChain(seq, ChainCheck.chainHash(p)).whenComplete((same, failure) -> {
-                            if (failure == null && !same) {
+                            if (failure != null) {
+                                // the journal stopped (its appends fail the link next) or the position is no
+                                // longer comparable: one verification less, which must not pass unnoticed
+                                chainChecksSkipped.incrementAndGet();
+                                Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                                        && failure.getCause() != null ? failure.getCause() : failure;
+                                LOG.log(Level.WARNING, "replica: the primary''s chain check at sequence {0} could not "
+                                        + "be compared: {1}; the stream goes on and the next check compares again",
+                                        seq, String.valueOf(cause.getMessage()));
+                            } else if (!same) {
                                 diverged("chain mismatch at sequence " + seq);
                                 l.close("chain mismatch at sequence " + seq);
                             }

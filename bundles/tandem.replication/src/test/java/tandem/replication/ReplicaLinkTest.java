@@ -108,9 +108,26 @@ class ReplicaLinkTest {
         volatile long epoch;
         final List<String> connects = new CopyOnWriteArrayList<>();
 
+        /** Set by a test: the journal's chain checks fail with it. */
+        volatile RuntimeException chainCheckFailure;
+
         @Override
         public Journal journal() {
-            return replica;
+            RuntimeException failure = chainCheckFailure;
+            if (failure == null) {
+                return replica;
+            }
+            return (Journal) java.lang.reflect.Proxy.newProxyInstance(Journal.class.getClassLoader(),
+                    new Class<?>[] {Journal.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("checkChain")) {
+                            return java.util.concurrent.CompletableFuture.failedFuture(failure);
+                        }
+                        try {
+                            return method.invoke(replica, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
         }
 
         @Override
@@ -661,6 +678,22 @@ class ReplicaLinkTest {
      * value the primary sent nor an inverted one as after a genesis mismatch): the primary's comparison then fails
      * and it answers HashMismatch.
      */
+    @Test
+    void aChainCheckThatCannotBeComparedIsCountedAndTheStreamGoesOn() throws Exception {
+        long first = Nodes.append(primary, 6, "a");
+        node.chainCheckFailure = new IllegalStateException("sequence 6 cannot be checked: not durable or not retained");
+        Peer p = streaming(false);
+        p.feed(batches(0, 100), false);
+        awaitDurableAck(p, first);
+        p.feed(ChainCheck.frame(first, primary.chainAt(first)), false);
+        Peer.await(() -> link.chainChecksSkipped() == 1, "the skipped check counted");
+        long last = Nodes.append(primary, 3, "b");
+        p.feed(batches(first, 100), false);
+        awaitDurableAck(p, last);
+        assertThat(p.isOpen()).isTrue();
+        assertThat(link.status().state()).isEqualTo("streaming");
+    }
+
     @ParameterizedTest(name = "byteByByte={0}")
     @ValueSource(booleans = {false, true})
     void aChainCheckThatDoesNotMatchEndsTheSessionAndTheNextHandshakeTellsTheHistoryAsItIs(boolean byteByByte)

@@ -5,7 +5,9 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -93,7 +95,7 @@ final class ReplicaLink implements AutoCloseable {
     private volatile long hubTold;
     private volatile AckPolicy primaryPolicy;
     private volatile long snapshotsInstalled;
-    private final java.util.concurrent.atomic.AtomicLong chainChecksSkipped = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong chainChecksSkipped = new AtomicLong();
     /**
      * Set when this node found, after StreamStart, that its history differs from the primary's (another genesis):
      * the next handshake then announces a chain value that cannot match, so that the primary answers HashMismatch
@@ -614,7 +616,7 @@ final class ReplicaLink implements AutoCloseable {
                                 // the journal stopped (its appends fail the link next) or the position is no
                                 // longer comparable: one verification less, which must not pass unnoticed
                                 chainChecksSkipped.incrementAndGet();
-                                Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                                Throwable cause = failure instanceof CompletionException
                                         && failure.getCause() != null ? failure.getCause() : failure;
                                 LOG.log(Level.WARNING, "replica: the primary''s chain check at sequence {0} could not "
                                         + "be compared: {1}; the stream goes on and the next check compares again",

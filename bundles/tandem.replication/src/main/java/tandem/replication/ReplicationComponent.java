@@ -54,11 +54,10 @@ import tandem.protocol.files.DurableFiles;
  * a primary because its configuration was not read yet.
  *
  * <p>The ack policy, heartbeat and ring bound change live through {@link #modified}; a change of role, address or
- * port restarts the protocol (client connections are not the protocol's and stay up). The transport, journal and
- * hub are static references: when one is replaced, this component restarts and its replicas reconnect and resume
- * from their journals. The transport and the auth services are dynamic: a new transport takes over the links (a
- * primary listens on it, a replica reconnects through it) without a restart; replacing auth touches no running
- * link.
+ * port restarts the protocol (client connections are not the protocol's and stay up). The journal and hub are
+ * static references: when one is replaced, this component restarts and its replicas reconnect and resume from their
+ * journals. The transport and the auth services are dynamic: a new transport takes over the links (a primary listens
+ * on it, a replica reconnects through it) without a restart; replacing auth touches no running link.
  */
 @Component(service = {ReplicationStatusSource.class, ReplicationControl.class}, immediate = true,
         configurationPid = ReplicationSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)

@@ -8,10 +8,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -58,6 +61,12 @@ import tandem.protocol.files.DurableFiles;
  * static references: when one is replaced, this component restarts and its replicas reconnect and resume from their
  * journals. The transport and the auth services are dynamic: a new transport takes over the links (a primary listens
  * on it, a replica reconnects through it) without a restart; replacing auth touches no running link.
+ *
+ * <p>Transports are chosen by configuration ({@code transports}, by preference): a primary listens on every
+ * configured transport that is active and available, on the same port, so that replicas on either reach it while
+ * an operator moves a cluster from one to another; a replica connects through the first of them. Installing the
+ * DPDK transport (feature {@code transport-dpdk}) therefore moves a replica's link to it, and uninstalling it
+ * moves the link back to TCP, without restarting the protocol.
  */
 @Component(service = {ReplicationStatusSource.class, ReplicationControl.class}, immediate = true,
         configurationPid = ReplicationSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -95,6 +104,11 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
                 + "(131072..67108864).")
         int max_frame_bytes() default 768 * 1024;
 
+        @AttributeDefinition(description = "The replication transports by preference, comma-separated (default "
+                + "dpdk,tcp). A primary listens on each one that is installed and available, on the same port; a "
+                + "replica connects through the first one. Applies live: links move when the choice changes.")
+        String transports() default "dpdk,tcp";
+
         @AttributeDefinition(description = "A primary sends a Heartbeat after this many idle milliseconds "
                 + "(10..60000). Applies live to new connections.")
         int heartbeat_ms() default 1000;
@@ -122,7 +136,9 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
      * epoch, registry and role stay as they are); while none is bound a primary does not listen and a replica
      * retries.
      */
-    private volatile FrameTransport transport;
+    private final List<FrameTransport> transports = new CopyOnWriteArrayList<>();
+    /** The transport a replica's link uses now, to move the link only when the choice changes. */
+    private FrameTransport upstreamTransport;
     private boolean active;
     private final Journal journal;
     private final ReplicationHub hub;
@@ -138,7 +154,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     private volatile ReplicationSettings settings;
     private volatile Registry registry;
     private volatile Fanout fanout;
-    private volatile FrameListener listener;
+    /** A primary's listeners, one per transport it listens on, in preference order. */
+    private final Map<FrameTransport, FrameListener> listeners = Collections.synchronizedMap(new LinkedHashMap<>());
     private volatile ReplicaLink upstream;
     private volatile long epoch;
     /** Needed only for snapshots: a checkpoint bundle being updated must not restart replication. */
@@ -200,41 +217,72 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         }
     }
 
-    /** A primary's listener on the bound transport, if one is bound. */
+    /** A primary's listeners: one on each preferred transport that is not listening yet. */
     private void listen(ReplicationSettings s) {
-        FrameTransport t = transport;
-        if (t == null) {
-            LOG.log(Level.WARNING, "journal replication: primary, not listening: no replication transport is active "
-                    + "(feature transport-tcp); replicas connect once one is");
+        List<FrameTransport> chosen = preferred();
+        if (chosen.isEmpty()) {
+            LOG.log(Level.WARNING, "journal replication: primary, not listening: none of the transports {0} is "
+                    + "active and available (feature transport-tcp); replicas connect once one is",
+                    String.join(",", s.transports()));
             return;
         }
-        try {
-            listener = t.listen(s.bind(), s.port(), s.maxFrameBytes(), () -> {
-                PrimarySession session = new PrimarySession(this);
-                sessions.add(session);
-                return session;
-            });
-        } catch (IOException e) {
-            // stay active: a configuration change (another port) can still bring the listener up
-            LOG.log(Level.ERROR, "journal replication cannot listen on {0}:{1}: {2}; waiting for a "
-                    + "configuration change", s.bind(), Integer.toString(s.port()), e.getMessage());
-            return;
+        for (FrameTransport t : chosen) {
+            if (listeners.containsKey(t)) {
+                continue;
+            }
+            // every listener on one port, so that a replica reaches the primary at the same address whichever
+            // transport it prefers; a port of 0 is chosen by the first
+            int port = s.port();
+            for (FrameListener other : listeners.values()) {
+                port = port == 0 ? other.port() : port;
+            }
+            FrameListener l;
+            try {
+                l = t.listen(s.bind(), port, s.maxFrameBytes(), () -> {
+                    PrimarySession session = new PrimarySession(this);
+                    sessions.add(session);
+                    return session;
+                });
+            } catch (IOException | RuntimeException e) {
+                // stay active: a configuration change (another port) can still bring the listener up
+                LOG.log(Level.ERROR, "journal replication cannot listen on {0}:{1} ({2}): {3}; waiting for a "
+                        + "configuration change", s.bind(), Integer.toString(port), t.name(), e.getMessage());
+                continue;
+            }
+            listeners.put(t, l);
+            LOG.log(Level.INFO, "journal replication: primary, listening for replicas on {0}:{1} ({2}), ack "
+                    + "policy {3}", s.bind(), Integer.toString(l.port()), t.name(), hub.ackPolicy().label());
         }
-        LOG.log(Level.INFO, "journal replication: primary, listening for replicas on {0}:{1} ({2}), ack policy "
-                + "{3}", s.bind(), Integer.toString(listener.port()), t.name(), hub.ackPolicy().label());
     }
 
-    /** Closes a primary's listener and the sessions it accepted. */
+    /** Closes a primary's listeners and the sessions they accepted. */
     private void unlisten(String why) {
-        FrameListener l = listener;
-        listener = null;
-        if (l != null) {
+        List<FrameListener> open;
+        synchronized (listeners) {
+            open = new ArrayList<>(listeners.values());
+            listeners.clear();
+        }
+        for (FrameListener l : open) {
             l.close();
         }
         for (PrimarySession session : sessions) {
             session.shutdown(why);
         }
         sessions.clear();
+    }
+
+    /** @return the bound transports that are configured and available, in the configured order */
+    private List<FrameTransport> preferred() {
+        List<FrameTransport> out = new ArrayList<>();
+        for (String name : settings.transports()) {
+            for (FrameTransport t : transports) {
+                if (t.name().equals(name) && t.unavailableReason() == null) {
+                    out.add(t);
+                    break;
+                }
+            }
+        }
+        return out;
     }
 
     private void stopProtocol() {
@@ -417,8 +465,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             throw new UncheckedIOException("promoted, but the replication listener cannot start: "
                     + e.getMessage(), e);
         }
-        FrameListener l = listener;
-        String listening = l == null ? "(not listening: see the log)" : s.bind() + ":" + l.port();
+        String listening = listening(s);
+        listening = listening == null ? "(not listening: see the log)" : listening;
         LOG.log(Level.WARNING, "journal replication: promoted: primary at epoch {0} (EpochBump at sequence {1}), "
                 + "listening for replicas on {2}", next, bump, listening);
         return "promoted: primary at epoch " + next + " (EpochBump at sequence " + bump + "); replicas connect to "
@@ -469,8 +517,15 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             LOG.log(Level.INFO, "journal replication: role or address changed; restarting the protocol");
             stopProtocol();
             startProtocol();
-        } else if (next.primary() == null) {
-            applyPolicy();
+        } else {
+            if (next.primary() == null) {
+                applyPolicy();
+            }
+            if (!next.transports().equals(previous.transports())) {
+                LOG.log(Level.INFO, "journal replication: transports by preference now {0}",
+                        String.join(",", next.transports()));
+                transportChanged();
+            }
         }
     }
 
@@ -481,32 +536,55 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         scheduler.shutdownNow();
     }
 
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     synchronized void bindTransport(FrameTransport t) {
-        transport = t;
+        transports.add(t);
+        String why = t.unavailableReason();
+        if (why != null) {
+            LOG.log(Level.WARNING, "journal replication: transport {0} is installed but unavailable, not used: {1}",
+                    t.name(), why);
+        }
         transportChanged();
     }
 
     synchronized void unbindTransport(FrameTransport t) {
-        if (transport == t) {
-            transport = null;
+        if (transports.remove(t)) {
             transportChanged();
         }
     }
 
-    /** Moves the links to the transport bound now (none: a primary stops listening, a replica keeps retrying). */
+    /**
+     * Moves the links to the transports preferred now: a replica's link moves when its first choice changed (none:
+     * it keeps retrying); a primary closes the listeners of transports no longer chosen, with their links, and
+     * listens on those newly chosen, leaving the others and their links alone.
+     */
     private void transportChanged() {
         if (!active) {
             return; // activation listens or connects with whatever is bound then
         }
-        FrameTransport t = transport;
-        LOG.log(Level.INFO, "journal replication: the replication transport is now {0}", t == null ? "none" : t.name());
+        List<FrameTransport> chosen = preferred();
         ReplicaLink link = upstream;
         if (link != null) {
-            link.transportChanged();
+            FrameTransport first = chosen.isEmpty() ? null : chosen.get(0);
+            if (first != upstreamTransport) {
+                LOG.log(Level.INFO, "journal replication: the replication transport is now {0}",
+                        first == null ? "none" : first.name());
+                link.transportChanged();
+            }
         } else if (settings.primary() == null) {
-            unlisten("the replication transport changed");
+            List<FrameListener> dropped = new ArrayList<>();
+            synchronized (listeners) {
+                listeners.entrySet().removeIf(e -> {
+                    if (chosen.contains(e.getKey())) {
+                        return false;
+                    }
+                    LOG.log(Level.INFO, "journal replication: no longer listening on {0}", e.getKey().name());
+                    dropped.add(e.getValue());
+                    return true;
+                });
+            }
+            dropped.forEach(FrameListener::close); // a listener closes the links it accepted
             listen(settings);
         }
     }
@@ -624,9 +702,60 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         return identity;
     }
 
+    /** The transport a replica connects through now: the first preferred one. */
     @Override
-    public FrameTransport transport() {
-        return transport;
+    public synchronized FrameTransport transport() {
+        List<FrameTransport> chosen = preferred();
+        upstreamTransport = chosen.isEmpty() ? null : chosen.get(0);
+        return upstreamTransport;
+    }
+
+    @Override
+    public String transportStatus() {
+        List<String> parts = new ArrayList<>();
+        ReplicationSettings s = settings;
+        if (upstream != null) {
+            FrameTransport t = upstreamTransport;
+            parts.add(t == null ? "none available" : "connects through " + t.name());
+        } else {
+            List<String> names = new ArrayList<>();
+            synchronized (listeners) {
+                listeners.keySet().forEach(t -> names.add(t.name()));
+            }
+            parts.add(names.isEmpty() ? "not listening" : "listening on " + String.join(", ", names));
+        }
+        for (String name : s.transports()) {
+            FrameTransport found = null;
+            for (FrameTransport t : transports) {
+                if (t.name().equals(name)) {
+                    found = t;
+                    break;
+                }
+            }
+            if (found == null) {
+                parts.add(name + " not installed");
+            } else if (found.unavailableReason() != null) {
+                parts.add(name + " unavailable: " + found.unavailableReason());
+            }
+        }
+        return String.join("; ", parts);
+    }
+
+    @Override
+    public String transportCounters() {
+        StringBuilder sb = new StringBuilder();
+        for (FrameTransport t : transports) {
+            Map<String, Long> c = t.counters();
+            if (!c.isEmpty()) {
+                sb.append(sb.length() == 0 ? "" : "\n").append(t.name()).append(':');
+                String sep = " ";
+                for (Map.Entry<String, Long> e : c.entrySet()) {
+                    sb.append(sep).append(e.getKey()).append('=').append(e.getValue());
+                    sep = ", ";
+                }
+            }
+        }
+        return sb.length() == 0 ? null : sb.toString();
     }
 
     @Override
@@ -656,6 +785,16 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
                 other.close("replaced by a new connection of the same replica");
             }
         }
+    }
+
+    /** @return {@code bind:port} of the listeners (one port for all), or null when none listens */
+    private String listening(ReplicationSettings s) {
+        synchronized (listeners) {
+            for (FrameListener l : listeners.values()) {
+                return s.bind() + ":" + l.port();
+            }
+        }
+        return null;
     }
 
     @Override
@@ -692,9 +831,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
                 replicas.add(new ReplicationStatus.Replica(id, "", "disconnected", 0, 0, 0, 0, -1));
             }
         }
-        FrameListener l = listener;
-        return new ReplicationStatus("journal", "primary", hub.ackPolicy(), epoch,
-                l == null ? null : s.bind() + ":" + l.port(), null, replicas, fenceError);
+        return new ReplicationStatus("journal", "primary", hub.ackPolicy(), epoch, listening(s), null, replicas,
+                fenceError);
     }
 
     @Override

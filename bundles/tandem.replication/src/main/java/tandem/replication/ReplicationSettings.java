@@ -2,6 +2,8 @@ package tandem.replication;
 
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 import tandem.api.replication.AckPolicy;
@@ -9,7 +11,7 @@ import tandem.api.replication.AckPolicy;
 /** The validated configuration of PID {@value #PID}; every error names its property. */
 record ReplicationSettings(String bind, int port, String primaryHost, int primaryPort, String ackPolicy,
         int maxFrameBytes, int heartbeatMs, int handshakeTimeoutMs, int reconnectMaxMs, long ringMaxBytes,
-        Path stateDirectory) {
+        Path stateDirectory, List<String> transports) {
 
     static final String PID = "tandem.replication";
 
@@ -38,7 +40,7 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
         }
         Path dir = directory(c.state_directory(), home);
         return new ReplicationSettings(bind, port, primaryHost, primaryPort, policy, maxFrame, heartbeat, handshake,
-                reconnect, ring, dir);
+                reconnect, ring, dir, transports(c.transports()));
     }
 
     /**
@@ -54,18 +56,37 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
         }
     }
 
+    /** @return the transport names by preference: lower-case words, comma-separated, none twice, 1 to 8 */
+    static List<String> transports(String text) {
+        List<String> names = new ArrayList<>();
+        for (String part : text.split(",")) {
+            String name = part.trim().toLowerCase(Locale.ROOT);
+            if (!name.matches("[a-z][a-z0-9-]{0,31}")) {
+                throw invalid("transports", text, "\"" + part.trim() + "\" is not a transport name");
+            }
+            if (names.contains(name)) {
+                throw invalid("transports", text, name + " is named twice");
+            }
+            names.add(name);
+        }
+        if (names.size() > 8) {
+            throw invalid("transports", text, "names more than 8 transports");
+        }
+        return List.copyOf(names);
+    }
+
     /** @return these settings with another primary ({@code IP:PORT}, or empty/null for none) */
     ReplicationSettings withPrimary(String address) {
         String[] hostPort = primary(address);
         return new ReplicationSettings(bind, port, hostPort == null ? null : hostPort[0],
                 hostPort == null ? 0 : Integer.parseInt(hostPort[1]), ackPolicy, maxFrameBytes, heartbeatMs,
-                handshakeTimeoutMs, reconnectMaxMs, ringMaxBytes, stateDirectory);
+                handshakeTimeoutMs, reconnectMaxMs, ringMaxBytes, stateDirectory, transports);
     }
 
     /** @return these settings with another ack policy (already validated) */
     ReplicationSettings withAckPolicy(String policy) {
         return new ReplicationSettings(bind, port, primaryHost, primaryPort, policy, maxFrameBytes, heartbeatMs,
-                handshakeTimeoutMs, reconnectMaxMs, ringMaxBytes, stateDirectory);
+                handshakeTimeoutMs, reconnectMaxMs, ringMaxBytes, stateDirectory, transports);
     }
 
     /** @return {@code ip:port} of the primary, or null on a primary */

@@ -97,7 +97,7 @@ class PrimarySessionTest {
 
         Node(int heartbeatMs) {
             settings = new ReplicationSettings("127.0.0.1", 0, null, 0, "auto", MAX_FRAME, heartbeatMs, 10_000,
-                    1_000, 4L * MAX_FRAME, root.resolve("state"));
+                    1_000, 4L * MAX_FRAME, root.resolve("state"), List.of("tcp"));
             registry = new Registry(settings.stateDirectory());
             journal.tap(fanout);
         }

@@ -104,7 +104,7 @@ class ReplicaLinkTest {
     /** The component's side: the replica's journal and key, and a transport that connects to an embedded channel. */
     private final class Node implements ReplicaLink.ReplicaContext {
         final ReplicationSettings settings = new ReplicationSettings("127.0.0.1", 0, "127.0.0.1", 7379, "auto",
-                MAX_FRAME, 60_000, 10_000, 1_000, 4L * MAX_FRAME, null);
+                MAX_FRAME, 60_000, 10_000, 1_000, 4L * MAX_FRAME, null, List.of("tcp"));
         volatile long epoch;
         final List<String> connects = new CopyOnWriteArrayList<>();
 

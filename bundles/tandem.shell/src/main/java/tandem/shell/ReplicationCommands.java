@@ -54,7 +54,8 @@ public final class ReplicationCommands {
 
     @Descriptor("shows each replication protocol: role, ack policy, epoch, listening address; on a primary one line "
             + "per replica (id, address, state, sent, in-memory, acked, lag, last ack age), on a replica its link "
-            + "to the primary; then the quorum fence in one line (fence:status has the whole of it)")
+            + "to the primary; the transports in use, why a preferred one is not, and their counters; then the "
+            + "quorum fence in one line (fence:status has the whole of it)")
     public String status() {
         List<ReplicationStatusSource> ss = sources;
         if (ss.isEmpty()) {
@@ -71,6 +72,16 @@ public final class ReplicationCommands {
             line(out, "ack policy:", s.ackPolicy() == null ? "(not announced yet)" : s.ackPolicy().label());
             line(out, "epoch:", Long.toString(s.epoch()));
             line(out, "listening:", s.listening() == null ? "-" : s.listening());
+            String transport = source.transportStatus();
+            if (transport != null) {
+                line(out, "transport:", transport);
+            }
+            String counters = source.transportCounters();
+            if (counters != null) {
+                for (String c : counters.split("\n")) {
+                    line(out, "transport counters:", c);
+                }
+            }
             if (s.fence() != null) {
                 line(out, "fence:", s.fence());
             }

@@ -1,6 +1,7 @@
 package tandem.api.transport;
 
 import java.io.IOException;
+import java.util.Map;
 import java.util.function.Supplier;
 
 import org.osgi.annotation.versioning.ProviderType;
@@ -9,8 +10,25 @@ import org.osgi.annotation.versioning.ProviderType;
 @ProviderType
 public interface FrameTransport {
 
-    /** @return a short name for status and logs ({@code "tcp"}) */
+    /** @return a short name for status and logs ({@code "tcp"}); the replication protocol chooses by it */
     String name();
+
+    /**
+     * @return null when the transport can carry links; otherwise why it cannot here (its native part is missing,
+     *         its environment failed to start), which the replication protocol reports while it uses another
+     * @since 1.1
+     */
+    default String unavailableReason() {
+        return null;
+    }
+
+    /**
+     * @return what the transport counted (frames, retransmissions, drops by cause), by name, for status output
+     * @since 1.1
+     */
+    default Map<String, Long> counters() {
+        return Map.of();
+    }
 
     /**
      * Starts accepting links. The listener never blocks a shutdown: closing it (or stopping the transport bundle)

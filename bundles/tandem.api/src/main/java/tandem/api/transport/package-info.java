@@ -8,7 +8,7 @@
  * the link with a reason naming the length.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package tandem.api.transport;
 
 import org.osgi.annotation.bundle.Export;

@@ -227,7 +227,9 @@ final class DpdkLink implements FrameLink {
                 work = true;
                 in.flip();
                 try {
-                    for (int i = 0; i < frames && closeReason == null; i++) {
+                    // a closing link still takes the peer's acknowledgements, which its linger waits for; the
+                    // stream delivers nothing more to the session once closing() says so
+                    for (int i = 0; i < frames; i++) {
                         int size = in.getShort() & 0xFFFF;
                         int at = in.position();
                         st.receive(in, at, size, now, this::closing);

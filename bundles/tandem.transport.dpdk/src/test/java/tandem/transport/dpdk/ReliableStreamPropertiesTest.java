@@ -72,6 +72,42 @@ class ReliableStreamPropertiesTest {
         assertThat(pair.counters.droppedDuplicate.sum()).isZero();
     }
 
+    @Property(tries = 300)
+    void garbageIsDroppedAndCountedNeverDelivered(@ForAll byte[] frame) {
+        Counters counters = new Counters();
+        List<byte[]> delivered = new ArrayList<>();
+        ReliableStream s = new ReliableStream(7, MAX_FRAME, HEARTBEAT, counters, p -> delivered.add(bytes(p)), 0);
+        ByteBuffer in = ByteBuffer.allocateDirect(Math.max(1, frame.length));
+        in.put(frame).flip();
+        s.receive(in, 0, frame.length, TICK, () -> false);
+        assertThat(delivered).isEmpty();
+        assertThat(counters.droppedMalformed.sum() + counters.droppedCorrupt.sum()).isEqualTo(1);
+    }
+
+    @Property(tries = 100)
+    void framesOfAnotherLinkOrAcknowledgingTheUnsentAreDropped(@ForAll @IntRange(min = 1, max = 1000) int seq) {
+        Counters counters = new Counters();
+        List<byte[]> delivered = new ArrayList<>();
+        ReliableStream s = new ReliableStream(7, MAX_FRAME, HEARTBEAT, counters, p -> delivered.add(bytes(p)), 0);
+        ByteBuffer f = ByteBuffer.allocateDirect(Segment.MAX_FRAME);
+        f.put(Segment.HEADER, framed(new byte[] {1}), 0, 5);
+        new Segment().wrap(f.position(0)).writeHeader(Segment.DATA, 8, 0, 0, 256, 5);
+        s.receive(f, 0, Segment.HEADER + 5, TICK, () -> false);
+        assertThat(counters.droppedStale.sum()).as("epoch 8 on a link of epoch 7").isEqualTo(1);
+        new Segment().wrap(f.position(0)).writeHeader(Segment.DATA, 7, 0, seq, 256, 5);
+        s.receive(f, 0, Segment.HEADER + 5, TICK, () -> false);
+        assertThat(counters.droppedBadAck.sum()).as("acknowledges segment %d, none sent", seq).isEqualTo(1);
+        new Segment().wrap(f.position(0)).writeHeader(Segment.DATA, 7, ReliableStream.WINDOW + seq, 0, 256, 5);
+        s.receive(f, 0, Segment.HEADER + 5, TICK, () -> false);
+        assertThat(counters.droppedOutOfWindow.sum()).isEqualTo(1);
+        assertThat(delivered).isEmpty();
+        new Segment().wrap(f.position(0)).writeHeader(Segment.DATA, 7, 0, 0, 256, 5);
+        s.receive(f, 0, Segment.HEADER + 5, TICK, () -> false);
+        s.receive(f, 0, Segment.HEADER + 5, TICK, () -> false);
+        assertThat(delivered).containsExactly(new byte[] {1});
+        assertThat(counters.droppedDuplicate.sum()).isEqualTo(1);
+    }
+
     /** Two streams of one link, A and B, joined by a lossy link in each direction. */
     static final class Pair {
         final Counters counters = new Counters();

@@ -71,6 +71,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
     private volatile long inMemory;
     private volatile long acked;
     private volatile long lastAckNanos;
+    private final AckRoundTrip ackRoundTrip = new AckRoundTrip();
     private volatile ReplicationHub.ReplicaSlot slot;
     private volatile Thread sender;
     private ScheduledFuture<?> handshakeTimeout;
@@ -130,6 +131,11 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
 
     PrimarySession(PrimaryContext node) {
         this.node = node;
+    }
+
+    /** @return the ack round trips measured since the last call */
+    org.HdrHistogram.Histogram ackRoundTrips() {
+        return ackRoundTrip.interval();
     }
 
     String id() {
@@ -259,6 +265,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
         inMemory = Math.max(inMemory, m);
         acked = Math.max(acked, a);
         lastAckNanos = System.nanoTime();
+        ackRoundTrip.acknowledged(m);
         ReplicationHub.ReplicaSlot s = slot;
         if (s != null) {
             s.ack(m, a);
@@ -709,6 +716,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
                 }
                 sentHighWater = Math.max(sentHighWater, last);
                 link.send(frames);
+                ackRoundTrip.sent(last);
                 livePosition = last;
             }
             case ROTATE -> {

@@ -742,6 +742,25 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     }
 
     @Override
+    public String ackRoundTrip() {
+        StringBuilder sb = new StringBuilder();
+        for (PrimarySession session : sessions) {
+            if (session.id().isEmpty()) {
+                continue;
+            }
+            org.HdrHistogram.Histogram h = session.ackRoundTrips();
+            if (h.getTotalCount() == 0) {
+                continue;
+            }
+            sb.append(sb.length() == 0 ? "" : "\n").append(String.format(Locale.ROOT,
+                    "%s: batches=%d p50=%.1f µs p99=%.1f µs p99.9=%.1f µs max=%.1f µs", session.id(),
+                    h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
+                    h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3));
+        }
+        return sb.length() == 0 ? null : sb.toString();
+    }
+
+    @Override
     public String transportCounters() {
         StringBuilder sb = new StringBuilder();
         for (FrameTransport t : transports) {

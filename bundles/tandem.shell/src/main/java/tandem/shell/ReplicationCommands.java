@@ -54,8 +54,8 @@ public final class ReplicationCommands {
 
     @Descriptor("shows each replication protocol: role, ack policy, epoch, listening address; on a primary one line "
             + "per replica (id, address, state, sent, in-memory, acked, lag, last ack age), on a replica its link "
-            + "to the primary; the transports in use, why a preferred one is not, and their counters; then the "
-            + "quorum fence in one line (fence:status has the whole of it)")
+            + "to the primary; the transports in use, why a preferred one is not, and their counters; on a "
+            + "primary each replica's ack round trips since the previous repl:status; then the quorum fence in one line (fence:status has the whole of it)")
     public String status() {
         List<ReplicationStatusSource> ss = sources;
         if (ss.isEmpty()) {
@@ -80,6 +80,12 @@ public final class ReplicationCommands {
             if (counters != null) {
                 for (String c : counters.split("\n")) {
                     line(out, "transport counters:", c);
+                }
+            }
+            String roundTrips = source.ackRoundTrip();
+            if (roundTrips != null) {
+                for (String c : roundTrips.split("\n")) {
+                    line(out, "ack round trip:", c);
                 }
             }
             if (s.fence() != null) {

@@ -26,4 +26,14 @@ public interface ReplicationStatusSource {
     default String transportCounters() {
         return null;
     }
+
+    /**
+     * @return on a primary, one line per replica with the ack round trips measured since the previous call (from
+     *         handing a batch to the transport to the replica's acknowledgement of it): count, p50, p99, p99.9
+     *         and max in microseconds; null when there is nothing to report
+     * @since 1.4
+     */
+    default String ackRoundTrip() {
+        return null;
+    }
 }

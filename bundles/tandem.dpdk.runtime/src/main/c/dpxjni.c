@@ -6,8 +6,10 @@
  * table live. Buffers are direct ByteBuffers passed with their position and limit, so that no array is pinned or
  * copied on the data path.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <jni.h>
+#include <sched.h>
 #include <stdio.h>
 
 #include "dpx.h"
@@ -204,4 +206,19 @@ JNIEXPORT jint NATIVE(stats)(JNIEnv *env, jclass cls, jint port, jlongArray out)
         (*env)->SetLongArrayRegion(env, out, 0, 8, (const jlong *)s);
     }
     return rc;
+}
+
+/* Pins the calling thread (a DPDK link's I/O thread) to one CPU: sched_setaffinity with pid 0 applies to the calling
+ * thread only. Returns 0, or -errno (EINVAL: the CPU is not in this process's allowed set). */
+JNIEXPORT jint NATIVE(pinCurrentThread)(JNIEnv *env, jclass cls, jint cpu)
+{
+    (void)env;
+    (void)cls;
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+        return -EINVAL;
+    }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof(set), &set) == 0 ? 0 : -errno;
 }

@@ -40,4 +40,12 @@ public interface DpdkRuntime {
      * @throws IOException with the reason when DPDK is unavailable or the vdev cannot be added or configured
      */
     MemifPort openMemif(String socketPath, boolean server) throws IOException;
+
+    /**
+     * Pins the calling thread to one CPU (a link's I/O thread on a core kept for it); nothing else is pinned.
+     *
+     * @return false, with the reason logged, when that cannot be done (DPDK unavailable, a CPU this process may not
+     *         use)
+     */
+    boolean pinCurrentThread(int cpu);
 }

@@ -161,6 +161,21 @@ public final class DpdkRuntimeComponent implements DpdkRuntime {
     }
 
     @Override
+    public boolean pinCurrentThread(int cpu) {
+        if (eal().reason() != null) {
+            return false;
+        }
+        int rc = Native.pinCurrentThread(cpu);
+        if (rc != 0) {
+            LOG.log(Level.WARNING, "cannot pin thread {0} to CPU {1}: {2}", Thread.currentThread().getName(), cpu,
+                    Native.strerror(-rc));
+            return false;
+        }
+        LOG.log(Level.INFO, "thread {0} pinned to CPU {1}", Thread.currentThread().getName(), cpu);
+        return true;
+    }
+
+    @Override
     public MemifPort openMemif(String socketPath, boolean server) throws IOException {
         if (socketPath == null) {
             throw new NullPointerException("socketPath");

@@ -217,4 +217,7 @@ final class Native {
     static native long rx(int port, ByteBuffer buf, int position, int limit, int maxFrames);
 
     static native int stats(int port, long[] out);
+
+    /** @return 0, or -errno: pins the calling thread to {@code cpu} */
+    static native int pinCurrentThread(int cpu);
 }

@@ -76,6 +76,22 @@ class MemifPortTest {
     }
 
     @Test
+    void aThreadIsPinnedToAnAllowedCpuAndRefusedAnImpossibleOne() throws Exception {
+        int[] affinity = new int[1];
+        Thread t = new Thread(() -> {
+            if (runtime.pinCurrentThread(0)) {
+                affinity[0] = 1;
+            }
+            if (!runtime.pinCurrentThread(4095)) {
+                affinity[0] |= 2;
+            }
+        });
+        t.start();
+        t.join(10_000);
+        assertThat(affinity[0]).as("pinned to CPU 0 (1), CPU 4095 refused (2)").isEqualTo(3);
+    }
+
+    @Test
     void framesOf1And64And1500BytesCrossBothWaysByteExact() throws IOException {
         MemifPort[] p = pair("sizes");
         assertThat(p[0].name()).startsWith("net_memif").isNotEqualTo(p[1].name());

@@ -22,6 +22,11 @@ final class MemifPorts implements Port.Factory {
     }
 
     @Override
+    public boolean pinCurrentThread(int cpu) {
+        return runtime.pinCurrentThread(cpu);
+    }
+
+    @Override
     public Port open(Path socket, boolean server) throws IOException {
         MemifPort p = runtime.openMemif(socket.toString(), server);
         return new Port() {

@@ -154,7 +154,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     private volatile ReplicationSettings settings;
     private volatile Registry registry;
     private volatile Fanout fanout;
-    /** A primary's listeners, one per transport it listens on, in preference order. */
+    /** A primary's listeners, one per transport it listens on, in the order they started. */
     private final Map<FrameTransport, FrameListener> listeners = Collections.synchronizedMap(new LinkedHashMap<>());
     private volatile ReplicaLink upstream;
     private volatile long epoch;

@@ -20,6 +20,9 @@ import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.util.converter.Converters;
 
+import tandem.api.transport.FrameListener;
+import tandem.api.transport.FrameSession;
+import tandem.api.transport.FrameTransport;
 import tandem.auth.AuthComponent;
 import tandem.journal.JournalComponent;
 import tandem.transport.tcp.TcpTransport;
@@ -133,6 +136,73 @@ class ReplicationComponentTest {
         assertThat(listening()).as("listening again through the new transport").isTrue();
         assertThat(hub.events).as("no restart: the role and the fence were left as they were").isEmpty();
         assertThat(hub.fence).startsWith("FENCED this primary restarted after a crash");
+    }
+
+    @Test
+    void aPrimaryListensOnEveryPreferredTransportAndSaysWhyNotOnOthers() throws IOException {
+        component = crashedPrimary();
+        NamedTransport broken = new NamedTransport("dpdk", "EAL init failed: no memory");
+        component.bindTransport(broken);
+        assertThat(broken.listens).as("an unavailable transport is not used").isEmpty();
+        assertThat(component.transportStatus()).isEqualTo("listening on tcp; dpdk unavailable: EAL init failed: "
+                + "no memory");
+        component.unbindTransport(broken);
+
+        NamedTransport dpdk = new NamedTransport("dpdk", null);
+        component.bindTransport(dpdk);
+        assertThat(dpdk.listens).as("the same port as TCP's").containsExactly(port);
+        assertThat(listening()).as("TCP's listener and its links stay").isTrue();
+        assertThat(component.transportStatus()).as("in the order they started").isEqualTo("listening on tcp, dpdk");
+        component.unbindTransport(dpdk);
+        assertThat(dpdk.closed).isEqualTo(1);
+        assertThat(listening()).isTrue();
+        assertThat(component.transportStatus()).isEqualTo("listening on tcp; dpdk not installed");
+        assertThat(hub.fence).as("no restart").startsWith("FENCED this primary restarted after a crash");
+    }
+
+    /** A transport that only records what the protocol asks of it; {@code reason} makes it unavailable. */
+    private static final class NamedTransport implements FrameTransport {
+        final String name;
+        final String reason;
+        final List<Integer> listens = new java.util.ArrayList<>();
+        int closed;
+
+        NamedTransport(String name, String reason) {
+            this.name = name;
+            this.reason = reason;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public String unavailableReason() {
+            return reason;
+        }
+
+        @Override
+        public FrameListener listen(String bindAddress, int p, int maxFrame,
+                java.util.function.Supplier<FrameSession> sessions) {
+            listens.add(p);
+            return new FrameListener() {
+                @Override
+                public int port() {
+                    return p;
+                }
+
+                @Override
+                public void close() {
+                    closed++;
+                }
+            };
+        }
+
+        @Override
+        public void connect(String host, int p, int maxFrame, int connectMillis, FrameSession session) {
+            session.closed("not connecting");
+        }
     }
 
     /**

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The replication transports side by side in one run on this machine: TCP, and DPDK memif with the busy-spin and
-# the back-off wait strategies.
+# The replication transports side by side in one run on this machine: TCP, and DPDK memif with each wait strategy
+# (busy-spin, spin-then-yield, back-off).
 #
 # 1. Transport alone (TransportRoundTrip, both ends in one JVM, through the FrameTransport contract): frame round
 #    trip at 64 and 1024 bytes ($RTT_OPS after a warm-up; p50/p99/p99.9 µs), one-way throughput of 16 KiB frames
@@ -68,7 +68,7 @@ latency() { # LABEL PORT [--wait]
     --ops "$OPS" --warmup "$WARMUP" --label "$label" "$@" 2>> "$work/latency.log" | tee -a "$results/latency.txt"
 }
 
-for transport in tcp dpdk-back-off dpdk-busy-spin; do
+for transport in tcp dpdk-back-off dpdk-spin-then-yield dpdk-busy-spin; do
   echo "### Tandem over $transport: primary + 1 replica"
   dpdk_dir=$work/sock
   config=(--config "tandem.transport.dpdk:socket.directory=$dpdk_dir")
@@ -119,7 +119,7 @@ table1=$work/t1.md
 {
   echo "| transport | 64 B p50 µs | 64 B p99 µs | 64 B p99.9 µs | 1 KiB p50 µs | 1 KiB p99 µs | 1 KiB p99.9 µs | 64 B p50 / TCP | 16 KiB frames MB/s | cores while sending | cores idle (link open) |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-  for t in tcp dpdk-busy-spin dpdk-back-off; do
+  for t in tcp dpdk-busy-spin dpdk-spin-then-yield dpdk-back-off; do
     echo "| $t | $(rtt "$t" 64 4) | $(rtt "$t" 64 5) | $(rtt "$t" 64 6) | $(rtt "$t" 1024 4) | $(rtt "$t" 1024 5) | $(rtt "$t" 1024 6) | $(ratio "$(rtt "$t" 64 4)" "$(rtt tcp 64 4)") | $(bulk "$t" 3) | $(bulk "$t" 4) | $(idle "$t") |"
   done
 } > "$table1"
@@ -129,7 +129,7 @@ table2=$work/t2.md
   echo "| transport | policy | ack round trip p50 µs | ack round trip p99 µs | ack p50 / TCP | batches | write p50 µs | write p99 µs | write p99.9 µs | writes/s |"
   echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
   for policy in ram disk+ram; do
-    for t in tcp dpdk-busy-spin dpdk-back-off; do
+    for t in tcp dpdk-busy-spin dpdk-spin-then-yield dpdk-back-off; do
       l=$t-$policy
       echo "| $t | \`$policy\` | $(col "$results/ack.txt" "$l" 3) | $(col "$results/ack.txt" "$l" 4) | $(ratio "$(col "$results/ack.txt" "$l" 3)" "$(col "$results/ack.txt" "tcp-$policy" 3)") | $(col "$results/ack.txt" "$l" 2) | $(col "$results/latency.txt" "$l" 3) | $(col "$results/latency.txt" "$l" 4) | $(col "$results/latency.txt" "$l" 5) | $(col "$results/latency.txt" "$l" 6) |"
     done

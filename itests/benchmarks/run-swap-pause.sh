@@ -39,7 +39,8 @@ driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
 
 bench_workdir swap-pause
 
-# name | Bundle-Name | target ms
+# name | Bundle-Name, or @install / @uninstall of the transport-dpdk feature (on the primary and the journal
+# replica, in the order that keeps them connected) | target ms
 swaps=(
   "transport|Tandem TCP transport|100"
   "journal replication|Tandem journal replication|100"
@@ -52,6 +53,9 @@ swaps=(
   "journal|Tandem journal|200"
   "store|Tandem store|200"
 )
+if [[ -f /usr/lib/x86_64-linux-gnu/pkgconfig/libdpdk.pc ]]; then # DPDK built into the distribution
+  swaps+=("transport tcp to dpdk|@install|100" "transport dpdk to tcp|@uninstall|100")
+fi
 
 free_port pp; free_port prp; free_port rp; free_port rrp; free_port sp; free_port srp
 tandem_start p "$pp" "$prp" --ack-policy disk+ram
@@ -67,6 +71,9 @@ streaming() {
 }
 await r 60 streaming
 
+replica_on() { # TRANSPORT: the journal replica's link goes through it
+  tandem_shell r repl:status | grep -q "connects through $1"
+}
 bundle_id() { # BUNDLE-NAME
   tandem_shell p lb | awk -F'|' -v n="$1" 'index($4, n " (") == 1 && $2 ~ /Active/ { gsub(/ /, "", $1); print $1 }'
 }
@@ -91,12 +98,24 @@ for ((run = 1; run <= RUNS; run++)); do
   for entry in "${swaps[@]}"; do
     IFS='|' read -r name bundle target <<< "$entry"
     [[ $name =~ ${ONLY:-.} ]] || continue
-    id=$(bundle_id "$bundle")
-    [[ -n $id ]] || fail p "no active bundle named $bundle"
+    if [[ $bundle != @* ]]; then
+      id=$(bundle_id "$bundle")
+      [[ -n $id ]] || fail p "no active bundle named $bundle"
+    fi
     sleep "$STEADY" # the steady state this swap is compared with
     echo "begin $name" >&"${DRIVER[1]}"
-    # the shell's own update closes the channel it came on (exit 2): the node goes on
-    tandem_shell p "update $id" > /dev/null 2>&1 || [[ $name == shell ]] || fail p "update $id ($bundle) failed"
+    case $bundle in
+      @install) # the primary listens on both, then the replica moves its link
+        tandem_shell p "feature:install transport-dpdk" > /dev/null
+        tandem_shell r "feature:install transport-dpdk" > /dev/null
+        await r 60 replica_on dpdk ;;
+      @uninstall) # the replica moves back first, then the primary stops listening on DPDK
+        tandem_shell r "feature:uninstall transport-dpdk" > /dev/null
+        await r 60 replica_on tcp
+        tandem_shell p "feature:uninstall transport-dpdk" > /dev/null ;;
+      *) # the shell's own update closes the channel it came on (exit 2): the node goes on
+        tandem_shell p "update $id" > /dev/null 2>&1 || [[ $name == shell ]] || fail p "update $id ($bundle) failed" ;;
+    esac
     await p 60 streaming
     echo "end" >&"${DRIVER[1]}"
     read -r row <&"${DRIVER[0]}"
@@ -112,7 +131,9 @@ echo quit >&"${DRIVER[1]}"
   echo "replica; $CLIENTS clients write \`SET\` one at a time without end; each bundle is updated from the shell (\`update"
   echo "ID\`: stopped, its new revision started) $RUNS times. *Steady p99* is over the $STEADY s before each swap; the"
   echo "*pause* is the longest write completed between the update and both replicas streaming again. No client"
-  echo "connection dropped unless the *drops* column says so."
+  echo "connection dropped unless the *drops* column says so. *transport tcp to dpdk*: \`feature:install"
+  echo "transport-dpdk\` on the primary, then on the journal replica, until its link goes through DPDK; *dpdk to tcp*:"
+  echo "\`feature:uninstall\` on the replica until its link is back on TCP, then on the primary."
   echo
   machine_description "${TANDEM_BENCH_DIR:-/tmp}"
   [[ -z ${NOTE:-} ]] || echo "- note: $NOTE"

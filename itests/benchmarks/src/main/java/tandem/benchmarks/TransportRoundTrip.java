@@ -25,8 +25,8 @@ import tandem.transport.tcp.TcpTransport;
 
 /**
  * The replication transports side by side in one JVM, through the {@link FrameTransport} contract the journal
- * protocol uses: TCP (Netty, epoll) and DPDK memif with the busy-spin and the back-off wait strategies. Both ends of
- * each link live in this process (for DPDK on one EAL, as two nodes of a host each have their own).
+ * protocol uses: TCP (Netty, epoll) and DPDK memif with each wait strategy (busy-spin, spin-then-yield, back-off).
+ * Both ends of each link live in this process (for DPDK on one EAL, as two nodes of a host each have their own).
  *
  * <ul>
  *   <li><b>Round trip</b>: a frame of 64 and of 1024 bytes sent, echoed by the other end, received; {@code --ops}
@@ -72,7 +72,7 @@ public final class TransportRoundTrip {
             throw new IllegalStateException("DPDK is unavailable: " + runtime.unavailableReason());
         }
         String dir = System.getProperty("java.io.tmpdir") + "/tandem-dpdk-bench-" + ProcessHandle.current().pid();
-        for (String wait : List.of("busy-spin", "back-off")) {
+        for (String wait : List.of("busy-spin", "spin-then-yield", "back-off")) {
             transports.put("dpdk-" + wait, new DpdkTransport(config(DpdkTransport.Config.class,
                     Map.of("wait.strategy", wait, "socket.directory", dir)), runtime));
         }

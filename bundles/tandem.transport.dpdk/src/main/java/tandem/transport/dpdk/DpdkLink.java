@@ -233,7 +233,7 @@ final class DpdkLink implements FrameLink {
                         int size = in.getShort() & 0xFFFF;
                         int at = in.position();
                         st.receive(in, at, size, now, this::closing);
-                        in.limit(in.capacity()).position(at + size);
+                        in.position(at + size);
                     }
                 } catch (FrameAssembler.BadLength e) {
                     LOG.log(Level.WARNING, "closing {0}: {1}", this, e.getMessage());

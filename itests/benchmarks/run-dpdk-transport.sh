@@ -81,6 +81,8 @@ for transport in tcp dpdk-back-off dpdk-spin-then-yield dpdk-busy-spin; do
   await tr 60 test -s "$work/tr/etc/replication_ed25519.pub"
   tandem_shell tp "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/tr/etc/replication_ed25519.pub")" > /dev/null
   if [[ $transport == dpdk-* ]]; then
+    await tp 60 bash -c "'$dist/bin/tandem' shell --home '$work/tp' -c feature:list > /dev/null 2>&1"
+    await tr 60 bash -c "'$dist/bin/tandem' shell --home '$work/tr' -c feature:list > /dev/null 2>&1"
     tandem_shell tp "feature:install transport-dpdk" > /dev/null
     tandem_shell tr "feature:install transport-dpdk" > /dev/null
     await tr 60 bash -c "'$dist/bin/tandem' shell --home '$work/tr' -c repl:status | grep -q 'connects through dpdk'"
@@ -153,8 +155,9 @@ section=$work/section.md
   echo
   echo "Replicated writes, a primary and one replica as real processes (\`TANDEM_JAVA_OPTS=$TANDEM_JAVA_OPTS\`):"
   echo "the ack round trip the primary measures per batch (from handing it to the transport to the replica's"
-  echo "acknowledgement of it; \`repl:status\`), and the client's write-to-reply latency (\`ReplicationLatency\`,"
-  echo "$CLIENTS client(s), pipeline depth 1). Redis 7 for reference: its replica acknowledges through \`WAIT 1 0\`"
+  echo "acknowledgement of it; \`repl:status\`, over the run's $WARMUP warm-up and $OPS measured writes), and the"
+  echo "client's write-to-reply latency (\`ReplicationLatency\`, $CLIENTS client(s), pipeline depth 1, the $OPS measured"
+  echo "writes). Redis 7 for reference: its replica acknowledges through \`WAIT 1 0\`"
   echo "sent with each SET."
   echo
   cat "$table2"

@@ -698,6 +698,22 @@ public final class RespServer implements ServerContext {
     }
 
     @Override
+    public java.util.Map<String, String> replicationTransports() {
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        for (ReplicationStatusSource source : replicationSources) {
+            try {
+                String t = source.transportStatus();
+                if (t != null) {
+                    out.put(source.replicationStatus().protocol(), t);
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "a replication status source failed: {0}", e.toString());
+            }
+        }
+        return out;
+    }
+
+    @Override
     public List<ReplicationStatus> replicationStatuses() {
         List<ReplicationStatus> out = new ArrayList<>();
         for (ReplicationStatusSource source : replicationSources) {

@@ -71,6 +71,9 @@ class DpdkReplicationSystemTest {
         }
         Writer.haltAll(writers, false); // every write answered OK on the connection it started on
         assertEverywhere(writers);
+        assertThat(JournalCluster.info(r1)).containsEntry("tandem_journal_transport", "connects through dpdk");
+        assertThat(JournalCluster.info(cluster.primary))
+                .containsEntry("tandem_journal_transport", "listening on tcp, dpdk");
         String counters = JournalCluster.shell(cluster.primary, "repl:status");
         assertThat(counters).containsPattern("transport counters:\\s+dpdk: frames_sent=[1-9]");
     }

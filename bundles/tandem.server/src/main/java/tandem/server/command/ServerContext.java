@@ -43,6 +43,14 @@ public interface ServerContext extends ServerStatus {
     /** @return what each replication protocol reports */
     List<tandem.api.replication.ReplicationStatus> replicationStatuses();
 
+    /**
+     * @return per replication protocol that has transports, which it uses and why not a preferred one (the
+     *         {@code transport:} line of {@code repl:status}), for {@code INFO replication}
+     */
+    default java.util.Map<String, String> replicationTransports() {
+        return java.util.Map.of();
+    }
+
     /** @return the password of {@code requirepass}, or null when none is set */
     String requirePass();
 

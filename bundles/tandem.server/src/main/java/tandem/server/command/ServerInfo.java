@@ -238,6 +238,8 @@ public final class ServerInfo {
                 line(sb, "tandem_" + status.protocol() + "_listening", status.listening());
             }
         }
+        s.replicationTransports().forEach((protocol, transport) -> line(sb, "tandem_" + protocol + "_transport",
+                transport.replace("\r", " ").replace("\n", " ")));
         if (journal != null) {
             line(sb, "tandem_journal_sequence", Long.toString(journal.durableSequence()));
         }

@@ -23,7 +23,7 @@ import tandem.testsupport.Await;
  * Journal replication over DPDK {@code net_memif}, with real processes: a primary under {@code disk+ram} and two
  * replicas move from TCP to DPDK under writes by installing the {@code transport-dpdk} feature from the shell (the
  * primary first, so that it listens on both), survive {@code kill -9} of a replica and of the primary on DPDK, and
- * move back to TCP by uninstalling it. Throughout: no writer's connection drops, every acknowledged write is on both
+ * move back to TCP by uninstalling it; a replica whose EAL cannot start says why and stays on TCP. Throughout: no writer's connection drops, every acknowledged write is on both
  * replicas, and the replicas resume from their position (the primary sends no snapshot).
  *
  * <p>Runs where DPDK is built (the Debian packages {@code dpdk} and {@code libdpdk-dev}, which {@code .ci/test}
@@ -126,6 +126,29 @@ class DpdkReplicationSystemTest {
         assertEverywhere(writers);
         assertThat(count(cluster.primary.log(), "sending a snapshot at sequence"))
                 .as("no snapshot: the replicas resumed from their position").isEqualTo(snapshots);
+    }
+
+    @Test
+    @Order(5)
+    void aReplicaWhoseDpdkCannotStartSaysWhyAndStaysOnTcp() throws Exception {
+        r2.stop(); // a primary serves two replicas: r3 takes r2's place
+        // EAL refuses an unknown option: the transport registers unavailable, with EAL's reason
+        TandemNode r3 = cluster.addReplica(true, cluster.replicationPort,
+                "tandem.transport.dpdk:eal.args=--no-such-eal-option");
+        List<Writer> writers = Writer.start("noeal", 1, cluster.primary::port);
+        writers.forEach(w -> w.awaitProgress(50));
+        JournalCluster.shell(r3, "feature:install transport-dpdk");
+        awaitTransport(r3, "connects through tcp; dpdk unavailable: EAL init failed");
+        assertThat(JournalCluster.info(r3).get("tandem_journal_transport"))
+                .startsWith("connects through tcp; dpdk unavailable: EAL init failed");
+        assertThat(r3.log()).contains("DPDK frame transport unavailable, replication stays on TCP: EAL init failed");
+        writers.forEach(w -> w.awaitProgress(50));
+        Writer.haltAll(writers, false);
+        JournalCluster.awaitStreaming(r3);
+        cluster.awaitConverged(r3);
+        for (Writer w : writers) {
+            w.assertAcknowledgedOn(r3);
+        }
     }
 
     private static void assertEverywhere(List<Writer> writers) throws IOException {

@@ -25,7 +25,7 @@ class ReliableStreamPropertiesTest {
     private static final long HEARTBEAT = TimeUnit.MILLISECONDS.toNanos(100);
     private static final int MAX_FRAME = 256 * 1024;
 
-    @Property(tries = 60)
+    @Property(tries = 200)
     void everyFrameArrivesOnceInOrder(@ForAll long seed,
             @ForAll @DoubleRange(min = 0, max = 0.3) double drop,
             @ForAll @DoubleRange(min = 0, max = 0.2) double duplicate,

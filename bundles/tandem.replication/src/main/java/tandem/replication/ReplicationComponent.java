@@ -138,7 +138,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
      */
     private final List<FrameTransport> transports = new CopyOnWriteArrayList<>();
     /** The transport a replica's link uses now, to move the link only when the choice changes. */
-    private FrameTransport upstreamTransport;
+    private volatile FrameTransport upstreamTransport;
     private boolean active;
     private final Journal journal;
     private final ReplicationHub hub;

@@ -50,6 +50,8 @@ final class ReplicaLink implements AutoCloseable {
     private static final long FIRST_BACKOFF_MS = 25;
     /** After a link that streamed: retries this far apart, this many times, before the backoff. */
     static final long QUICK_RETRY_MS = 10;
+    /** How often a starting replica looks for the checkpoint service before its first handshake. */
+    static final long CHECKPOINTS_POLL_MS = 20;
     static final int QUICK_RETRIES = 50;
 
     /** What the link needs from the component. */
@@ -72,6 +74,14 @@ final class ReplicaLink implements AutoCloseable {
 
         /** @return the checkpoint service, or null while none is active */
         Checkpoints checkpoints();
+
+        /**
+         * @return true while the checkpoint service is not active but is expected to be soon (the node is starting
+         *         and its checkpoint bundle may come up after this one): the first handshake then waits for it
+         */
+        default boolean checkpointsExpected() {
+            return false;
+        }
     }
 
     private final ReplicaContext node;
@@ -134,6 +144,13 @@ final class ReplicaLink implements AutoCloseable {
             lastError = "no replication transport is active (feature transport-tcp)";
             report(lastError);
             scheduleReconnect(false);
+            return;
+        }
+        if (node.checkpoints() == null && node.checkpointsExpected()) {
+            // a primary that finds this node behind its journal sends the snapshot right after NeedSnapshot: a
+            // handshake made before the checkpoint service is up would refuse it, and spend a whole transfer
+            state = "waiting for the checkpoint service";
+            reconnect = node.schedule(this::connect, CHECKPOINTS_POLL_MS);
             return;
         }
         Attempt a = new Attempt();

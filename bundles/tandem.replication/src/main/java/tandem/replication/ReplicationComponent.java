@@ -140,6 +140,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     /** The transport a replica's link uses now, to move the link only when the choice changes. */
     private volatile FrameTransport upstreamTransport;
     private boolean active;
+    private volatile long activatedNanos;
     private final Journal journal;
     private final ReplicationHub hub;
     /**
@@ -181,7 +182,16 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     @Activate
     synchronized void activate() throws IOException {
         active = true;
+        activatedNanos = System.nanoTime();
         startProtocol();
+    }
+
+    /** While the node starts, a replica's first handshake waits this long at most for the checkpoint service. */
+    static final long CHECKPOINTS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(3);
+
+    @Override
+    public boolean checkpointsExpected() {
+        return checkpoints == null && System.nanoTime() - activatedNanos < CHECKPOINTS_GRACE_NANOS;
     }
 
     private void startProtocol() throws IOException {

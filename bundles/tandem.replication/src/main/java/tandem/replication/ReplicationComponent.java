@@ -285,14 +285,22 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     private List<FrameTransport> preferred() {
         List<FrameTransport> out = new ArrayList<>();
         for (String name : settings.transports()) {
-            for (FrameTransport t : transports) {
-                if (t.name().equals(name) && t.unavailableReason() == null) {
-                    out.add(t);
-                    break;
-                }
+            FrameTransport t = named(name);
+            if (t != null && t.unavailableReason() == null) {
+                out.add(t);
             }
         }
         return out;
+    }
+
+    /** @return the bound transport of that name, or null */
+    private FrameTransport named(String name) {
+        for (FrameTransport t : transports) {
+            if (t.name().equals(name)) {
+                return t;
+            }
+        }
+        return null;
     }
 
     private void stopProtocol() {
@@ -735,13 +743,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
             parts.add(names.isEmpty() ? "not listening" : "listening on " + String.join(", ", names));
         }
         for (String name : s.transports()) {
-            FrameTransport found = null;
-            for (FrameTransport t : transports) {
-                if (t.name().equals(name)) {
-                    found = t;
-                    break;
-                }
-            }
+            FrameTransport found = named(name);
             if (found == null) {
                 parts.add(name + " not installed");
             } else if (found.unavailableReason() != null) {

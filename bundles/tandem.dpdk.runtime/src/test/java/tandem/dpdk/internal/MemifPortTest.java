@@ -200,7 +200,6 @@ class MemifPortTest {
         assertThat(client.linkUp()).isFalse();
 
         MemifPort server = open(socket, true);
-        long start = System.nanoTime();
         long[] lastRestart = {0};
         await(() -> {
             if (client.linkUp() && server.linkUp()) {
@@ -212,7 +211,6 @@ class MemifPortTest {
             }
             return false;
         }, Duration.ofSeconds(10), "the late client to link up");
-        System.out.printf("memif client restart -> link up: %d ms%n", (System.nanoTime() - start) / 1_000_000);
         assertExchange(client, server, List.of(frame(64, 9)));
     }
 
@@ -222,9 +220,7 @@ class MemifPortTest {
         Files.writeString(Path.of(socket), "left by a killed server");
         MemifPort server = open(socket, true);
         MemifPort client = open(socket, false);
-        long start = System.nanoTime();
         awaitLinkUp(server, client);
-        System.out.printf("memif open pair -> link up: %d ms%n", (System.nanoTime() - start) / 1_000_000);
         assertExchange(server, client, List.of(frame(64, 3)));
     }
 

@@ -81,6 +81,34 @@ public final class Frames {
         };
     }
 
+    /** The largest {@code maxFrame} a link can be given: a declared length plus its prefix must fit an int. */
+    public static final int MAX_FRAME_LIMIT = Integer.MAX_VALUE - LENGTH_PREFIX;
+
+    /**
+     * The transports' one check of a frame's declared length, made before anything is kept for its payload: every
+     * payload starts with its tag, so 0 is refused, and so is anything over the link's limit.
+     *
+     * @param declared the length prefix, read as unsigned
+     * @return why the length is refused, naming it, or null when it is acceptable
+     */
+    public static String lengthRefusal(long declared, int maxFrame) {
+        if (declared == 0) {
+            return "empty frame (declared length 0)";
+        }
+        if (declared > maxFrame) {
+            return "frame length " + declared + " exceeds the limit of " + maxFrame + " bytes";
+        }
+        return null;
+    }
+
+    /** @throws IllegalArgumentException unless {@code maxFrame} is between 1 and {@link #MAX_FRAME_LIMIT} */
+    public static int checkMaxFrame(int maxFrame) {
+        if (maxFrame < 1 || maxFrame > MAX_FRAME_LIMIT) {
+            throw new IllegalArgumentException("maxFrame=" + maxFrame + " must be between 1 and " + MAX_FRAME_LIMIT);
+        }
+        return maxFrame;
+    }
+
     /**
      * @param payload a frame without its length prefix, positioned at the tag (not consumed)
      * @return the tag

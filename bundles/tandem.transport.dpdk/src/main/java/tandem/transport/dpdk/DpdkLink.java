@@ -10,6 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import tandem.api.transport.FrameLink;
 import tandem.api.transport.FrameSession;
+import tandem.dpdk.MemifPort;
 
 /**
  * One link of the DPDK transport and the thread that owns it. The thread brings the data path up (its
@@ -38,7 +39,7 @@ final class DpdkLink implements FrameLink {
     }
 
     /** What a successful setup hands over. */
-    record Ready(SocketChannel control, Port port, int epoch, boolean client, FrameSession session) {
+    record Ready(SocketChannel control, MemifPort port, int epoch, boolean client, FrameSession session) {
     }
 
     private final DpdkTransport owner;
@@ -185,7 +186,7 @@ final class DpdkLink implements FrameLink {
             LOG.log(Level.WARNING, "{0}: could not pin the I/O thread to core {1}; it floats", this,
                     s.dedicatedCore());
         }
-        Port port = ready.port();
+        MemifPort port = ready.port();
         long now = System.nanoTime();
         ReliableStream st = new ReliableStream(ready.epoch(), maxFrame, s.heartbeatNanos(), owner.counterSet(),
                 session::frame, now);

@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 
 import tandem.api.transport.FrameListener;
 import tandem.api.transport.FrameSession;
+import tandem.dpdk.MemifPort;
 
 /**
  * A primary's DPDK listener: a unix control socket, {@code <socket.directory>/tandem-<port>.sock}, where each
@@ -134,7 +135,7 @@ final class DpdkListener implements FrameListener {
 
     /** The server's half of {@link Rendezvous}, on the new link's thread. */
     private DpdkLink.Ready handshake(SocketChannel ch, int n) throws IOException {
-        Port data = null;
+        MemifPort data = null;
         try {
             ch.configureBlocking(false);
             long deadline = System.nanoTime() + SETUP_NANOS;
@@ -145,7 +146,7 @@ final class DpdkListener implements FrameListener {
             }
             Path memif = controlPath.resolveSibling("tandem-" + port + "-" + n + ".memif");
             try {
-                data = owner.ports().open(memif, true);
+                data = owner.runtime().openMemif(memif.toString(), true);
             } catch (IOException e) {
                 Rendezvous.writeLine(ch, "ERR " + e.getMessage(), deadline);
                 throw e;

@@ -29,7 +29,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import tandem.api.transport.FrameListener;
 import tandem.api.transport.FrameSession;
 import tandem.api.transport.FrameTransport;
+import tandem.protocol.net.IpLiteral;
+import tandem.protocol.replication.Frames;
 import tandem.dpdk.DpdkRuntime;
+import tandem.dpdk.MemifPort;
 
 /**
  * The journal protocol's frame transport over DPDK: each link is a {@code net_memif} shared-memory port between
@@ -97,7 +100,7 @@ public final class DpdkTransport implements FrameTransport {
         int write_buffer_low_bytes() default 1024 * 1024;
     }
 
-    private final Port.Factory ports;
+    private final DpdkRuntime runtime;
     private final Counters counters = new Counters();
     private final Set<DpdkListener> listeners = ConcurrentHashMap.newKeySet();
     private final Set<DpdkLink> links = ConcurrentHashMap.newKeySet();
@@ -105,15 +108,12 @@ public final class DpdkTransport implements FrameTransport {
     private volatile DpdkSettings settings;
     private volatile boolean stopped;
 
+    /** @param runtime the process's DPDK; the tests give an in-memory one */
     @Activate
     public DpdkTransport(Config config, @Reference DpdkRuntime runtime) {
-        this(config, new MemifPorts(runtime));
-    }
-
-    DpdkTransport(Config config, Port.Factory ports) {
-        this.ports = ports;
+        this.runtime = runtime;
         this.settings = DpdkSettings.of(config);
-        String reason = ports.unavailableReason();
+        String reason = runtime.unavailableReason();
         if (reason == null) {
             LOG.log(Level.INFO, "DPDK frame transport ready (memif sockets in {0}, {1})",
                     settings.socketDirectory(), settings.waitStrategy().label);
@@ -162,7 +162,7 @@ public final class DpdkTransport implements FrameTransport {
 
     @Override
     public String unavailableReason() {
-        return ports.unavailableReason();
+        return runtime.unavailableReason();
     }
 
     @Override
@@ -173,7 +173,7 @@ public final class DpdkTransport implements FrameTransport {
     @Override
     public FrameListener listen(String bindAddress, int port, int maxFrame, Supplier<FrameSession> sessions)
             throws IOException {
-        checkMaxFrame(maxFrame);
+        Frames.checkMaxFrame(maxFrame);
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port=" + port + " must be between 0 and 65535");
         }
@@ -195,7 +195,7 @@ public final class DpdkTransport implements FrameTransport {
 
     @Override
     public void connect(String host, int port, int maxFrame, int connectMillis, FrameSession session) {
-        checkMaxFrame(maxFrame);
+        Frames.checkMaxFrame(maxFrame);
         String target = host + ":" + port;
         DpdkSettings s = settings;
         String refused = refusal(host, port);
@@ -233,11 +233,8 @@ public final class DpdkTransport implements FrameTransport {
     static boolean isLocal(String host) {
         InetAddress a;
         try {
-            if (!host.matches("[0-9a-fA-F:.]+")) {
-                return false;
-            }
-            a = InetAddress.getByName(host);
-        } catch (IOException e) {
+            a = IpLiteral.parse(host);
+        } catch (IllegalArgumentException e) {
             return false;
         }
         if (a.isLoopbackAddress() || a.isAnyLocalAddress()) {
@@ -256,7 +253,7 @@ public final class DpdkTransport implements FrameTransport {
         long deadline = System.nanoTime() + connectMillis * 1_000_000L;
         Path control = DpdkListener.controlPath(dir, port);
         SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
-        Port data = null;
+        MemifPort data = null;
         try {
             try {
                 ch.connect(UnixDomainSocketAddress.of(control));
@@ -279,7 +276,7 @@ public final class DpdkTransport implements FrameTransport {
             if (!memif.isAbsolute() || !memif.getFileName().toString().endsWith(".memif")) {
                 throw new IOException("connect to " + target + " failed: not a memif socket: " + parts[2]);
             }
-            data = ports.open(memif, false);
+            data = runtime.openMemif(memif.toString(), false);
             long lastRestart = System.nanoTime();
             while (!data.linkUp()) {
                 long now = System.nanoTime();
@@ -303,21 +300,14 @@ public final class DpdkTransport implements FrameTransport {
         }
     }
 
-    private static void checkMaxFrame(int maxFrame) {
-        if (maxFrame < 1 || maxFrame > Integer.MAX_VALUE - 4) {
-            throw new IllegalArgumentException("maxFrame=" + maxFrame + " must be between 1 and "
-                    + (Integer.MAX_VALUE - 4));
-        }
-    }
-
     // ---- for links and listeners ---------------------------------------------------------------------------
 
     DpdkSettings settings() {
         return settings;
     }
 
-    Port.Factory ports() {
-        return ports;
+    DpdkRuntime runtime() {
+        return runtime;
     }
 
     Counters counterSet() {
@@ -325,7 +315,7 @@ public final class DpdkTransport implements FrameTransport {
     }
 
     boolean pin(int cpu) {
-        return ports.pinCurrentThread(cpu);
+        return runtime.pinCurrentThread(cpu);
     }
 
     void track(DpdkLink link) {

@@ -3,6 +3,8 @@ package tandem.transport.dpdk;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
+import tandem.protocol.replication.Frames;
+
 /**
  * Cuts the in-order byte stream of a link back into journal-protocol frames, {@code [length u32 LE][payload]}, and
  * hands each payload on without its prefix, as the TCP transport does.
@@ -28,7 +30,7 @@ final class FrameAssembler {
         }
     }
 
-    private static final int PREFIX = 4;
+    private static final int PREFIX = Frames.LENGTH_PREFIX;
 
     private final int maxFrame;
     private final Sink sink;
@@ -90,11 +92,9 @@ final class FrameAssembler {
     }
 
     private int check(long declared) {
-        if (declared == 0) {
-            throw new BadLength("empty frame (declared length 0)");
-        }
-        if (declared > maxFrame) {
-            throw new BadLength("frame length " + declared + " exceeds the limit of " + maxFrame + " bytes");
+        String refusal = Frames.lengthRefusal(declared, maxFrame);
+        if (refusal != null) {
+            throw new BadLength(refusal);
         }
         return (int) declared;
     }

@@ -63,7 +63,7 @@ class DpdkTransportTest {
         return Converters.standardConverter().convert(m).to(DpdkTransport.Config.class);
     }
 
-    private DpdkTransport transport(Port.Factory ports, Map<String, Object> extra) {
+    private DpdkTransport transport(MemoryPorts ports, Map<String, Object> extra) {
         DpdkTransport t = new DpdkTransport(config(dir, extra), ports);
         transports.add(t);
         return t;

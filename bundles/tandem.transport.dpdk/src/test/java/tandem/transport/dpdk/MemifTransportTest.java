@@ -62,7 +62,7 @@ class MemifTransportTest {
             // the second generation waits politely, on link threads pinned to CPU 0
             Map<String, Object> config = generation == 1 ? Map.of("wait.strategy", "busy-spin")
                     : Map.of("wait.strategy", "back-off", "dedicated.core", 0);
-            DpdkTransport t = new DpdkTransport(DpdkTransportTest.config(dir, config), new MemifPorts(runtime));
+            DpdkTransport t = new DpdkTransport(DpdkTransportTest.config(dir, config), runtime);
             try {
                 exchange(t, generation);
             } finally {

@@ -10,12 +10,15 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import tandem.dpdk.DpdkRuntime;
+import tandem.dpdk.MemifPort;
+
 /**
- * Ports joined in memory by socket path, as memif joins them through shared memory: what the transport's tests run
+ * A DPDK runtime whose ports are joined in memory by socket path, as memif joins them through shared memory: what the transport's tests run
  * on where the native part is not the subject. A drop rate makes the link lossy, to drive the real link loop
  * through retransmission; {@code available} false stands for a machine where DPDK cannot start.
  */
-final class MemoryPorts implements Port.Factory {
+final class MemoryPorts implements DpdkRuntime {
 
     private final Map<Path, End> servers = new ConcurrentHashMap<>();
     volatile double dropRate;
@@ -32,7 +35,18 @@ final class MemoryPorts implements Port.Factory {
     }
 
     @Override
-    public Port open(Path socket, boolean server) throws IOException {
+    public String ealArguments() {
+        return "(in memory)";
+    }
+
+    @Override
+    public boolean pinCurrentThread(int cpu) {
+        return false;
+    }
+
+    @Override
+    public MemifPort openMemif(String socketPath, boolean server) throws IOException {
+        Path socket = Path.of(socketPath);
         if (server) {
             End e = new End(socket, null);
             servers.put(socket, e);
@@ -43,7 +57,7 @@ final class MemoryPorts implements Port.Factory {
         return client;
     }
 
-    final class End implements Port {
+    final class End implements MemifPort {
         private final Path socket;
         private final Queue<byte[]> inbox = new ConcurrentLinkedQueue<>();
         private final Random random = new Random(42);
@@ -60,6 +74,16 @@ final class MemoryPorts implements Port.Factory {
                 peer = server;
                 server.peer = this;
             }
+        }
+
+        @Override
+        public String name() {
+            return "memory:" + socket;
+        }
+
+        @Override
+        public long[] stats() {
+            return new long[8];
         }
 
         @Override

@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
+import tandem.protocol.replication.Frames;
 
 /**
  * Frames the journal protocol: {@code [length u32 LE][payload]}, passing the payload on without its prefix.
@@ -23,24 +24,17 @@ import io.netty.handler.codec.TooLongFrameException;
  */
 final class FrameLengthDecoder extends LengthFieldBasedFrameDecoder {
 
-    static final int PREFIX = 4;
+    static final int PREFIX = Frames.LENGTH_PREFIX;
 
     /** The largest {@code maxFrame} a link accepts: the decoder's own limit, which counts the prefix, is an int. */
-    static final int MAX_FRAME = Integer.MAX_VALUE - PREFIX;
+    static final int MAX_FRAME = Frames.MAX_FRAME_LIMIT;
 
     private final int maxFrame;
     private boolean failed;
 
     FrameLengthDecoder(int maxFrame) {
-        super(ByteOrder.LITTLE_ENDIAN, checkMaxFrame(maxFrame) + PREFIX, 0, PREFIX, 0, PREFIX, true);
+        super(ByteOrder.LITTLE_ENDIAN, Frames.checkMaxFrame(maxFrame) + PREFIX, 0, PREFIX, 0, PREFIX, true);
         this.maxFrame = maxFrame;
-    }
-
-    static int checkMaxFrame(int maxFrame) {
-        if (maxFrame < 1 || maxFrame > MAX_FRAME) {
-            throw new IllegalArgumentException("maxFrame=" + maxFrame + " must be between 1 and " + MAX_FRAME);
-        }
-        return maxFrame;
     }
 
     @Override
@@ -55,14 +49,10 @@ final class FrameLengthDecoder extends LengthFieldBasedFrameDecoder {
     @Override
     protected long getUnadjustedFrameLength(ByteBuf buf, int offset, int length, ByteOrder order) {
         long declared = buf.getUnsignedIntLE(offset);
-        if (declared == 0) {
+        String refusal = Frames.lengthRefusal(declared, maxFrame);
+        if (refusal != null) {
             failed = true;
-            throw new CorruptedFrameException("empty frame (declared length 0)");
-        }
-        if (declared > maxFrame) {
-            failed = true;
-            throw new TooLongFrameException("frame length " + declared + " exceeds the limit of " + maxFrame
-                    + " bytes");
+            throw declared == 0 ? new CorruptedFrameException(refusal) : new TooLongFrameException(refusal);
         }
         return declared;
     }

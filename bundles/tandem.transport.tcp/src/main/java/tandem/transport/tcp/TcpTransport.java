@@ -43,6 +43,7 @@ import tandem.api.transport.FrameLink;
 import tandem.api.transport.FrameListener;
 import tandem.api.transport.FrameSession;
 import tandem.api.transport.FrameTransport;
+import tandem.protocol.replication.Frames;
 
 /**
  * The journal protocol's frame transport over TCP: one Netty event loop group (epoll when the native library
@@ -183,7 +184,7 @@ public final class TcpTransport implements FrameTransport {
     @Override
     public FrameListener listen(String bindAddress, int port, int maxFrame, Supplier<FrameSession> sessions)
             throws IOException {
-        FrameLengthDecoder.checkMaxFrame(maxFrame);
+        Frames.checkMaxFrame(maxFrame);
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port=" + port + " must be between 0 and 65535");
         }
@@ -259,7 +260,7 @@ public final class TcpTransport implements FrameTransport {
 
     @Override
     public void connect(String host, int port, int maxFrame, int connectMillis, FrameSession session) {
-        FrameLengthDecoder.checkMaxFrame(maxFrame);
+        Frames.checkMaxFrame(maxFrame);
         String target = host + ":" + port;
         InetAddress address;
         try {

@@ -22,9 +22,10 @@ import tandem.testsupport.Await;
 /**
  * Journal replication over DPDK {@code net_memif}, with real processes: a primary under {@code disk+ram} and two
  * replicas move from TCP to DPDK under writes by installing the {@code transport-dpdk} feature from the shell (the
- * primary first, so that it listens on both), survive {@code kill -9} of a replica and of the primary on DPDK, and
- * move back to TCP by uninstalling it; a replica whose EAL cannot start says why and stays on TCP. Throughout: no writer's connection drops, every acknowledged write is on both
- * replicas, and the replicas resume from their position (the primary sends no snapshot).
+ * primary first, so that it listens on both), survive {@code kill -9} of a replica under writes and of the primary
+ * (once its writes are on both replicas) on DPDK, and move back to TCP by uninstalling it; a replica whose EAL
+ * cannot start says why and stays on TCP. Throughout: no writer's connection drops, every acknowledged write is on
+ * both replicas, and the replicas resume from their position (the primary sends no snapshot).
  *
  * <p>Runs where DPDK is built (the Debian packages {@code dpdk} and {@code libdpdk-dev}, which {@code .ci/test}
  * installs); EAL starts with {@code --no-huge --no-pci}, so no hugepage and no NIC is needed.
@@ -95,17 +96,23 @@ class DpdkReplicationSystemTest {
 
     @Test
     @Order(3)
-    void thePrimaryKilledOnDpdkLosesNoAcknowledgedWrite() throws Exception {
+    void thePrimaryKilledOnDpdkComesBackAndItsReplicasResumeOnDpdk() throws Exception {
+        // Writers halt and the replicas catch up before the kill: with writes in flight a replica may hold entries
+        // the killed primary never made durable, and the restarted primary then rightly stays fenced until an
+        // operator promotes that replica (the runbook JournalReplicationSystemTest and FailoverSystemTest follow).
+        // Here the links over memif are under test: a primary that dies under them, and comes back.
         List<Writer> writers = Writer.start("killp", 2, cluster.primary::port);
         writers.forEach(w -> w.awaitProgress(200));
+        Writer.haltAll(writers, false);
+        cluster.awaitConverged(r1, r2);
         cluster.primary.kill();
-        Writer.haltAll(writers, true); // their connections ended with the primary
         cluster.primary.restart();
         awaitTransport(cluster.primary, "listening on tcp, dpdk");
         JournalCluster.awaitStreaming(r1);
         JournalCluster.awaitStreaming(r2);
         assertEverywhere(writers);
         assertThat(transport(r1)).contains("connects through dpdk");
+        assertThat(transport(r2)).contains("connects through dpdk");
     }
 
     @Test

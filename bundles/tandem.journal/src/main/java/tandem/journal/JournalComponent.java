@@ -22,6 +22,8 @@ import tandem.api.journal.JournalStatus;
 import tandem.api.journal.JournalTap;
 import tandem.api.journal.SegmentInfo;
 import tandem.api.journal.SlotVisitor;
+import tandem.api.metrics.MetricsSink;
+import tandem.api.metrics.MetricsSource;
 
 /**
  * Registers the node's {@link Journal}: opens (recovers) the segmented journal when it activates and closes it,
@@ -31,9 +33,9 @@ import tandem.api.journal.SlotVisitor;
  * applies when the component next activates. An invalid change is refused with a logged reason and the running
  * configuration stays.
  */
-@Component(service = Journal.class, immediate = true, configurationPid = JournalSettings.PID)
+@Component(service = {Journal.class, MetricsSource.class}, immediate = true, configurationPid = JournalSettings.PID)
 @Designate(ocd = JournalComponent.Config.class)
-public final class JournalComponent implements Journal {
+public final class JournalComponent implements Journal, MetricsSource {
 
     private static final Logger LOG = System.getLogger("tandem.journal");
 
@@ -170,6 +172,11 @@ public final class JournalComponent implements Journal {
     @Override
     public String verify() {
         return journal.verify();
+    }
+
+    @Override
+    public void collect(MetricsSink sink) {
+        journal.metrics.collect(sink);
     }
 
     @Override

@@ -126,6 +126,8 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
     private boolean tailOpenGroup;
     private int lastArchiveNumber;
     private final JournalEntry batchEntry = new JournalEntry();
+    /** fdatasync latency and batch sizes, recorded by the journal thread. */
+    final JournalMetrics metrics = new JournalMetrics();
     private final Thread journalThread;
     private volatile boolean terminated;
     private final CopyOnWriteArrayList<JournalTap> taps = new CopyOnWriteArrayList<>();
@@ -719,7 +721,9 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
         while (v.hasRemaining()) {
             at += live.write(v, at);
         }
+        long syncStarted = System.nanoTime();
         live.force();
+        metrics.batch(System.nanoTime() - syncStarted, drainLastSequence - durableSequence, drainBytes);
         // durable from here on
         long lastTs = 0;
         for (int p = 0; p < drainBytes; p += batchEntry.size()) {

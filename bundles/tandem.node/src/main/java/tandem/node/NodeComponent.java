@@ -22,6 +22,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import tandem.api.fencing.SplitBrainAudit;
 import tandem.api.journal.Journal;
+import tandem.api.metrics.MetricsSink;
+import tandem.api.metrics.MetricsSource;
 import tandem.api.journal.JournalStatus;
 import tandem.api.journal.SegmentInfo;
 import tandem.api.node.Frontend;
@@ -40,9 +42,9 @@ import tandem.api.store.StoreStatus;
  * end as {@link Node} and to the replication protocols as {@link ReplicationHub}. It references neither the front
  * end nor a replication protocol: they reference it, so the services form no cycle.
  */
-@Component(service = {Node.class, ReplicationHub.class}, immediate = true, configurationPid = NodeSettings.PID)
+@Component(service = {Node.class, ReplicationHub.class, MetricsSource.class}, immediate = true, configurationPid = NodeSettings.PID)
 @Designate(ocd = NodeComponent.Config.class)
-public final class NodeComponent implements Node, ReplicationHub {
+public final class NodeComponent implements Node, ReplicationHub, MetricsSource {
 
     private static final Logger LOG = System.getLogger("tandem.node");
 
@@ -211,6 +213,18 @@ public final class NodeComponent implements Node, ReplicationHub {
     @Override
     public boolean loading() {
         return pipeline.loading();
+    }
+
+    @Override
+    public String notReady() {
+        return pipeline.notReady();
+    }
+
+    @Override
+    public void collect(MetricsSink sink) {
+        pipeline.ackLatency().collect(sink);
+        sink.gauge("tandem_applied_sequence", "The last journal sequence the store applied", pipeline.appliedSequence());
+        sink.gauge("tandem_blocked_clients", "Clients parked in WAIT", pipeline.blockedClients());
     }
 
     @Override

@@ -174,6 +174,13 @@ public final class Pipeline implements AutoCloseable {
     /** Set once a write of this round waited for a required admission provider that is away. */
     private boolean admissionWaited;
     private long missingSinceNs;
+    /** Set once the bound keyspace holds every durable entry of the bound journal; cleared when either changes. */
+    private volatile boolean replayed;
+    /** While a replay runs: how many entries it has applied, and of how many. */
+    private volatile long replayDone;
+    private volatile long replayTotal;
+    /** Write-to-ack latency: from a write's append to the moment its ack policy holds. */
+    private final WriteAckLatency ackLatency = new WriteAckLatency();
     /** The error keyspace commands get while the journal or store cannot serve them, or null; {@link #loading}. */
     private volatile String unavailable;
     /** The journal's generation when the store's origin was last compared with its chain; -1 for none. */
@@ -261,6 +268,7 @@ public final class Pipeline implements AutoCloseable {
                 next.addDurabilityListener(durability);
             }
             replayNeeded = true;
+            replayed = false;
             journalChanged = true;
             servicesChanged.signalAll();
         } finally {
@@ -274,6 +282,7 @@ public final class Pipeline implements AutoCloseable {
         try {
             keyspace = next;
             replayNeeded = true;
+            replayed = false;
             if (next != null && applyFailure != null) {
                 LOG.log(Level.INFO, "a store is bound again: its replay retries the entry that failed ({0})",
                         applyFailure);
@@ -559,6 +568,7 @@ public final class Pipeline implements AutoCloseable {
                     answerWaits();
                     maybePurge();
                     gateReplies();
+                    measureAcks();
                     if (missingSinceNs != 0) {
                         // waiting for a service to come back: let its binder in, without spinning
                         servicesChanged.await(20, TimeUnit.MILLISECONDS);
@@ -712,6 +722,8 @@ public final class Pipeline implements AutoCloseable {
             return;
         }
         long started = System.nanoTime();
+        replayTotal = last - applied;
+        replayDone = 0;
         Reply discard = new DiscardingReply();
         // pending writes are merged in at their own entries (a primary's, after a service came back); on a replica
         // that pends only reads, each came once the entries it follows were durable, so it runs after them all
@@ -734,6 +746,7 @@ public final class Pipeline implements AutoCloseable {
                         }
                         if (++count[0] % REPLAY_COMMIT_ENTRIES == 0) {
                             commitRound(); // every replayed entry is durable: the store's batch stays bounded
+                            replayDone = count[0];
                         }
                         return applyFailure == null; // a failed entry stops the replay: nothing after it applies
                     }
@@ -749,6 +762,8 @@ public final class Pipeline implements AutoCloseable {
                 unavailable = "ERR the store is behind the retained journal: " + e.getMessage();
                 LOG.log(Level.ERROR, "refusing keyspace commands: {0}", unavailable);
                 return;
+            } finally {
+                replayTotal = 0;
             }
             if (applyFailure != null) {
                 LOG.log(Level.ERROR, "the replay stopped after sequence {0}: {1}", keyspace.appliedSequence(),
@@ -758,6 +773,7 @@ public final class Pipeline implements AutoCloseable {
                         (System.nanoTime() - started) / 1_000_000);
             }
         }
+        replayed = applyFailure == null;
         if (journalChanged) {
             journalChanged = false;
             long end = journal.lastSequence();
@@ -767,6 +783,7 @@ public final class Pipeline implements AutoCloseable {
                 }
             }
             if (!lost.isEmpty()) {
+                ackLatency.clear();
                 LOG.log(Level.WARNING, "{0} writes were not durable when the journal went away; they are refused",
                         lost.size());
             }
@@ -856,6 +873,19 @@ public final class Pipeline implements AutoCloseable {
         if (lowest != Long.MAX_VALUE && gate.await(lowest, durable)) {
             queue.add(DURABLE); // released meanwhile: look again at once
         }
+    }
+
+    /** Records the write-to-ack latency of the writes the gate now releases. */
+    private void measureAcks() {
+        Journal j = journal;
+        if (!ackLatency.waiting() || j == null) {
+            return;
+        }
+        if (upstream != null) {
+            ackLatency.clear(); // turned replica: what waited is answered by the role change
+            return;
+        }
+        ackLatency.released(gate.released(j.durableSequence()), gate.policy(), System.nanoTime());
     }
 
     /** Runs the pending requests ahead of the write at {@code sequence} that need no durability. */
@@ -1106,6 +1136,7 @@ public final class Pipeline implements AutoCloseable {
                 tookClientWrites = true;
             }
             pending.add(new Pending(c, Kind.WRITE, seq, ts, args, null, null)); // journaled: it must be applied
+            ackLatency.appended(seq, System.nanoTime());
             c.lastWriteSequence = seq;
             touch(d, args);
         } catch (JournalStoppedException e) {
@@ -1209,6 +1240,7 @@ public final class Pipeline implements AutoCloseable {
                 tookClientWrites = true;
             }
             pending.add(new Pending(c, Kind.TRANSACTION, seq, ts, null, commands, null)); // must be applied
+            ackLatency.appended(seq, System.nanoTime());
             c.lastWriteSequence = seq;
             for (byte[][] command : commands) {
                 CommandDescriptor d = keyspace.describe(name(command));
@@ -1521,6 +1553,40 @@ public final class Pipeline implements AutoCloseable {
                 immediate(e.connection(), null, "ERR internal error: " + t);
             }
         }
+    }
+
+    /** @return null when ready to serve the keyspace, else why not ({@link tandem.api.node.Node#notReady}) */
+    public String notReady() {
+        if (journal == null) {
+            return "the journal (tandem.journal) is not active";
+        }
+        if (keyspace == null) {
+            return "the store (tandem.store) is not active";
+        }
+        ApplyFailure f = applyFailure;
+        if (f != null) {
+            return "applying the journal stopped: " + f;
+        }
+        long total = replayTotal;
+        if (total > 0 && !replayed) { // a replica's applies of streamed entries are not a replay to wait for
+            return "replaying the journal: " + replayDone + " of " + total + " entries";
+        }
+        String u = unavailable;
+        if (u != null) {
+            return u.substring(u.indexOf(' ') + 1); // without the error code
+        }
+        if (!replayed) {
+            return "the journal is not replayed into the store yet";
+        }
+        if (!roleKnown) {
+            return "waiting for a replication protocol to declare this node's role";
+        }
+        return null;
+    }
+
+    /** @return the write-to-ack latencies recorded so far */
+    public WriteAckLatency ackLatency() {
+        return ackLatency;
     }
 
     /**

@@ -48,6 +48,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.CharsetUtil;
 import tandem.api.journal.JournalStatus;
+import tandem.api.metrics.MetricsSink;
+import tandem.api.metrics.MetricsSource;
 import tandem.api.node.Node;
 import tandem.api.replication.AckPolicy;
 import tandem.api.replication.PsyncService;
@@ -80,9 +82,9 @@ import tandem.server.resp.RespRequestDecoder;
  * closed, and connected clients stay connected. An invalid change is refused with a logged reason and the running
  * configuration stays.
  */
-@Component(service = ServerStatus.class, immediate = true, configurationPid = ServerSettings.PID)
+@Component(service = {ServerStatus.class, MetricsSource.class}, immediate = true, configurationPid = ServerSettings.PID)
 @Designate(ocd = RespServer.Config.class)
-public final class RespServer implements ServerContext {
+public final class RespServer implements ServerContext, MetricsSource {
 
     private static final Logger LOG = System.getLogger("tandem.server");
 
@@ -411,6 +413,14 @@ public final class RespServer implements ServerContext {
 
     /** @return the connected clients, without the replicas among them (as Redis counts) */
     @Override
+    public void collect(MetricsSink sink) {
+        monitor.collect(sink);
+        sink.gauge("tandem_connected_clients", "Clients connected now", connectedClients());
+        sink.counter("tandem_connections_total", "Connections accepted since the server started",
+                totalConnections());
+    }
+
+    @Override
     public int connectedClients() {
         int n = 0;
         for (Connection c : connections.values()) {
@@ -541,6 +551,11 @@ public final class RespServer implements ServerContext {
     @Override
     public boolean loading() {
         return node.loading();
+    }
+
+    @Override
+    public String notReady() {
+        return node.notReady();
     }
 
     @Override

@@ -33,10 +33,12 @@ public final class ServerCommands {
         String listening = s.port() < 0 ? "NOT listening on " + s.bindAddress() + " (see the log)"
                 : "listening on " + s.bindAddress() + ":" + s.port();
         String stopped = s.applyStopped();
+        String notReady = s.notReady();
         return String.format(Locale.ROOT,
-                "RESP server: %s (%s)%nclients: %d connected, %d max, %d accepted in total%napply: %s",
+                "RESP server: %s (%s)%nclients: %d connected, %d max, %d accepted in total%napply: %s%nnode: %s",
                 listening, s.transport(), s.connectedClients(), s.maxClients(), s.totalConnections(),
-                stopped == null ? "ok" : "STOPPED, writes are refused: " + stopped);
+                stopped == null ? "ok" : "STOPPED, writes are refused: " + stopped,
+                notReady == null ? "ready" : "NOT READY: " + notReady);
     }
 
     @Descriptor("lists the connected RESP clients")

@@ -54,6 +54,17 @@ public interface Node {
      */
     boolean loading();
 
+    /**
+     * @return null once this node is ready to serve its keyspace: its store has replayed the journal, its role is
+     *         settled (a replication protocol declared it, or the wait for one ended) and applying has not stopped;
+     *         otherwise why not, for a person ({@code replaying the journal: 1200 of 50000 entries}), as
+     *         {@code /ready}, {@code server:status} and {@code INFO}'s {@code loading} report it
+     * @since 1.1
+     */
+    default String notReady() {
+        return loading() ? "loading a snapshot" : null;
+    }
+
     /** @return the clients parked in {@code WAIT} now ({@code INFO}'s {@code blocked_clients}) */
     int blockedClients();
 

@@ -100,10 +100,21 @@ public record ReplicationStatus(String protocol, String role, AckPolicy ackPolic
      */
     public record Transfer(String what, long bytes, long totalBytes, double bytesPerSecond) {
 
+        /**
+         * @return the seconds left at the average rate so far, or -1 when the total or the rate is not known yet
+         * @since 1.5
+         */
+        public double secondsLeft() {
+            return totalBytes < 0 || bytesPerSecond <= 0 ? -1 : Math.max(0, totalBytes - bytes) / bytesPerSecond;
+        }
+
+        /** @return {@code snapshot 1048576/8388608 bytes (12%, 40.0 MiB/s, 0.2 s left)} */
         @Override
         public String toString() {
-            return String.format(java.util.Locale.ROOT, "%s %d/%d bytes (%.1f MiB/s)", what, bytes, totalBytes,
-                    bytesPerSecond / (1024 * 1024));
+            double left = secondsLeft();
+            return String.format(java.util.Locale.ROOT, "%s %d/%d bytes (%s%.1f MiB/s, %s)", what, bytes, totalBytes,
+                    totalBytes > 0 ? (bytes * 100 / totalBytes) + "%, " : "", bytesPerSecond / (1024 * 1024),
+                    left < 0 ? "time left unknown" : String.format(java.util.Locale.ROOT, "%.1f s left", left));
         }
     }
 }

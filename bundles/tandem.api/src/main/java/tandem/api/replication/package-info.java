@@ -7,7 +7,7 @@
  * replication protocol; {@code INFO replication} and the {@code repl:*} shell commands read them.
  */
 @Export
-@Version("1.4.0")
+@Version("1.5.0")
 package tandem.api.replication;
 
 import org.osgi.annotation.bundle.Export;

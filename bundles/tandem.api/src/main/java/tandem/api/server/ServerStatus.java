@@ -45,6 +45,14 @@ public interface ServerStatus {
     String applyStopped();
 
     /**
+     * @return null when the node is ready to serve its keyspace, else why not ({@link tandem.api.node.Node#notReady})
+     * @since 1.4
+     */
+    default String notReady() {
+        return null;
+    }
+
+    /**
      * Closes one client connection.
      *
      * @param id the client id as reported by {@link ClientInfo#id()} and {@code CLIENT ID}

@@ -307,6 +307,28 @@ public final class CommandMonitor implements AutoCloseable {
         }
     }
 
+    /**
+     * The command statistics as metrics: calls, failed and rejected calls and time per command, error replies per
+     * code. {@code CONFIG RESETSTAT} resets them, which Prometheus reads as a counter reset.
+     */
+    public void collect(tandem.api.metrics.MetricsSink sink) {
+        for (Map.Entry<String, Stat> e : new TreeMap<>(stats).entrySet()) {
+            Stat s = e.getValue();
+            String name = e.getKey();
+            sink.counter("tandem_commands_total", "Commands run, per command", s.calls, "command", name);
+            sink.counter("tandem_command_failed_total", "Commands that answered an error, per command", s.failed,
+                    "command", name);
+            sink.counter("tandem_command_rejected_total", "Commands refused before they ran (arity, "
+                    + "authentication, role, fence), per command", s.rejected, "command", name);
+            sink.counter("tandem_command_seconds_total", "Time commands held the logic thread, per command",
+                    s.micros / 1e6, "command", name);
+        }
+        synchronized (errors) {
+            errors.forEach((code, n) -> sink.counter("tandem_error_replies_total", "Error replies, per error code",
+                    n[0], "code", code));
+        }
+    }
+
     /** The {@code errorstat_*} lines of {@code INFO errorstats}. */
     public void errorstats(StringBuilder sb) {
         synchronized (errors) {

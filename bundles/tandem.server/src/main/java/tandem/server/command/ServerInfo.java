@@ -47,7 +47,7 @@ public final class ServerInfo {
                 case "stats" -> stats(sb, server);
                 case "replication" -> replication(sb, server);
                 case "memory" -> memory(sb, server);
-                case "persistence" -> persistence(sb, server.loading(), server.journalStatus(), server.storeStatus(),
+                case "persistence" -> persistence(sb, server.notReady(), server.journalStatus(), server.storeStatus(),
                         server.applyStopped());
                 case "cpu" -> cpu(sb, monitor);
                 case "modules" -> sb.append("# Modules\r\n");
@@ -309,10 +309,17 @@ public final class ServerInfo {
         line(sb, "maxmemory", Long.toString(Long.parseUnsignedLong(s.config().value("maxmemory"))));
     }
 
-    private static void persistence(StringBuilder sb, boolean loading, JournalStatus j, StoreStatus st,
+    private static void persistence(StringBuilder sb, String notReady, JournalStatus j, StoreStatus st,
             String applyStopped) {
         sb.append("# Persistence\r\n");
+        // Redis' loading: the dataset is being loaded; here also the wait for a role or a service. A stopped apply
+        // is not loading: apply_status says it
+        boolean loading = notReady != null && applyStopped == null;
         line(sb, "loading", loading ? "1" : "0");
+        line(sb, "tandem_ready", notReady == null ? "1" : "0");
+        if (notReady != null) {
+            line(sb, "tandem_not_ready_reason", oneLine(notReady));
+        }
         line(sb, "journal_enabled", j == null ? "0" : "1");
         if (j != null) {
             line(sb, "journal_status", j.stoppedReason() == null ? "ok" : "stopped");

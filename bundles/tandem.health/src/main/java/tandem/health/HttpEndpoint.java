@@ -1,0 +1,123 @@
+package tandem.health;
+
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.Dictionary;
+import java.util.Hashtable;
+
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.Designate;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * Where the health endpoint listens. Felix HTTP owns the listener and reads its address from its own
+ * configuration ({@code org.apache.felix.http}); this component writes that configuration from {@code tandem.health}
+ * so that an operator configures one PID, and a change of port or address applies live (Jetty rebinds; the node's
+ * clients never notice). While this component is inactive (the health feature removed or being updated), Felix HTTP
+ * is disabled: no port stays open that serves nothing.
+ */
+@Component(immediate = true, configurationPid = HealthSettings.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@Designate(ocd = HttpEndpoint.Config.class)
+public final class HttpEndpoint {
+
+    private static final Logger LOG = System.getLogger("tandem.health");
+    static final String HTTP_PID = "org.apache.felix.http";
+
+    @ObjectClassDefinition(id = HealthSettings.PID, name = "Tandem health",
+            description = "The node's health and metrics endpoint: /health, /ready, /metrics and a status page.")
+    public @interface Config {
+
+        @AttributeDefinition(description = "Address the HTTP endpoint binds to: an IP literal (default 127.0.0.1, "
+                + "loopback only; 0.0.0.0 exposes health and metrics to the network). Applies live.")
+        String bind() default "127.0.0.1";
+
+        @AttributeDefinition(description = "TCP port of the HTTP endpoint (1..65535, default 9379), or -1 to serve "
+                + "no HTTP at all. Applies live.")
+        int port() default 9379;
+
+        @AttributeDefinition(description = "Most threads Jetty serves requests with (4..64, default 8): health is "
+                + "read by a scraper and a person, not by clients. Applies live.")
+        int threads() default 8;
+    }
+
+    private final ConfigurationAdmin configAdmin;
+
+    @Activate
+    public HttpEndpoint(@Reference ConfigurationAdmin configAdmin, Config config) {
+        this.configAdmin = configAdmin;
+        HealthSettings.validate(config);
+        apply(config);
+    }
+
+    @Modified
+    void modified(Config config) {
+        try {
+            HealthSettings.validate(config);
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.ERROR, "tandem.health: configuration refused, the endpoint stays as it was: {0}",
+                    e.getMessage());
+            return;
+        }
+        apply(config);
+    }
+
+    @Deactivate
+    void deactivate() {
+        Dictionary<String, Object> p = new Hashtable<>();
+        p.put("org.apache.felix.http.enable", false);
+        update(p);
+    }
+
+    private void apply(Config config) {
+        Dictionary<String, Object> p = new Hashtable<>();
+        boolean enabled = config.port() > 0;
+        p.put("org.apache.felix.http.enable", enabled);
+        p.put("org.osgi.service.http.port", enabled ? config.port() : 0);
+        p.put("org.apache.felix.http.host", config.bind());
+        p.put("org.apache.felix.http.jetty.threadpool.max", config.threads());
+        p.put("org.apache.felix.http.jetty.acceptors", 1);
+        p.put("org.apache.felix.http.jetty.selectors", 1);
+        p.put("org.apache.felix.http.jetty.sendServerHeader", false);
+        p.put("org.apache.felix.http.name", "tandem-health");
+        if (update(p)) {
+            LOG.log(Level.INFO, enabled ? "health endpoint: http://" + config.bind() + ":" + config.port() + "/"
+                    : "health endpoint: disabled (port -1)");
+        }
+    }
+
+    /** @return whether Felix HTTP's configuration changed */
+    private boolean update(Dictionary<String, Object> p) {
+        try {
+            Configuration c = configAdmin.getConfiguration(HTTP_PID, "?");
+            Dictionary<String, Object> current = c.getProperties();
+            if (current != null && same(current, p)) {
+                return false;
+            }
+            c.update(p);
+            return true;
+        } catch (IOException | IllegalStateException e) {
+            // ConfigAdmin going away with the framework: nothing to change any more
+            LOG.log(Level.DEBUG, "could not update " + HTTP_PID, e);
+            return false;
+        }
+    }
+
+    private static boolean same(Dictionary<String, Object> current, Dictionary<String, Object> wanted) {
+        for (java.util.Enumeration<String> keys = wanted.keys(); keys.hasMoreElements(); ) {
+            String k = keys.nextElement();
+            if (!String.valueOf(wanted.get(k)).equals(String.valueOf(current.get(k)))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

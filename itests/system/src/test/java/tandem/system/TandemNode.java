@@ -39,15 +39,43 @@ public final class TandemNode implements AutoCloseable {
     private final Map<String, String> env;
     private final List<String> extraArgs;
     private int port;
+    /** The health endpoint's port: each node gets its own, since several run on one machine (default 9379). */
+    private final int healthPort;
     private Process process;
 
-    private TandemNode(Path home, int port, Map<String, String> env, List<String> extraArgs) {
+    private TandemNode(Path home, int port, Map<String, String> env, List<String> extraArgs) throws IOException {
         this.home = home;
         this.port = port;
         this.env = env;
         this.extraArgs = extraArgs;
         this.dist = dist();
+        this.healthPort = extraArgs.stream().anyMatch(a -> a.startsWith("tandem.health:port=")) ? -1 : freePort();
     }
+
+    /** @return the port of the node's health endpoint ({@code http://127.0.0.1:<port>/health}) */
+    public int healthPort() {
+        return healthPort;
+    }
+
+    /** A reply of the health endpoint. */
+    public record HttpReply(int status, String contentType, String body) {
+    }
+
+    /** GETs {@code path} from the node's health endpoint; throws while nothing listens there. */
+    public HttpReply http(String path) throws IOException {
+        try {
+            java.net.http.HttpResponse<String> r = HTTP.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + healthPort + path)).timeout(Duration.ofSeconds(10))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            return new HttpReply(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     /** The distribution under test, built by the reactor before this module. */
     public static Path dist() {
@@ -88,6 +116,9 @@ public final class TandemNode implements AutoCloseable {
     private void launch() throws IOException {
         List<String> command = new ArrayList<>(List.of(dist.resolve("bin/tandem").toString(), "--home",
                 home.toString(), "--port", Integer.toString(port), "--no-console"));
+        if (healthPort > 0) {
+            command.addAll(List.of("--config", "tandem.health:port=" + healthPort));
+        }
         command.addAll(extraArgs);
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("TANDEM_JAVA_OPTS", NODE_JAVA_OPTS);

@@ -66,10 +66,19 @@ public final class CheckpointReceiver implements CheckpointStreamReader.Listener
             return totalBytes < 0 ? -1 : totalBytes == 0 ? 1 : (double) bytesReceived / totalBytes;
         }
 
+        /** @return the seconds left at the average rate so far, -1 when the total or the rate is unknown */
+        public double secondsLeft() {
+            double rate = bytesPerSecond();
+            return totalBytes < 0 || rate <= 0 ? -1 : Math.max(0, totalBytes - bytesReceived) / rate;
+        }
+
         @Override
         public String toString() {
+            double left = secondsLeft();
             return bytesReceived + (totalBytes < 0 ? "" : "/" + totalBytes) + " bytes, " + filesReceived
-                    + " files, " + String.format(Locale.ROOT, "%.1f", bytesPerSecond() / (1024 * 1024)) + " MiB/s";
+                    + " files, " + String.format(Locale.ROOT, "%.1f", bytesPerSecond() / (1024 * 1024)) + " MiB/s"
+                    + (left < 0 || bytesReceived == totalBytes ? "" : String.format(Locale.ROOT, ", %.1f s left",
+                            left));
         }
     }
 
@@ -78,6 +87,9 @@ public final class CheckpointReceiver implements CheckpointStreamReader.Listener
     private final long totalBytes;
     private final LongSupplier nanoClock;
     private final long startNanos;
+    /** A long receive says how far it got every few seconds, so that a person tailing the log sees it move. */
+    static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
+    private long lastLoggedNanos;
     private final CheckpointStreamReader reader = new CheckpointStreamReader(this);
     /** Gathers the reader's slices, whatever their size, into 64 KiB writes. */
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(CheckpointStream.CHUNK_SIZE);
@@ -98,6 +110,7 @@ public final class CheckpointReceiver implements CheckpointStreamReader.Listener
         this.totalBytes = totalBytes;
         this.nanoClock = nanoClock;
         this.startNanos = nanoClock.getAsLong();
+        this.lastLoggedNanos = startNanos;
     }
 
     /**
@@ -146,6 +159,11 @@ public final class CheckpointReceiver implements CheckpointStreamReader.Listener
         try {
             done = reader.feed(chunk);
             bytesReceived = reader.bytesConsumed();
+            long now = nanoClock.getAsLong();
+            if (!done && now - lastLoggedNanos >= PROGRESS_LOG_NANOS) {
+                lastLoggedNanos = now;
+                LOG.log(Level.INFO, "receiving a checkpoint into " + incoming + ": " + progress());
+            }
             if (totalBytes >= 0 && (bytesReceived > totalBytes || done && bytesReceived != totalBytes)) {
                 throw new CheckpointStreamException("checkpoint stream of " + bytesReceived + " bytes"
                         + (done ? "" : " so far") + " does not match the announced " + totalBytes);

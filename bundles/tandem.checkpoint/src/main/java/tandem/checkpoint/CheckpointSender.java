@@ -2,6 +2,7 @@ package tandem.checkpoint;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -106,7 +107,8 @@ public final class CheckpointSender {
     public long send(String replicationId, long replicationOffset, WritableByteChannel out) throws IOException {
         long expected = streamLength(replicationId, replicationOffset);
         long started = System.nanoTime();
-        long written = CheckpointStreamWriter.write(paths, replicationId, replicationOffset, out);
+        long written = CheckpointStreamWriter.write(paths, replicationId, replicationOffset,
+                new ProgressChannel(out, expected, started));
         if (written != expected) {
             throw new IOException("checkpoint " + directory + " streamed " + written + " bytes, announced "
                     + expected + ": a file changed since it was listed");
@@ -115,6 +117,47 @@ public final class CheckpointSender {
         LOG.log(Level.INFO, () -> "sent checkpoint " + directory + ": " + files.size() + " files, " + written
                 + " bytes in " + ms + " ms");
         return written;
+    }
+
+    /** Passes writes through and logs how far the stream got every few seconds (bytes, rate, time left). */
+    private final class ProgressChannel implements WritableByteChannel {
+        private final WritableByteChannel out;
+        private final long total;
+        private final long started;
+        private long written;
+        private long lastLogged;
+
+        ProgressChannel(WritableByteChannel out, long total, long started) {
+            this.out = out;
+            this.total = total;
+            this.started = started;
+            this.lastLogged = started;
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            int n = out.write(src);
+            written += n;
+            long now = System.nanoTime();
+            if (now - lastLogged >= CheckpointReceiver.PROGRESS_LOG_NANOS && written < total) {
+                lastLogged = now;
+                double rate = written * 1e9 / (now - started);
+                LOG.log(Level.INFO, String.format(java.util.Locale.ROOT, "sending checkpoint %s: %d/%d bytes (%d%%), "
+                        + "%.1f MiB/s, %.1f s left", directory, written, total, written * 100 / Math.max(1, total),
+                        rate / (1024 * 1024), rate <= 0 ? -1 : (total - written) / rate));
+            }
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return out.isOpen();
+        }
+
+        @Override
+        public void close() throws IOException {
+            out.close();
+        }
     }
 
     /** Deletes the checkpoint directory; a missing one is no error. */

@@ -302,7 +302,10 @@ class CheckpointReceiverTest {
         assertThat(p.totalBytes()).isEqualTo(bytes.length);
         assertThat(p.bytesPerSecond()).isEqualTo((1 << 20) * 1.0);
         assertThat(p.fraction()).isBetween(0.49, 0.51);
-        assertThat(p.toString()).contains("524288/" + bytes.length + " bytes", "1.0 MiB/s");
+        double left = (bytes.length - (1 << 19)) / (double) (1 << 20);
+        assertThat(p.secondsLeft()).isCloseTo(left, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(p.toString()).contains("524288/" + bytes.length + " bytes", "1.0 MiB/s",
+                String.format(java.util.Locale.ROOT, "%.1f s left", left));
         assertThat(CheckpointReceiver.open(tmp.resolve("r2"), -1).progress().fraction()).isEqualTo(-1);
     }
 

@@ -85,8 +85,9 @@ final class StatusPage {
         if (replicas == 0) {
             h.append("<tr><td colspan=\"8\">no replicas</td></tr>");
         }
-        h.append("</table>\n<h2>The last ").append(Math.max(1, samples.size() / 60)).append(" minutes</h2>\n")
-                .append("<div class=\"charts\">\n");
+        int seconds = (int) (samples.size() * History.INTERVAL_MILLIS / 1000);
+        h.append("</table>\n<h2>The last ").append(seconds < 120 ? seconds + " seconds" : seconds / 60 + " minutes")
+                .append("</h2>\n<div class=\"charts\">\n");
         // write-to-ack latency: p50 and p99 per policy that acknowledged writes
         Map<String, double[]> p50 = new LinkedHashMap<>();
         Map<String, double[]> p99 = new LinkedHashMap<>();

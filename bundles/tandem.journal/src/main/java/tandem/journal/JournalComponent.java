@@ -175,6 +175,11 @@ public final class JournalComponent implements Journal, MetricsSource {
     }
 
     @Override
+    public String verify(Progress progress) {
+        return journal.verify(progress);
+    }
+
+    @Override
     public void collect(MetricsSink sink) {
         journal.metrics.collect(sink);
     }

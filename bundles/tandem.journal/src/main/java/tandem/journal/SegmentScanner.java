@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
 import tandem.api.journal.EntryTag;
+import tandem.api.journal.JournalReader;
 import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.journal.JournalEntry;
 import tandem.protocol.journal.SegmentHeader;
@@ -33,6 +34,22 @@ import tandem.protocol.journal.SegmentHeader;
 final class SegmentScanner {
 
     static final int TORN_WINDOW = SegmentedJournal.MAX_PENDING_BYTES + JournalEntry.MAX_SIZE;
+    /** How often, in bytes scanned, {@link #progress} is told. */
+    static final long PROGRESS_STEP = 8L << 20;
+
+    private final JournalReader.Progress progress;
+    private long scannedBefore;
+    private long total;
+    private long nextReport;
+
+    SegmentScanner() {
+        this(null);
+    }
+
+    /** @param progress told how far a scan got every {@link #PROGRESS_STEP} bytes and at its end; null: never */
+    SegmentScanner(JournalReader.Progress progress) {
+        this.progress = progress;
+    }
 
     /** A segment file to scan: its channel, whether it is the live one, and how far to read. */
     record Source(Path path, int archiveNumber, FileChannel channel, boolean live, long limit) {
@@ -86,6 +103,12 @@ final class SegmentScanner {
      * the live segment tolerated) and closes them again.
      */
     static Result scanFiles(SortedMap<Integer, Path> archives, Path live) throws IOException {
+        return scanFiles(archives, live, null);
+    }
+
+    /** {@link #scanFiles(SortedMap, Path)}, telling {@code progress} how far it got; null: never. */
+    static Result scanFiles(SortedMap<Integer, Path> archives, Path live, JournalReader.Progress progress)
+            throws IOException {
         List<FileChannel> channels = new ArrayList<>();
         try {
             List<Source> sources = new ArrayList<>();
@@ -99,7 +122,7 @@ final class SegmentScanner {
                 channels.add(ch);
                 sources.add(new Source(live, 0, ch, true, Long.MAX_VALUE));
             }
-            return new SegmentScanner().scan(sources, true);
+            return new SegmentScanner(progress).scan(sources, true);
         } finally {
             for (FileChannel ch : channels) {
                 ch.close();
@@ -110,6 +133,12 @@ final class SegmentScanner {
     Result scan(List<Source> sources, boolean tolerateTornTail) throws IOException {
         Result result = new Result();
         Segment previous = null;
+        total = 0;
+        for (Source source : sources) {
+            total += Math.min(source.channel().size(), source.limit());
+        }
+        scannedBefore = 0;
+        nextReport = PROGRESS_STEP;
         for (Source source : sources) {
             Segment segment = scanOne(source, previous, tolerateTornTail, result);
             if (result.broken != null) {
@@ -117,8 +146,20 @@ final class SegmentScanner {
             }
             result.segments.add(segment);
             previous = segment;
+            scannedBefore += Math.min(source.channel().size(), source.limit());
+        }
+        if (progress != null) {
+            progress.checked(total, total);
         }
         return result;
+    }
+
+    private void reportAt(long offsetInSegment) {
+        long done = scannedBefore + offsetInSegment;
+        if (progress != null && done >= nextReport) {
+            nextReport = done + PROGRESS_STEP;
+            progress.checked(done, total);
+        }
     }
 
     private Segment scanOne(Source source, Segment previous, boolean tolerateTornTail, Result result)
@@ -182,6 +223,7 @@ final class SegmentScanner {
                 return null;
             }
             JournalEntry e = cursor.entry();
+            reportAt(cursor.entryOffset());
             if (e.sequence() != sequence) {
                 result.broken = new Break(name, sequence, "found sequence " + e.sequence() + " (offset "
                         + cursor.entryOffset() + ")");

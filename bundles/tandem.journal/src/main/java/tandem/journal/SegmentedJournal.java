@@ -1891,6 +1891,11 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
 
     @Override
     public String verify() {
+        return verify(null);
+    }
+
+    /** {@link #verify()}, telling {@code progress} how far it got; null: never. */
+    public String verify(Progress progress) {
         List<FileChannel> channels = new ArrayList<>();
         List<SegmentScanner.Source> sources = new ArrayList<>();
         byte[] expectedChain;
@@ -1913,7 +1918,7 @@ public final class SegmentedJournal implements Journal, AutoCloseable {
             } finally {
                 files.readLock().unlock();
             }
-            SegmentScanner.Result result = new SegmentScanner().scan(sources, false);
+            SegmentScanner.Result result = new SegmentScanner(progress).scan(sources, false);
             if (result.broken != null) {
                 return result.broken.verifyMessage();
             }

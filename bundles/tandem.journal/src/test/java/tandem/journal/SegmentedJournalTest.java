@@ -95,6 +95,31 @@ class SegmentedJournalTest {
     }
 
     @Test
+    void verifyReportsItsProgressEveryFewMebibytesAndAtTheEnd() throws Exception {
+        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+            byte[] big = Fixtures.bigCommand(64 * 1024, (byte) 'x');
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < 200; i++) { // about 12.5 MiB per segment
+                    j.append(System.nanoTime(), 0, Fixtures.APP, big);
+                }
+                j.awaitDurable(j.lastSequence());
+                j.rotate();
+            }
+            List<long[]> reports = new java.util.ArrayList<>();
+            assertThat(j.verify((bytes, total) -> reports.add(new long[] {bytes, total}))).isNull();
+            long total = reports.get(reports.size() - 1)[1];
+            assertThat(total).as("every segment's bytes").isEqualTo(j.status().bytes());
+            assertThat(reports.get(reports.size() - 1)[0]).isEqualTo(total);
+            assertThat(reports.size()).as("a report per %d bytes", SegmentScanner.PROGRESS_STEP)
+                    .isGreaterThanOrEqualTo((int) (total / SegmentScanner.PROGRESS_STEP));
+            for (int i = 1; i < reports.size(); i++) {
+                assertThat(reports.get(i)[0]).isGreaterThan(reports.get(i - 1)[0]);
+                assertThat(reports.get(i)[1]).isEqualTo(total);
+            }
+        }
+    }
+
+    @Test
     void purgeDeletesOnlyArchivesAtOrBelowTheAppliedSequence() throws Exception {
         try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
             appendN(j, 5, "a");

@@ -1,7 +1,9 @@
 package tandem.shell;
 
 import java.util.Locale;
+import java.util.function.Consumer;
 
+import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Descriptor;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -51,12 +53,17 @@ public final class JournalCommands {
     }
 
     @Descriptor("re-reads every segment: headers, entry CRCs, sequence continuity and the chain across rotations")
-    public String verify() {
+    public String verify(CommandSession session) {
         Journal j = journal;
         if (j == null) {
             return NOT_ACTIVE;
         }
-        String broken = j.verify();
+        @SuppressWarnings("unchecked")
+        Consumer<String> report = session == null ? null
+                : (Consumer<String>) session.get(tandem.shell.admin.AdminFrames.PROGRESS_ATTRIBUTE);
+        String broken = report == null ? j.verify() : j.verify((bytes, total) -> report.accept(String.format(
+                Locale.ROOT, "verifying the journal: %d/%d MiB (%d%%)", bytes >> 20, total >> 20,
+                total == 0 ? 100 : bytes * 100 / total)));
         if (broken != null) {
             throw new IllegalStateException("journal is broken: " + broken);
         }

@@ -46,6 +46,23 @@ public interface JournalReader extends JournalPosition {
     String verify();
 
     /**
+     * {@link #verify()}, telling {@code progress} how far it got as it goes (on the calling thread, every few
+     * MiB): for a person waiting at a terminal on a large journal.
+     *
+     * @since 1.5
+     */
+    default String verify(Progress progress) {
+        return verify();
+    }
+
+    /** How far a long pass over the journal got. */
+    @FunctionalInterface
+    interface Progress {
+        /** @param bytes bytes checked so far, of {@code totalBytes} in all */
+        void checked(long bytes, long totalBytes);
+    }
+
+    /**
      * Registers a tap that sees every batch on the journal thread before it is written, every rotation, and every
      * {@code chainCheckInterval}-th batch's chain value. A tap must not block.
      */

@@ -23,6 +23,17 @@ public final class JournalTool {
         System.exit(run(args, System.out));
     }
 
+    /** One line, rewritten in place: how much of the journal is checked. */
+    static void progress(long bytes, long totalBytes) {
+        System.err.print(progressLine(bytes, totalBytes));
+        System.err.flush();
+    }
+
+    static String progressLine(long bytes, long totalBytes) {
+        return String.format(java.util.Locale.ROOT, "\r\033[Kchecking the journal: %d/%d MiB (%d%%)", bytes >> 20,
+                totalBytes >> 20, totalBytes == 0 ? 100 : bytes * 100 / totalBytes);
+    }
+
     static int run(String[] args, PrintStream out) {
         if (args.length != 1) {
             out.println("usage: JournalTool <journal directory>");
@@ -34,7 +45,12 @@ public final class JournalTool {
             return 2;
         }
         try {
-            Inspection inspection = Inspection.of(dir);
+            // progress on a terminal only: a script reading the output gets the listing alone
+            Inspection inspection = Inspection.of(dir, System.console() == null ? null : JournalTool::progress);
+            if (System.console() != null) {
+                System.err.print("\r\033[K");
+                System.err.flush();
+            }
             for (Inspection.SegmentLine line : inspection.segments()) {
                 out.println(line);
             }

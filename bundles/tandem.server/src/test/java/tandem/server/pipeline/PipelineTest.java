@@ -61,6 +61,7 @@ class PipelineTest {
                         case "monitor" -> monitor;
                         case "blockedClients" -> pipeline.blockedClients();
                         case "loading" -> pipeline.loading();
+                        case "notReady" -> pipeline.notReady();
                         case "connectedClients", "maxClients" -> 0;
                         default -> null;
                     });

@@ -151,6 +151,16 @@ public final class AdminChannel {
             PrintStream err = new PrintStream(new FrameOutputStream(raw, AdminFrames.ERR), true,
                     StandardCharsets.UTF_8);
             CommandSession session = processor.createSession(new ByteArrayInputStream(new byte[0]), out, err);
+            session.put(AdminFrames.PROGRESS_ATTRIBUTE, (java.util.function.Consumer<String>) line -> {
+                byte[] b = line.getBytes(StandardCharsets.UTF_8);
+                try {
+                    synchronized (raw) {
+                        AdminFrames.write(raw, AdminFrames.PROGRESS, b, 0, Math.min(b.length, 4096));
+                    }
+                } catch (IOException e) {
+                    // the client went away: the command's result has nowhere to go either, and says so itself
+                }
+            });
             try {
                 AdminFrames.Frame frame;
                 while (running && (frame = AdminFrames.read(in)) != null) {

@@ -16,7 +16,9 @@ import java.io.OutputStream;
  * </pre>
  *
  * Client to node: {@link #COMMAND} (one Gogo command line, UTF-8). Node to client: {@link #OUT} and {@link #ERR}
- * (output bytes), then {@link #EXIT} with one byte, 0 when the command succeeded and 1 when it failed. A payload
+ * (output bytes) and {@link #PROGRESS} (one line saying how far a long command got, UTF-8: a client on a terminal
+ * shows the latest in place, any other drops it), then {@link #EXIT} with one byte, 0 when the command succeeded and
+ * 1 when it failed. A payload
  * longer than {@link #MAX_PAYLOAD} is refused before anything is allocated for it.
  *
  * <p>The admin channel is a plain Unix-domain socket rather than Gogo's telnetd so that access is decided by file
@@ -28,6 +30,9 @@ public final class AdminFrames {
     public static final byte OUT = 'O';
     public static final byte ERR = 'E';
     public static final byte EXIT = 'X';
+    public static final byte PROGRESS = 'P';
+    /** The session attribute under which a command finds where to report progress: a {@code Consumer<String>}. */
+    public static final String PROGRESS_ATTRIBUTE = "tandem.progress";
 
     /** The largest payload either side accepts. */
     public static final int MAX_PAYLOAD = 1 << 20;

@@ -122,14 +122,28 @@ public final class AdminClient {
             return 1;
         }
         AdminFrames.write(out, AdminFrames.COMMAND, bytes, 0, bytes.length);
+        // progress lines only on a terminal, rewritten in place; piped output stays the command's result alone
+        boolean terminal = System.console() != null;
+        boolean progressShown = false;
         while (true) {
             AdminFrames.Frame frame = AdminFrames.read(in);
             if (frame == null) {
                 throw new IOException("the node closed the admin channel");
             }
+            if (progressShown && frame.type() != AdminFrames.PROGRESS) {
+                stderr.print("\r\033[K");
+                progressShown = false;
+            }
             switch (frame.type()) {
                 case AdminFrames.OUT -> stdout.write(frame.payload());
                 case AdminFrames.ERR -> stderr.write(frame.payload());
+                case AdminFrames.PROGRESS -> {
+                    if (terminal) {
+                        stderr.print("\r\033[K" + new String(frame.payload(), StandardCharsets.UTF_8));
+                        stderr.flush();
+                        progressShown = true;
+                    }
+                }
                 case AdminFrames.EXIT -> {
                     stdout.flush();
                     stderr.flush();

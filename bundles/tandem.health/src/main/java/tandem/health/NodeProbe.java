@@ -82,6 +82,24 @@ public final class NodeProbe {
         return s == null ? -1 : s.port();
     }
 
+    /** @return the journal's state, or null without a node core or journal */
+    public JournalStatus journal() {
+        Node n = node;
+        return n == null ? null : n.journalStatus();
+    }
+
+    /** @return the store's state, or null without a node core or store */
+    public StoreStatus store() {
+        Node n = node;
+        return n == null ? null : n.storeStatus();
+    }
+
+    /** @return why applying stopped, or null */
+    public String applyStopped() {
+        Node n = node;
+        return n == null ? null : n.applyStopped();
+    }
+
     /** @return each replication protocol's status, of the protocols installed */
     public List<ReplicationStatus> replication() {
         return replication.stream().map(ReplicationStatusSource::replicationStatus).toList();

@@ -24,7 +24,7 @@ class DistributionLayoutSystemTest {
     private final Path dist = TandemNode.dist();
 
     @Test
-    void hasFelixShape() {
+    void hasFelixShape() throws IOException {
         assertThat(dist.resolve("bin/tandem")).isExecutable();
         assertThat(dist.resolve("bin/felix.jar")).isRegularFile();
         assertThat(dist.resolve("bin/tandem-launcher.jar")).isRegularFile();
@@ -34,6 +34,15 @@ class DistributionLayoutSystemTest {
         assertThat(dist.resolve("etc/config.properties")).isRegularFile();
         assertThat(dist.resolve("etc/logging.properties")).isRegularFile();
         assertThat(dist.resolve("etc/tandem.server.cfg")).isRegularFile();
+        // the bundles config.properties starts first, by file name, are the ones bundle/ holds
+        Matcher first = Pattern.compile("file:\\$\\{tandem\\.dist\\}/(bundle/[^ \\\\\\s]+\\.jar)")
+                .matcher(Files.readString(dist.resolve("etc/config.properties")));
+        int named = 0;
+        while (first.find()) {
+            assertThat(dist.resolve(first.group(1))).as("named in etc/config.properties").isRegularFile();
+            named++;
+        }
+        assertThat(named).isEqualTo(2);
     }
 
     @Test

@@ -30,7 +30,7 @@ import tandem.testsupport.Await;
  * The health endpoint of real nodes, a {@code disk+ram} primary and its journal replica: {@code /health}'s JSON,
  * {@code /metrics} through {@code promtool check metrics} (Debian's {@code prometheus}), the status page rendered by
  * headless Chromium (Debian's {@code chromium}), {@code /ready} answering 503 through a replay of a large journal and
- * 200 after it, and a port change applied live. One cluster for the class; tests run in order.
+ * 200 after it, the Felix Health Checks from the shell, and a port change applied live. One cluster for the class; tests run in order.
  */
 @Timeout(240)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -121,6 +121,12 @@ class HealthSystemTest {
         assertThat(upstream.getString("state")).isEqualTo("streaming");
         assertThat(upstream.getString("address")).isEqualTo("127.0.0.1:" + cluster.replicationPort);
         assertThat(upstream.getJsonNumber("acked").longValue()).isEqualTo(last);
+
+        // the same, as Felix Health Checks from the shell
+        TandemNode.Result hc = primary.shell("hc:exec -v tandem");
+        assertThat(hc.exit()).as(hc.err()).isZero();
+        assertThat(hc.out()).contains("Overall Health Result: OK", "Tandem readiness", "Tandem journal",
+                "Tandem store", "Tandem replication", "Tandem fence", "replica ", " streams, 0 entries behind");
     }
 
     private static JsonObject journalReplica(JsonObject health) {
@@ -216,6 +222,8 @@ class HealthSystemTest {
         assertThat(primary.shell("server:status").out()).contains("node: NOT READY: the store (tandem.store) is not "
                 + "active");
         assertThat(json(primary.http("/health").body()).getBoolean("ready")).isFalse();
+        assertThat(primary.shell("hc:exec tandem").out()).containsPattern("Overall Health Result: CRITICAL")
+                .containsPattern("Tandem store +CRITICAL").containsPattern("Tandem readiness +CRITICAL");
         deleteRecursively(primary.home().resolve("data/store"));
 
         List<String> seen = new CopyOnWriteArrayList<>();

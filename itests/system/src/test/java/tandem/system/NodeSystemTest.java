@@ -82,8 +82,9 @@ class NodeSystemTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> rows = r.out().lines().filter(l -> l.matches("\\s*\\d+\\|.*")).toList();
         assertThat(rows).hasSizeGreaterThan(15);
-        // 14 of deploy/, feature:* and the DPDK runtime of bundle/ (DPDK itself starts only with its transport)
-        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(16).allMatch(l -> l.contains("|Active"));
+        // 15 of deploy/ (health among them), feature:* and the DPDK runtime of bundle/ (DPDK itself starts only
+        // with its transport)
+        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(17).allMatch(l -> l.contains("|Active"));
         assertThat(rows).allMatch(l -> l.contains("|Active") || l.contains("Native/Epoll") && l.contains("|Resolved"),
                 "every bundle Active (the epoll fragment Resolved)");
     }

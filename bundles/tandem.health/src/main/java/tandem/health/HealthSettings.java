@@ -10,8 +10,9 @@ final class HealthSettings {
 
     /** @throws IllegalArgumentException naming the property that is wrong */
     static void validate(HttpEndpoint.Config c) {
-        if (c.port() != -1 && (c.port() < 1 || c.port() > 65535)) {
-            throw new IllegalArgumentException("tandem.health: port must be 1..65535 or -1 (off), not " + c.port());
+        if (c.port() < -1 || c.port() > 65535) {
+            throw new IllegalArgumentException("tandem.health: port must be 1..65535, 0 (the RESP port + 3000) or -1 "
+                    + "(off), not " + c.port());
         }
         if (c.threads() < 4 || c.threads() > 64) {
             throw new IllegalArgumentException("tandem.health: threads must be 4..64, not " + c.threads());

@@ -14,15 +14,20 @@ import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+import tandem.api.server.ServerStatus;
 
 /**
  * Where the health endpoint listens. Felix HTTP owns the listener and reads its address from its own
  * configuration ({@code org.apache.felix.http}); this component writes that configuration from {@code tandem.health}
  * so that an operator configures one PID, and a change of port or address applies live (Jetty rebinds; the node's
- * clients never notice). While this component is inactive (the health feature removed or being updated), Felix HTTP
+ * clients never notice). By default the port follows the RESP port (plus 3000), read when the RESP server binds. While this component is inactive (the health feature removed or being updated), Felix HTTP
  * is disabled: no port stays open that serves nothing.
  */
 @Component(immediate = true, configurationPid = HealthSettings.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)
@@ -40,34 +45,58 @@ public final class HttpEndpoint {
                 + "loopback only; 0.0.0.0 exposes health and metrics to the network). Applies live.")
         String bind() default "127.0.0.1";
 
-        @AttributeDefinition(description = "TCP port of the HTTP endpoint (1..65535, default 9379), or -1 to serve "
-                + "no HTTP at all. Applies live.")
-        int port() default 9379;
+        @AttributeDefinition(description = "TCP port of the HTTP endpoint (1..65535); 0 (default): the RESP port plus "
+                + "3000 (9379 beside 6379), so that nodes on one machine never collide; -1: serve no HTTP at all. "
+                + "Applies live.")
+        int port() default 0;
 
         @AttributeDefinition(description = "Most threads Jetty serves requests with (4..64, default 8): health is "
                 + "read by a scraper and a person, not by clients. Applies live.")
         int threads() default 8;
     }
 
+    /** What is added to the RESP port when {@code port} is 0. */
+    static final int RESP_PORT_OFFSET = 3000;
+
     private final ConfigurationAdmin configAdmin;
+    private volatile Config config;
+    private volatile ServerStatus server;
 
     @Activate
     public HttpEndpoint(@Reference ConfigurationAdmin configAdmin, Config config) {
         this.configAdmin = configAdmin;
         HealthSettings.validate(config);
-        apply(config);
+        this.config = config;
+        apply();
     }
 
     @Modified
-    void modified(Config config) {
+    void modified(Config next) {
         try {
-            HealthSettings.validate(config);
+            HealthSettings.validate(next);
         } catch (IllegalArgumentException e) {
             LOG.log(Level.ERROR, "tandem.health: configuration refused, the endpoint stays as it was: {0}",
                     e.getMessage());
             return;
         }
-        apply(config);
+        config = next;
+        apply();
+    }
+
+    /** The RESP server: its port decides this endpoint's when {@code port} is 0. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindServer(ServerStatus s) {
+        server = s;
+        if (config != null && config.port() == 0) {
+            apply();
+        }
+    }
+
+    void unbindServer(ServerStatus s) {
+        if (server == s) {
+            server = null;
+        }
     }
 
     @Deactivate
@@ -77,11 +106,31 @@ public final class HttpEndpoint {
         update(p);
     }
 
-    private void apply(Config config) {
+    /** @return the port to serve on, or -1 for none (off, or derived from a RESP port not known yet) */
+    static int port(Config config, ServerStatus server) {
+        if (config.port() != 0) {
+            return config.port();
+        }
+        int resp = server == null ? -1 : server.port();
+        return resp > 0 && resp + RESP_PORT_OFFSET <= 65535 ? resp + RESP_PORT_OFFSET : -1;
+    }
+
+    private synchronized void apply() {
+        Config config = this.config;
+        int port = port(config, server);
+        if (port < 0 && config.port() == 0) {
+            ServerStatus s = server;
+            if (s != null && s.port() > 0) {
+                LOG.log(Level.ERROR, "tandem.health: the RESP port {0} plus {1} is no TCP port: set port in "
+                        + "etc/tandem.health.cfg", s.port(), RESP_PORT_OFFSET);
+            } else {
+                return; // the RESP server is not up yet: its binding applies this again
+            }
+        }
         Dictionary<String, Object> p = new Hashtable<>();
-        boolean enabled = config.port() > 0;
+        boolean enabled = port > 0;
         p.put("org.apache.felix.http.enable", enabled);
-        p.put("org.osgi.service.http.port", enabled ? config.port() : 0);
+        p.put("org.osgi.service.http.port", enabled ? port : 0);
         p.put("org.apache.felix.http.host", config.bind());
         p.put("org.apache.felix.http.jetty.threadpool.max", config.threads());
         p.put("org.apache.felix.http.jetty.acceptors", 1);
@@ -89,7 +138,7 @@ public final class HttpEndpoint {
         p.put("org.apache.felix.http.jetty.sendServerHeader", false);
         p.put("org.apache.felix.http.name", "tandem-health");
         if (update(p)) {
-            LOG.log(Level.INFO, enabled ? "health endpoint: http://" + config.bind() + ":" + config.port() + "/"
+            LOG.log(Level.INFO, enabled ? "health endpoint: http://" + config.bind() + ":" + port + "/"
                     : "health endpoint: disabled (port -1)");
         }
     }

@@ -286,7 +286,8 @@ public final class NodeProbe {
                 }
             }
             if (r.psync() != null) {
-                sink.counter("tandem_full_syncs_total", "Full syncs served (psync)", r.psync().syncFull(),
+                sink.counter("tandem_full_syncs_total", "Full syncs served: psync full syncs, journal-protocol snapshots",
+                        r.psync().syncFull(),
                         "protocol", r.protocol());
                 sink.counter("tandem_partial_syncs_total", "Partial syncs served (psync +CONTINUE)",
                         r.psync().syncPartialOk(), "protocol", r.protocol());

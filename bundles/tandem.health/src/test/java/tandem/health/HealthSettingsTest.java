@@ -29,8 +29,19 @@ class HealthSettingsTest {
     }
 
     @Test
+    void portZeroFollowsTheRespPortPlus3000() {
+        tandem.api.server.ServerStatus resp = (tandem.api.server.ServerStatus) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {tandem.api.server.ServerStatus.class},
+                (proxy, method, args) -> method.getName().equals("port") ? 6379 : null);
+        org.assertj.core.api.Assertions.assertThat(HttpEndpoint.port(config(), resp)).isEqualTo(9379);
+        org.assertj.core.api.Assertions.assertThat(HttpEndpoint.port(config(), null)).isEqualTo(-1);
+        org.assertj.core.api.Assertions.assertThat(HttpEndpoint.port(config("port", 8080), resp)).isEqualTo(8080);
+        org.assertj.core.api.Assertions.assertThat(HttpEndpoint.port(config("port", -1), resp)).isEqualTo(-1);
+    }
+
+    @Test
     void eachRefusalNamesItsProperty() {
-        assertThatThrownBy(() -> HealthSettings.validate(config("port", 0))).hasMessageContaining("tandem.health: port");
+        assertThatThrownBy(() -> HealthSettings.validate(config("port", -2))).hasMessageContaining("tandem.health: port");
         assertThatThrownBy(() -> HealthSettings.validate(config("port", 70000))).hasMessageContaining("port");
         assertThatThrownBy(() -> HealthSettings.validate(config("threads", 2))).hasMessageContaining("threads");
         assertThatThrownBy(() -> HealthSettings.validate(config("bind", "localhost")))

@@ -115,6 +115,10 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
 
         void ended(PrimarySession session);
 
+        /** A snapshot (checkpoint and segment seed) is about to be sent to a replica: a full sync, counted. */
+        default void snapshotSent() {
+        }
+
         /**
          * The restart fence: a replica showed its position, ahead of this journal or not.
          *
@@ -396,6 +400,7 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
             register();
             try {
                 sendFrames(ByteBuffer.wrap(divergence != null ? HashMismatch.frame() : NeedSnapshot.frame()));
+                node.snapshotSent();
                 sendSnapshot(snapshot);
             } finally {
                 snapshot.close();

@@ -40,6 +40,8 @@ import tandem.api.auth.NodeIdentity;
 import tandem.api.auth.ReplicaAuthorizer;
 import tandem.api.checkpoint.Checkpoints;
 import tandem.api.journal.Journal;
+import tandem.api.metrics.MetricsSink;
+import tandem.api.metrics.MetricsSource;
 import tandem.api.replication.AckPolicy;
 import tandem.api.replication.ReplicationControl;
 import tandem.api.replication.ReplicationHub;
@@ -68,11 +70,14 @@ import tandem.protocol.files.DurableFiles;
  * DPDK transport (feature {@code transport-dpdk}) therefore moves a replica's link to it, and uninstalling it
  * moves the link back to TCP, without restarting the protocol.
  */
-@Component(service = {ReplicationStatusSource.class, ReplicationControl.class}, immediate = true,
+@Component(service = {ReplicationStatusSource.class, ReplicationControl.class, MetricsSource.class}, immediate = true,
         configurationPid = ReplicationSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE)
 @Designate(ocd = ReplicationComponent.Config.class)
-public final class ReplicationComponent implements ReplicationStatusSource, ReplicationControl,
+public final class ReplicationComponent implements ReplicationStatusSource, ReplicationControl, MetricsSource,
         PrimarySession.PrimaryContext, ReplicaLink.ReplicaContext {
+
+    /** Snapshots sent to replicas since the component started: the journal protocol's full syncs. */
+    private final java.util.concurrent.atomic.AtomicLong snapshotsSent = new java.util.concurrent.atomic.AtomicLong();
 
     private static final Logger LOG = System.getLogger("tandem.replication");
     /** The highest epoch this node has seen, in the state directory (spec 000: a node never goes back on one). */
@@ -839,6 +844,17 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     }
 
     // ---- status and control -----------------------------------------------------------------------------------
+
+    @Override
+    public void snapshotSent() {
+        snapshotsSent.incrementAndGet();
+    }
+
+    @Override
+    public void collect(MetricsSink sink) {
+        sink.counter("tandem_full_syncs_total", "Full syncs served: psync full syncs, journal-protocol snapshots",
+                snapshotsSent.get(), "protocol", "journal");
+    }
 
     @Override
     public ReplicationStatus replicationStatus() {

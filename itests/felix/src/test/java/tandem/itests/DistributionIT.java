@@ -176,7 +176,11 @@ public class DistributionIT {
         });
         List<String> names = new ArrayList<>();
         for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs()) {
-            assertFalse(d.name + " has a configuration", scr.getComponentConfigurationDTOs(d).isEmpty());
+            // Tandem's components all run; a library's may wait for a configuration nobody gives it (Felix Health
+            // Checks' servlet, say)
+            if (d.bundle.symbolicName.startsWith("tandem.")) {
+                assertFalse(d.name + " has a configuration", scr.getComponentConfigurationDTOs(d).isEmpty());
+            }
             names.add(d.name);
         }
         assertTrue(names.toString(), names.contains("tandem.server.RespServer"));

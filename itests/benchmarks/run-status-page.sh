@@ -49,8 +49,8 @@ third=$((load / 3))
 timeout "$third" redis-benchmark -h 127.0.0.1 -p "$pp" -t set -n 100000000 -r 100000 -c 4 -q > /dev/null 2>&1 || true
 timeout "$third" redis-benchmark -h 127.0.0.1 -p "$pp" -t set -n 100000000 -r 100000 -c 4 -P 16 -q > /dev/null 2>&1 \
   || true
-timeout "$third" redis-benchmark -h 127.0.0.1 -p "$pp" -t set,incr -n 100000000 -r 100000 -c 8 -q > /dev/null 2>&1 \
-  || true &
+timeout "$third" redis-benchmark -h 127.0.0.1 -p "$pp" -t set,incr -n 100000000 -r 100000 -c 8 -q > /dev/null 2>&1 &
+bench=$!
 sleep $((third - 5))
 
 profile=$(mktemp -d)
@@ -61,6 +61,6 @@ rm -rf "$profile"
 curl -s "http://127.0.0.1:$health/health" > "$out/health.json"
 curl -s "http://127.0.0.1:$health/metrics" > "$out/metrics.txt"
 tandem_shell p 'hc:exec -v tandem' > "$out/hc.txt"
-wait
+wait "$bench" || true # timeout's 124: the load ran its time
 echo "screenshot: $shot"
 echo "/health, /metrics, hc:exec: $out"

@@ -27,7 +27,8 @@ import tandem.api.server.ServerStatus;
  * Where the health endpoint listens. Felix HTTP owns the listener and reads its address from its own
  * configuration ({@code org.apache.felix.http}); this component writes that configuration from {@code tandem.health}
  * so that an operator configures one PID, and a change of port or address applies live (Jetty rebinds; the node's
- * clients never notice). By default the port follows the RESP port (plus 3000), read when the RESP server binds. While this component is inactive (the health feature removed or being updated), Felix HTTP
+ * clients never notice). By default the port follows the RESP port (plus 3000), read when the RESP server binds.
+ * While this component is inactive (the health feature removed or being updated), Felix HTTP
  * is disabled: no port stays open that serves nothing.
  */
 @Component(immediate = true, configurationPid = HealthSettings.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL)

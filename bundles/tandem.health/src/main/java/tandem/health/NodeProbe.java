@@ -145,7 +145,8 @@ public final class NodeProbe {
         if (st != null) {
             doc.add("store", Json.createObjectBuilder().add("directory", st.directory())
                     .add("appliedSequence", st.appliedSequence()).add("flushedSequence", st.flushedSequence())
-                    .add("keys", st.keys()).add("keysWithExpiry", st.keysWithExpiry()).add("diskBytes", st.diskBytes()));
+                    .add("keys", st.keys()).add("keysWithExpiry", st.keysWithExpiry())
+                    .add("diskBytes", st.diskBytes()));
         } else {
             doc.addNull("store");
         }
@@ -227,7 +228,8 @@ public final class NodeProbe {
             return jakarta.json.JsonValue.NULL;
         }
         double left = t.secondsLeft();
-        return Json.createObjectBuilder().add("what", t.what()).add("bytes", t.bytes()).add("totalBytes", t.totalBytes())
+        return Json.createObjectBuilder().add("what", t.what()).add("bytes", t.bytes())
+                .add("totalBytes", t.totalBytes())
                 .add("bytesPerSecond", Math.round(t.bytesPerSecond()))
                 .add("secondsLeft", left < 0 ? -1 : Math.round(left * 10) / 10.0).build();
     }
@@ -255,7 +257,8 @@ public final class NodeProbe {
                 sink.gauge("tandem_journal_segments", "The journal's segment files", j.segments());
                 sink.gauge("tandem_journal_last_sequence", "The last sequence appended", j.lastSequence());
                 sink.gauge("tandem_journal_durable_sequence", "The last sequence made durable", j.durableSequence());
-                sink.gauge("tandem_journal_stopped", "1 once the journal fail-stopped", j.stoppedReason() == null ? 0 : 1);
+                sink.gauge("tandem_journal_stopped", "1 once the journal fail-stopped",
+                        j.stoppedReason() == null ? 0 : 1);
             }
             StoreStatus st = n.storeStatus();
             if (st != null) {
@@ -286,9 +289,8 @@ public final class NodeProbe {
                 }
             }
             if (r.psync() != null) {
-                sink.counter("tandem_full_syncs_total", "Full syncs served: psync full syncs, journal-protocol snapshots",
-                        r.psync().syncFull(),
-                        "protocol", r.protocol());
+                sink.counter("tandem_full_syncs_total", "Full syncs served: psync full syncs, journal-protocol "
+                        + "snapshots", r.psync().syncFull(), "protocol", r.protocol());
                 sink.counter("tandem_partial_syncs_total", "Partial syncs served (psync +CONTINUE)",
                         r.psync().syncPartialOk(), "protocol", r.protocol());
             }

@@ -32,8 +32,8 @@ final class StatusPage {
     record Series(String name, double[] values) {
     }
 
-    static String render(String role, String notReady, String ackPolicy, int respPort, List<ReplicationStatus> protocols,
-            QuorumFenceStatus.Status quorum, List<History.Sample> samples) {
+    static String render(String role, String notReady, String ackPolicy, int respPort,
+            List<ReplicationStatus> protocols, QuorumFenceStatus.Status quorum, List<History.Sample> samples) {
         StringBuilder h = new StringBuilder(16 * 1024);
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta http-equiv=\"refresh\" content=\"5\">")

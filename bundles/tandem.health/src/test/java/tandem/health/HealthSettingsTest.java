@@ -41,7 +41,8 @@ class HealthSettingsTest {
 
     @Test
     void eachRefusalNamesItsProperty() {
-        assertThatThrownBy(() -> HealthSettings.validate(config("port", -2))).hasMessageContaining("tandem.health: port");
+        assertThatThrownBy(() -> HealthSettings.validate(config("port", -2)))
+                .hasMessageContaining("tandem.health: port");
         assertThatThrownBy(() -> HealthSettings.validate(config("port", 70000))).hasMessageContaining("port");
         assertThatThrownBy(() -> HealthSettings.validate(config("threads", 2))).hasMessageContaining("threads");
         assertThatThrownBy(() -> HealthSettings.validate(config("bind", "localhost")))

@@ -22,10 +22,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import tandem.api.fencing.SplitBrainAudit;
 import tandem.api.journal.Journal;
-import tandem.api.metrics.MetricsSink;
-import tandem.api.metrics.MetricsSource;
 import tandem.api.journal.JournalStatus;
 import tandem.api.journal.SegmentInfo;
+import tandem.api.metrics.MetricsSink;
+import tandem.api.metrics.MetricsSource;
 import tandem.api.node.Frontend;
 import tandem.api.node.Node;
 import tandem.api.node.NodeClient;
@@ -42,7 +42,8 @@ import tandem.api.store.StoreStatus;
  * end as {@link Node} and to the replication protocols as {@link ReplicationHub}. It references neither the front
  * end nor a replication protocol: they reference it, so the services form no cycle.
  */
-@Component(service = {Node.class, ReplicationHub.class, MetricsSource.class}, immediate = true, configurationPid = NodeSettings.PID)
+@Component(service = {Node.class, ReplicationHub.class, MetricsSource.class}, immediate = true,
+        configurationPid = NodeSettings.PID)
 @Designate(ocd = NodeComponent.Config.class)
 public final class NodeComponent implements Node, ReplicationHub, MetricsSource {
 
@@ -223,7 +224,8 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     @Override
     public void collect(MetricsSink sink) {
         pipeline.ackLatency().collect(sink);
-        sink.gauge("tandem_applied_sequence", "The last journal sequence the store applied", pipeline.appliedSequence());
+        sink.gauge("tandem_applied_sequence", "The last journal sequence the store applied",
+                pipeline.appliedSequence());
         sink.gauge("tandem_blocked_clients", "Clients parked in WAIT", pipeline.blockedClients());
     }
 

@@ -386,7 +386,8 @@ class RespConnectionHandlerTest {
         String all = run(bytes("INFO\r\n"), true).replies;
         assertThat(all).contains("# Server\r\nredis_version:7.0.0\r\ntandem_version:0.1.0-test\r\n")
                 .contains("process_id:4242\r\nrun_id:0123456789abcdef0123456789abcdef01234567\r\n").contains("tcp_port:6379\r\n").contains(clients).contains(stats)
-                .contains("# Persistence\r\nloading:0\r\ntandem_ready:1\r\njournal_enabled:0\r\napply_status:ok\r\nstore_enabled:0\r\n")
+                .contains("# Persistence\r\nloading:0\r\ntandem_ready:1\r\njournal_enabled:0\r\napply_status:ok\r\n"
+                        + "store_enabled:0\r\n")
                 .endsWith("# Keyspace\r\n\r\n");
         int length = Integer.parseInt(all.substring(1, all.indexOf('\r')));
         assertThat(all.getBytes(StandardCharsets.ISO_8859_1).length)
@@ -395,7 +396,8 @@ class RespConnectionHandlerTest {
         server.blockedClients = 2; // two clients parked in WAIT, while an installed snapshot waits for its journal
         server.loading = true;
         assertThat(run(bytes("INFO clients persistence\r\n"), true).replies)
-                .contains("\r\nblocked_clients:2\r\n").contains("# Persistence\r\nloading:1\r\ntandem_ready:0\r\ntandem_not_ready_reason:loading a snapshot\r\n");
+                .contains("\r\nblocked_clients:2\r\n").contains("# Persistence\r\nloading:1\r\ntandem_ready:0\r\n"
+                        + "tandem_not_ready_reason:loading a snapshot\r\n");
     }
 
     @Test

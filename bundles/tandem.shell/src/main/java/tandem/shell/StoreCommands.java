@@ -60,11 +60,14 @@ public final class StoreCommands {
     public String digest() throws InterruptedException {
         long deadline = System.nanoTime() + READY_WAIT_MILLIS * 1_000_000;
         String notReady;
-        while ((notReady = notReady()) != null && System.nanoTime() < deadline) {
+        // a stopped apply does not end by waiting: say so at once
+        Node n;
+        while ((notReady = notReady()) != null && (n = node) != null && n.applyStopped() == null
+                && System.nanoTime() < deadline) {
             Thread.sleep(50); // a person waits at the prompt: polling a cheap volatile read is simplest
         }
         if (notReady != null) {
-            return "node not ready: " + notReady + " (no digest: it would predate the replay)";
+            return "node not ready: " + notReady + " (no digest: the store does not hold the journal's state yet)";
         }
         Keyspace k = keyspace;
         if (k == null) {

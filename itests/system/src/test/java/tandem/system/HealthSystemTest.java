@@ -30,7 +30,8 @@ import tandem.testsupport.Await;
  * The health endpoint of real nodes, a {@code disk+ram} primary and its journal replica: {@code /health}'s JSON,
  * {@code /metrics} through {@code promtool check metrics} (Debian's {@code prometheus}), the status page rendered by
  * headless Chromium (Debian's {@code chromium}), {@code /ready} answering 503 through a replay of a large journal and
- * 200 after it, the Felix Health Checks from the shell, and a port change applied live. One cluster for the class; tests run in order.
+ * 200 after it, the Felix Health Checks from the shell, and a port change applied live. One cluster for the class;
+ * tests run in order.
  */
 @Timeout(240)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

@@ -18,8 +18,7 @@ import java.io.OutputStream;
  * Client to node: {@link #COMMAND} (one Gogo command line, UTF-8). Node to client: {@link #OUT} and {@link #ERR}
  * (output bytes) and {@link #PROGRESS} (one line saying how far a long command got, UTF-8: a client on a terminal
  * shows the latest in place, any other drops it), then {@link #EXIT} with one byte, 0 when the command succeeded and
- * 1 when it failed. A payload
- * longer than {@link #MAX_PAYLOAD} is refused before anything is allocated for it.
+ * 1 when it failed. A payload longer than {@link #MAX_PAYLOAD} is refused before anything is allocated for it.
  *
  * <p>The admin channel is a plain Unix-domain socket rather than Gogo's telnetd so that access is decided by file
  * permissions (an owner-only directory) instead of an unauthenticated TCP port.

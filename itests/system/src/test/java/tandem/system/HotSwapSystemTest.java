@@ -63,7 +63,8 @@ class HotSwapSystemTest {
                 Arguments.of("replication-psync", List.of("Tandem psync replication", "Tandem FRPL stream")),
                 Arguments.of("checkpoint", List.of("Tandem checkpoints")),
                 Arguments.of("fencing", List.of("Tandem quorum fence")),
-                Arguments.of("shell", List.of("Tandem shell")));
+                Arguments.of("shell", List.of("Tandem shell")),
+                Arguments.of("health", List.of("Tandem health")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -89,6 +90,16 @@ class HotSwapSystemTest {
         awaitBothStreaming();
         writers.forEach(w -> w.awaitProgress(50));
         Writer.haltAll(writers, false); // every write answered OK on the connection it started on
+        if (feature.equals("health")) {
+            Await.until("the health endpoint answers again", Duration.ofSeconds(30), () -> {
+                try {
+                    TandemNode.HttpReply ready = primary.http("/ready");
+                    return ready.status() == 200 && ready.body().equals("ready\n");
+                } catch (IOException e) {
+                    return false; // Jetty restarting
+                }
+            });
+        }
 
         cluster.awaitConverged(journalReplica);
         Await.until("the psync replica at the primary's digest", Duration.ofSeconds(60), () -> {

@@ -27,7 +27,7 @@ import tandem.api.server.ServerStatus;
  * Where the health endpoint listens. Felix HTTP owns the listener and reads its address from its own
  * configuration ({@code org.apache.felix.http}); this component writes that configuration from {@code tandem.health}
  * so that an operator configures one PID, and a change of port or address applies live (Jetty rebinds; the node's
- * clients never notice). By default the port follows the RESP port (plus 3000), read when the RESP server binds.
+ * clients never notice). By default the port follows the RESP port (plus 3000), live.
  * While this component is inactive (the health feature removed or being updated), Felix HTTP
  * is disabled: no port stays open that serves nothing.
  */
@@ -84,14 +84,22 @@ public final class HttpEndpoint {
         apply();
     }
 
-    /** The RESP server: its port decides this endpoint's when {@code port} is 0. */
+    /**
+     * The RESP server: its port decides this endpoint's when {@code port} is 0. A live change of the RESP port
+     * updates the server's service properties once it listens on the new one (DS does so after its
+     * {@code @Modified}), which moves this endpoint along.
+     */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
+            policyOption = ReferencePolicyOption.GREEDY, updated = "updatedServer")
     void bindServer(ServerStatus s) {
         server = s;
         if (config != null && config.port() == 0) {
             apply();
         }
+    }
+
+    void updatedServer(ServerStatus s) {
+        bindServer(s);
     }
 
     void unbindServer(ServerStatus s) {

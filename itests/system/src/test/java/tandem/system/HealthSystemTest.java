@@ -277,18 +277,7 @@ class HealthSystemTest {
             Path tmp = cfg.resolveSibling("tandem.health.cfg.tmp");
             Files.writeString(tmp, text);
             Files.move(tmp, cfg, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-            Await.until("health answers on the new port", Duration.ofSeconds(30), () -> {
-                try {
-                    return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
-                            + newPort + "/ready")).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
-                            .statusCode() == 200;
-                } catch (IOException e) {
-                    return false;
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            awaitReady(java.net.http.HttpClient.newHttpClient(), newPort);
             Await.until("nothing answers on the old port", Duration.ofSeconds(30), () -> {
                 try {
                     primary.http("/ready");
@@ -300,6 +289,39 @@ class HealthSystemTest {
             assertThat(jedis.get("before")).as("the same RESP connection").isEqualTo("1");
         }
         assertThat(primary.log()).contains("health endpoint: http://127.0.0.1:" + newPort + "/");
+    }
+
+    @Test
+    @Order(6)
+    void byDefaultThePortIsTheRespPortPlus3000AndFollowsIt() throws Exception {
+        // a node of its own: the harness gives the others an explicit port
+        try (TandemNode node = TandemNode.start(TandemNode.newHome("health-default"), TandemNode.freePort(),
+                java.util.Map.of(), "--config", "tandem.health:port=0")) {
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            awaitReady(http, node.port() + 3000);
+            int moved = TandemNode.freePort();
+            Path cfg = node.home().resolve("etc/tandem.server.cfg");
+            String text = Files.readString(cfg).replaceAll("(?m)^port\\s*=.*$", "port = " + moved);
+            Path tmp = cfg.resolveSibling("tandem.server.cfg.tmp");
+            Files.writeString(tmp, text.contains("port = " + moved) ? text : text + "\nport = " + moved + "\n");
+            Files.move(tmp, cfg, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            node.port(moved);
+            awaitReady(http, moved + 3000);
+            assertThat(node.log()).contains("health endpoint: http://127.0.0.1:" + (moved + 3000) + "/");
+        }
+    }
+
+    private static void awaitReady(java.net.http.HttpClient http, int port) {
+        Await.until("health answers on " + port, Duration.ofSeconds(30), () -> {
+            try {
+                return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+                        + "/ready")).build(), java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

@@ -127,7 +127,7 @@ public final class NodeProbe {
         }
         ServerStatus s = server;
         if (s != null) {
-            doc.add("server", Json.createObjectBuilder().add("bind", s.bindAddress()).add("port", s.port())
+            doc.add("server", Json.createObjectBuilder().add("bind", orNull(s.bindAddress())).add("port", s.port())
                     .add("connectedClients", s.connectedClients()).add("totalConnections", s.totalConnections()));
         } else {
             doc.addNull("server");
@@ -271,8 +271,20 @@ public final class NodeProbe {
             if (r.fence() != null) {
                 promotionFence = r.fence();
             }
+            ReplicationStatus.Upstream u = r.upstream();
+            if (u != null) {
+                String[] labels = {"protocol", r.protocol()};
+                sink.gauge("tandem_upstream_streaming", "On a replica: 1 while its link to the primary streams",
+                        "streaming".equals(u.state()) ? 1 : 0, labels);
+                sink.gauge("tandem_upstream_last_frame_seconds", "On a replica: seconds since the primary last sent "
+                        + "anything (-1: never)", u.lastFrameMillis() < 0 ? -1 : u.lastFrameMillis() / 1e3, labels);
+                sink.gauge("tandem_upstream_acked_sequence", "On a replica: the last sequence it made durable and "
+                        + "acknowledged", u.acked(), labels);
+                transfer(sink, u.transfer(), "receiving", r.protocol(), "primary");
+            }
             for (ReplicationStatus.Replica rep : r.replicas()) {
                 String[] labels = {"protocol", r.protocol(), "replica", rep.id()};
+                transfer(sink, rep.transfer(), "sending", r.protocol(), rep.id());
                 sink.gauge("tandem_replica_lag_entries", "Entries between the primary's last sequence and what the "
                         + "replica made durable", rep.lagEntries(), labels);
                 sink.gauge("tandem_replica_last_ack_seconds", "Seconds since the replica's last acknowledgement "
@@ -302,6 +314,18 @@ public final class NodeProbe {
             sink.counter("tandem_fence_refused_writes_total", "Writes the quorum fence refused with CLUSTERDOWN",
                     q.refusedWrites());
         }
+    }
+
+    /** A snapshot or full sync under way, as gauges: bytes done and in all (-1: unknown). */
+    private static void transfer(MetricsSink sink, ReplicationStatus.Transfer t, String direction, String protocol,
+            String peer) {
+        if (t == null) {
+            return;
+        }
+        String[] labels = {"protocol", protocol, "direction", direction, "peer", peer, "what", t.what()};
+        sink.gauge("tandem_transfer_bytes", "A snapshot or full sync under way: bytes done", t.bytes(), labels);
+        sink.gauge("tandem_transfer_total_bytes", "A snapshot or full sync under way: bytes in all (-1: unknown)",
+                t.totalBytes(), labels);
     }
 
     /** For the status page: what each replica of each protocol lags now, by id. */

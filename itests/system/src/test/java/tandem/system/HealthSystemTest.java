@@ -165,7 +165,10 @@ class HealthSystemTest {
                 "tandem_replica_lag_entries{protocol=\"journal\"");
         assertThat(count(m, "tandem_write_ack_seconds_count{policy=\"disk+ram\"}"))
                 .as("every acknowledged write was measured").isGreaterThanOrEqualTo(KEYS);
-        assertThat(count(replica.http("/metrics").body(), "tandem_role_primary")).isZero();
+        String onReplica = replica.http("/metrics").body();
+        assertThat(count(onReplica, "tandem_role_primary")).isZero();
+        assertThat(onReplica).contains("tandem_upstream_streaming{protocol=\"journal\"} 1.0",
+                "tandem_upstream_acked_sequence{protocol=\"journal\"} ", "tandem_upstream_last_frame_seconds");
     }
 
     /** @return the value of the sample line that starts with {@code series} */

@@ -52,8 +52,13 @@ final class KeyCommands {
         r.simple(rec == null ? "none" : typeName(rec));
     }
 
+    /** Redis' name of a record's type, by its object type code. */
     static String typeName(Rec rec) {
-        return rec.isHash() ? "hash" : "string";
+        return switch (rec.type()) {
+            case Tx.STRING -> "string";
+            case Tx.HASH -> "hash";
+            default -> throw new IllegalStateException("a key record of unknown type " + rec.type());
+        };
     }
 
     static void expire(Tx tx, byte[][] a, Reply r) {
@@ -374,8 +379,8 @@ final class KeyCommands {
             }
             tx.delete(dst, to);
         }
-        if (from.isHash()) {
-            tx.putHash(dst, null, tx.copyFields(src, dst), from.expiryMs(), from.flags());
+        if (from.hasFields()) {
+            tx.putCollection(dst, null, from.type(), tx.copyFields(src, dst), from.expiryMs(), from.flags());
         } else {
             tx.putString(dst, null, from.value(), from.expiryMs(), from.flags());
         }

@@ -182,7 +182,7 @@ final class ObjectCommands {
      */
     static long usage(Tx tx, byte[] key, Rec rec, long samples) {
         long usage = sdsAllocation(key.length) + DICT_ENTRY;
-        if (!rec.isHash()) {
+        if (rec.isString()) {
             int length = rec.value().length;
             return usage + switch (encoding(rec)) {
                 case "int" -> ROBJ;

@@ -560,7 +560,7 @@ final class RocksKeyspace implements AutoCloseable {
                 sha.update(u32(key.length));
                 sha.update(key);
                 sha.update(rec.type());
-                if (rec.isHash()) {
+                if (rec.hasFields()) {
                     List<byte[][]> pairs = new ArrayList<>();
                     byte[] prefix = Tx.fieldPrefix(key);
                     for (fieldIt.seek(prefix); fieldIt.isValid(); fieldIt.next()) {

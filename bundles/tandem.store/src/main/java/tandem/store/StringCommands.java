@@ -263,7 +263,7 @@ final class StringCommands {
         r.array(a.length - 1);
         for (int i = 1; i < a.length; i++) {
             Rec rec = tx.lookup(a[i]);
-            if (rec == null || rec.isHash()) {
+            if (rec == null || !rec.isString()) {
                 r.nullBulk();
             } else {
                 r.bulk(rec.value());
@@ -433,7 +433,7 @@ final class StringCommands {
     static void lcs(Tx tx, byte[][] a, Reply r) {
         Rec ra = tx.lookup(a[1]);
         Rec rb = tx.lookup(a[2]);
-        if (ra != null && ra.isHash() || rb != null && rb.isHash()) {
+        if (ra != null && !ra.isString() || rb != null && !rb.isString()) {
             throw new CommandError("ERR The specified keys must contain string values");
         }
         byte[] x = ra == null ? new byte[0] : ra.value();

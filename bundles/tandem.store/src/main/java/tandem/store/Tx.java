@@ -19,7 +19,8 @@ import org.rocksdb.WriteBatchWithIndex;
  *
  * <p>Design note: this class is the only place that knows the record layout (see {@link RocksKeyspace} for it), so
  * that the deadline index and the key counters cannot drift from the records: every write of a key record goes
- * through {@link #putString}, {@link #putHash}, {@link #setExpiry} or {@link #delete}, which keep them in step.
+ * through {@link #putString}, {@link #putHash} (any type whose elements are apart: {@link #putCollection}),
+ * {@link #setExpiry} or {@link #delete}, which keep them in step.
  * The type byte of a key record carries, above the type code, the encoding flags that OBJECT ENCODING needs to answer
  * as Redis (how the value was made, which its bytes alone do not tell); {@link #decode} splits them, so that a type
  * is only ever compared without them.
@@ -67,6 +68,18 @@ final class Tx {
 
         boolean isHash() {
             return type == HASH;
+        }
+
+        boolean isString() {
+            return type == STRING;
+        }
+
+        /**
+         * Whether the key's elements are records of their own in the {@code fields} family (a hash's fields), with
+         * their count in the key record: every type but a string.
+         */
+        boolean hasFields() {
+            return type != STRING;
         }
 
         boolean has(int flag) {
@@ -231,7 +244,7 @@ final class Tx {
         int typeByte = e.typeByte() & 0xff;
         byte type = (byte) (typeByte & TYPE_MASK);
         int flags = typeByte & ~TYPE_MASK;
-        if (type == HASH) {
+        if (type != STRING) {
             return new Rec(type, flags, e.expiryMs(), null, e.fieldCount());
         }
         byte[] value = e.value();
@@ -268,16 +281,16 @@ final class Tx {
         return r;
     }
 
-    /** The live string at {@code key}, or null; WRONGTYPE when it holds a hash. */
+    /** The live string at {@code key}, or null; WRONGTYPE when it holds another type. */
     Rec string(byte[] key) {
         Rec r = lookup(key);
-        if (r != null && r.isHash()) {
+        if (r != null && !r.isString()) {
             throw new CommandError(CommandError.WRONGTYPE);
         }
         return r;
     }
 
-    /** The live hash at {@code key}, or null; WRONGTYPE when it holds a string. */
+    /** The live hash at {@code key}, or null; WRONGTYPE when it holds another type. */
     Rec hash(byte[] key) {
         Rec r = lookup(key);
         if (r != null && !r.isHash()) {
@@ -296,7 +309,7 @@ final class Tx {
 
     /** Stores a string with encoding flags {@code flags} ({@link #ENC_RAW}, {@link #ENC_PLAIN} or 0). */
     void putString(byte[] key, Rec old, byte[] value, long expiryMs, int flags) {
-        if (old != null && old.isHash()) {
+        if (old != null && old.hasFields()) {
             deleteFields(key);
         }
         reindex(key, old, expiryMs);
@@ -321,21 +334,28 @@ final class Tx {
             }
             return;
         }
+        putCollection(key, old, HASH, count, expiry, flags);
+    }
+
+    /**
+     * Writes the record of a key of type {@code type} whose {@code count} elements are written apart in the
+     * {@code fields} family (a hash's fields), with deadline {@code expiry} and encoding flags {@code flags}.
+     */
+    void putCollection(byte[] key, Rec old, byte type, long count, long expiry, int flags) {
         reindex(key, old, expiry);
-        put(keys, key, encodeHash(expiry, count, flags));
-        indexed(key, (byte) (HASH | flags), expiry, count, null);
+        put(keys, key, encodeCollection(type, expiry, count, flags));
+        indexed(key, (byte) (type | flags), expiry, count, null);
     }
 
     /** Changes the deadline of a live key ({@link #NO_EXPIRY} removes it); its value and encoding stay. */
     void setExpiry(byte[] key, Rec old, long expiryMs) {
-        if (!old.isHash() && old.value == null) {
+        if (old.isString() && old.value == null) {
             old = record(key, true); // from meta(): the record is rewritten whole
         }
-        reindex(key, old, expiryMs);
-        if (old.isHash()) {
-            put(keys, key, encodeHash(expiryMs, old.fieldCount(), old.flags()));
-            indexed(key, (byte) (HASH | old.flags()), expiryMs, old.fieldCount(), null);
+        if (old.hasFields()) {
+            putCollection(key, old, old.type(), old.fieldCount(), expiryMs, old.flags());
         } else {
+            reindex(key, old, expiryMs);
             byte[] value = old.value();
             put(keys, key, encodeString(expiryMs, value, old.flags()));
             indexed(key, (byte) (STRING | old.flags()), expiryMs, 0,
@@ -345,7 +365,7 @@ final class Tx {
 
     /** Deletes a key and everything it owns (hash fields, deadline entry). */
     void delete(byte[] key, Rec old) {
-        if (old.isHash()) {
+        if (old.hasFields()) {
             deleteFields(key);
         }
         if (old.hasExpiry()) {
@@ -554,8 +574,9 @@ final class Tx {
         return ByteBuffer.allocate(9 + value.length).put((byte) (STRING | flags)).putLong(expiryMs).put(value).array();
     }
 
-    static byte[] encodeHash(long expiryMs, long count, int flags) {
-        return ByteBuffer.allocate(17).put((byte) (HASH | flags)).putLong(expiryMs).putLong(count).array();
+    /** A key record whose elements are apart (a hash): {@code [type|flags][expiry][count]}. */
+    static byte[] encodeCollection(byte type, long expiryMs, long count, int flags) {
+        return ByteBuffer.allocate(17).put((byte) (type | flags)).putLong(expiryMs).putLong(count).array();
     }
 
     static Rec decode(byte[] v) {
@@ -567,7 +588,7 @@ final class Tx {
         byte type = (byte) (typeByte & TYPE_MASK);
         int flags = typeByte & ~TYPE_MASK;
         long expiry = b.getLong();
-        if (type == HASH) {
+        if (type != STRING) {
             return new Rec(type, flags, expiry, null, b.getLong());
         }
         return new Rec(type, flags, expiry, Arrays.copyOfRange(v, 9, v.length), 0);
@@ -578,9 +599,9 @@ final class Tx {
         ByteBuffer b = ByteBuffer.wrap(v);
         byte typeByte = b.get();
         long expiry = b.getLong();
-        boolean hash = (typeByte & TYPE_MASK) == HASH;
-        long count = hash ? b.getLong() : 0;
-        byte[] value = !hash && v.length - 9 <= KeyIndex.INLINE_VALUE ? Arrays.copyOfRange(v, 9, v.length) : null;
+        boolean string = (typeByte & TYPE_MASK) == STRING;
+        long count = string ? 0 : b.getLong();
+        byte[] value = string && v.length - 9 <= KeyIndex.INLINE_VALUE ? Arrays.copyOfRange(v, 9, v.length) : null;
         return new KeyIndex.Entry(key, index.hash(key), typeByte, expiry, count, value);
     }
 
@@ -590,8 +611,8 @@ final class Tx {
         int typeByte = b.get() & 0xff;
         byte type = (byte) (typeByte & TYPE_MASK);
         long expiry = b.getLong();
-        return new Rec(type, typeByte & ~TYPE_MASK, expiry, type == HASH ? null : new byte[0],
-                type == HASH ? b.getLong() : 0);
+        return new Rec(type, typeByte & ~TYPE_MASK, expiry, type == STRING ? new byte[0] : null,
+                type == STRING ? 0 : b.getLong());
     }
 
     /** {@code [deadline_ms u64 BE][key]}: iteration order is deadline order, then key order. */

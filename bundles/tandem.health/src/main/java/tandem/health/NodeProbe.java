@@ -197,8 +197,7 @@ public final class NodeProbe {
         } else {
             p.addNull("upstream");
         }
-        long last = j == null ? -1 : j.lastSequence();
-        long lastOffset = n == null || last < 0 ? -1 : n.offsetAfter(last);
+        long lastOffset = lastOffset(n, j);
         JsonArrayBuilder replicas = Json.createArrayBuilder();
         for (ReplicationStatus.Replica rep : r.replicas()) {
             long ackedOffset = n == null ? -1 : n.offsetAfter(rep.acked());
@@ -206,7 +205,7 @@ public final class NodeProbe {
             replicas.add(Json.createObjectBuilder().add("id", rep.id()).add("address", rep.address())
                     .add("state", rep.state()).add("sent", rep.sent()).add("inMemory", rep.inMemory())
                     .add("acked", rep.acked()).add("lagEntries", rep.lagEntries())
-                    .add("lagBytes", lastOffset >= 0 && ackedOffset >= 0 ? Math.max(0, lastOffset - ackedOffset) : -1)
+                    .add("lagBytes", lagBytes(lastOffset, ackedOffset))
                     .add("lastAckMillis", rep.lastAckMillis())
                     .add("offsets", Json.createObjectBuilder().add("sent", sentOffset).add("acked", ackedOffset))
                     .add("transfer", transfer(rep.transfer())));
@@ -221,6 +220,16 @@ public final class NodeProbe {
                     .add("syncPartialErr", ps.syncPartialErr()));
         }
         return p;
+    }
+
+    /** @return the psync offset after the journal's last entry, -1 without a journal or when it is not retained */
+    private static long lastOffset(Node n, JournalStatus j) {
+        return n == null || j == null ? -1 : n.offsetAfter(j.lastSequence());
+    }
+
+    /** @return the bytes between the two offsets, -1 when either is unknown */
+    private static long lagBytes(long lastOffset, long ackedOffset) {
+        return lastOffset >= 0 && ackedOffset >= 0 ? Math.max(0, lastOffset - ackedOffset) : -1;
     }
 
     private static jakarta.json.JsonValue transfer(ReplicationStatus.Transfer t) {
@@ -266,6 +275,7 @@ public final class NodeProbe {
                 sink.gauge("tandem_store_keys", "User keys in the store (RocksDB's estimate)", st.keys());
             }
         }
+        long lastOffset = lastOffset(n, n == null ? null : n.journalStatus());
         String promotionFence = null;
         for (ReplicationStatus r : replication()) {
             if (r.fence() != null) {
@@ -291,13 +301,10 @@ public final class NodeProbe {
                         + "(-1: none)", rep.lastAckMillis() < 0 ? -1 : rep.lastAckMillis() / 1e3, labels);
                 sink.gauge("tandem_replica_streaming", "1 while the replica streams", "streaming".equals(rep.state())
                         ? 1 : 0, labels);
-                if (n != null && n.journalStatus() != null) {
-                    long lastOffset = n.offsetAfter(n.journalStatus().lastSequence());
-                    long acked = n.offsetAfter(rep.acked());
-                    if (lastOffset >= 0 && acked >= 0) {
-                        sink.gauge("tandem_replica_lag_bytes", "Replication-offset bytes between the primary's last "
-                                + "entry and what the replica made durable", Math.max(0, lastOffset - acked), labels);
-                    }
+                long lagBytes = lagBytes(lastOffset, n == null ? -1 : n.offsetAfter(rep.acked()));
+                if (lagBytes >= 0) {
+                    sink.gauge("tandem_replica_lag_bytes", "Replication-offset bytes between the primary's last "
+                            + "entry and what the replica made durable", lagBytes, labels);
                 }
             }
             if (r.psync() != null) {

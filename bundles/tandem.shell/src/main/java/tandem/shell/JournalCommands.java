@@ -11,6 +11,7 @@ import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
 import tandem.api.journal.Journal;
+import tandem.api.journal.JournalReader;
 import tandem.api.journal.JournalStatus;
 import tandem.api.store.Keyspace;
 
@@ -61,9 +62,8 @@ public final class JournalCommands {
         @SuppressWarnings("unchecked")
         Consumer<String> report = session == null ? null
                 : (Consumer<String>) session.get(tandem.shell.admin.AdminFrames.PROGRESS_ATTRIBUTE);
-        String broken = report == null ? j.verify() : j.verify((bytes, total) -> report.accept(String.format(
-                Locale.ROOT, "verifying the journal: %d/%d MiB (%d%%)", bytes >> 20, total >> 20,
-                total == 0 ? 100 : bytes * 100 / total)));
+        String broken = report == null ? j.verify()
+                : j.verify((bytes, total) -> report.accept(JournalReader.Progress.describe(bytes, total)));
         if (broken != null) {
             throw new IllegalStateException("journal is broken: " + broken);
         }

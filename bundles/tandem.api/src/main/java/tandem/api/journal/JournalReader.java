@@ -60,6 +60,12 @@ public interface JournalReader extends JournalPosition {
     interface Progress {
         /** @param bytes bytes checked so far, of {@code totalBytes} in all */
         void checked(long bytes, long totalBytes);
+
+        /** @return how a person is shown it: {@code checking the journal: 512/2048 MiB (25%)} */
+        static String describe(long bytes, long totalBytes) {
+            return String.format(java.util.Locale.ROOT, "checking the journal: %d/%d MiB (%d%%)", bytes >> 20,
+                    totalBytes >> 20, totalBytes == 0 ? 100 : bytes * 100 / totalBytes);
+        }
     }
 
     /**

@@ -25,13 +25,8 @@ public final class JournalTool {
 
     /** One line, rewritten in place: how much of the journal is checked. */
     static void progress(long bytes, long totalBytes) {
-        System.err.print(progressLine(bytes, totalBytes));
+        System.err.print("\r\033[K" + tandem.api.journal.JournalReader.Progress.describe(bytes, totalBytes));
         System.err.flush();
-    }
-
-    static String progressLine(long bytes, long totalBytes) {
-        return String.format(java.util.Locale.ROOT, "\r\033[Kchecking the journal: %d/%d MiB (%d%%)", bytes >> 20,
-                totalBytes >> 20, totalBytes == 0 ? 100 : bytes * 100 / totalBytes);
     }
 
     static int run(String[] args, PrintStream out) {

@@ -32,6 +32,21 @@ class AdminFramesTest {
     }
 
     @Test
+    void aProgressLineIsItsOwnFrameGolden() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] line = "checking the journal: 1/4 MiB (25%)".getBytes(StandardCharsets.UTF_8);
+        AdminFrames.write(out, AdminFrames.PROGRESS, line, 0, line.length);
+        byte[] golden = new byte[5 + line.length];
+        golden[0] = 'P';
+        golden[4] = (byte) line.length; // 35, big-endian u32
+        System.arraycopy(line, 0, golden, 5, line.length);
+        assertThat(out.toByteArray()).isEqualTo(golden).startsWith('P', 0, 0, 0, 35);
+        AdminFrames.Frame read = AdminFrames.read(stream(golden));
+        assertThat(read.type()).isEqualTo(AdminFrames.PROGRESS);
+        assertThat(read.payload()).isEqualTo(line);
+    }
+
+    @Test
     void readsFramesUntilACleanEnd() throws IOException {
         DataInputStream in = stream(COMMAND_LB, EXIT_FAILED);
         AdminFrames.Frame first = AdminFrames.read(in);

@@ -1368,6 +1368,14 @@ public final class Pipeline implements AutoCloseable {
         if (watches.isEmpty()) {
             return;
         }
+        if (d.flags().contains("movablekeys")) {
+            // keys anywhere among the arguments (LMPOP, ZUNIONSTORE, SORT ... STORE): every argument is taken for
+            // a key, so a watcher is never missed (one watching a key named like an option may abort needlessly)
+            for (int i = 1; i < args.length; i++) {
+                watches.touched(args[i]);
+            }
+            return;
+        }
         if (d.firstKey() <= 0) {
             if (d.name().equals("flushdb") || d.name().equals("flushall")) {
                 watches.touchedAll();

@@ -180,6 +180,85 @@ final class Commands {
                 "Get the length of the value of a hash field", HashCommands::hstrlen);
         d("hscan", -3, false, 1, 1, 1, List.of("readonly"), "hash", "2.8.0",
                 "Incrementally iterate hash fields and associated values", HashCommands::hscan);
+        // lists
+        d("lpush", -3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "list", "1.0.0",
+                "Prepend one or multiple elements to a list", ListCommands::lpush);
+        d("rpush", -3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "list", "1.0.0",
+                "Append one or multiple elements to a list", ListCommands::rpush);
+        d("lpushx", -3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "list", "2.2.0",
+                "Prepend an element to a list, only if the list exists", ListCommands::lpushx);
+        d("rpushx", -3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "list", "2.2.0",
+                "Append an element to a list, only if the list exists", ListCommands::rpushx);
+        d("lpop", -2, true, 1, 1, 1, List.of("write", "fast"), "list", "1.0.0",
+                "Remove and get the first elements in a list", ListCommands::lpop,
+                ListCommands::checkPop);
+        d("rpop", -2, true, 1, 1, 1, List.of("write", "fast"), "list", "1.0.0",
+                "Remove and get the last elements in a list", ListCommands::rpop,
+                ListCommands::checkPop);
+        d("llen", 2, false, 1, 1, 1, List.of("readonly", "fast"), "list", "1.0.0",
+                "Get the length of a list", ListCommands::llen);
+        d("lrange", 4, false, 1, 1, 1, List.of("readonly"), "list", "1.0.0",
+                "Get a range of elements from a list", ListCommands::lrange);
+        d("lindex", 3, false, 1, 1, 1, List.of("readonly"), "list", "1.0.0",
+                "Get an element from a list by its index", ListCommands::lindex);
+        d("lset", 4, true, 1, 1, 1, List.of("write", "denyoom"), "list", "1.0.0",
+                "Set the value of an element in a list by its index", ListCommands::lset,
+                ListCommands::checkLset);
+        d("linsert", 5, true, 1, 1, 1, List.of("write", "denyoom"), "list", "2.2.0",
+                "Insert an element before or after another element in a list", ListCommands::linsert,
+                ListCommands::checkLinsert);
+        d("lrem", 4, true, 1, 1, 1, List.of("write"), "list", "1.0.0",
+                "Remove elements from a list", ListCommands::lrem,
+                ListCommands::checkLrem);
+        d("ltrim", 4, true, 1, 1, 1, List.of("write"), "list", "1.0.0",
+                "Trim a list to the specified range", ListCommands::ltrim,
+                ListCommands::checkLtrim);
+        d("lpos", -3, false, 1, 1, 1, List.of("readonly"), "list", "6.0.6",
+                "Return the index of matching elements on a list", ListCommands::lpos);
+        d("lmove", 5, true, 1, 2, 1, List.of("write", "denyoom"), "list", "6.2.0",
+                "Pop an element from a list, push it to another list and return it", ListCommands::lmove,
+                ListCommands::checkLmove);
+        d("rpoplpush", 3, true, 1, 2, 1, List.of("write", "denyoom"), "list", "1.2.0",
+                "Remove the last element in a list, prepend it to another list and return it", ListCommands::rpoplpush);
+        d("lmpop", -4, true, 0, 0, 0, List.of("write", "movablekeys"), "list", "7.0.0",
+                "Pop elements from a list", ListCommands::lmpop,
+                ListCommands::checkLmpop);
+        // sets
+        d("sadd", -3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "set", "1.0.0",
+                "Add one or more members to a set", SetCommands::sadd);
+        d("srem", -3, true, 1, 1, 1, List.of("write", "fast"), "set", "1.0.0",
+                "Remove one or more members from a set", SetCommands::srem);
+        d("scard", 2, false, 1, 1, 1, List.of("readonly", "fast"), "set", "1.0.0",
+                "Get the number of members in a set", SetCommands::scard);
+        d("sismember", 3, false, 1, 1, 1, List.of("readonly", "fast"), "set", "1.0.0",
+                "Determine if a given value is a member of a set", SetCommands::sismember);
+        d("smismember", -3, false, 1, 1, 1, List.of("readonly", "fast"), "set", "6.2.0",
+                "Returns the membership associated with the given elements for a set", SetCommands::smismember);
+        d("smembers", 2, false, 1, 1, 1, List.of("readonly"), "set", "1.0.0",
+                "Get all the members in a set", SetCommands::smembers);
+        d("spop", -2, true, 1, 1, 1, List.of("write", "fast"), "set", "1.0.0",
+                "Remove and return one or multiple random members from a set", SetCommands::spop,
+                SetCommands::checkSpop);
+        d("srandmember", -2, false, 1, 1, 1, List.of("readonly"), "set", "1.0.0",
+                "Get one or multiple random members from a set", SetCommands::srandmember);
+        d("smove", 4, true, 1, 2, 1, List.of("write", "fast"), "set", "1.0.0",
+                "Move a member from one set to another", SetCommands::smove);
+        d("sinter", -2, false, 1, -1, 1, List.of("readonly"), "set", "1.0.0",
+                "Intersect multiple sets", SetCommands::sinter);
+        d("sintercard", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "set", "7.0.0",
+                "Intersect multiple sets and return the cardinality of the result", SetCommands::sintercard);
+        d("sunion", -2, false, 1, -1, 1, List.of("readonly"), "set", "1.0.0",
+                "Add multiple sets", SetCommands::sunion);
+        d("sdiff", -2, false, 1, -1, 1, List.of("readonly"), "set", "1.0.0",
+                "Subtract multiple sets", SetCommands::sdiff);
+        d("sinterstore", -3, true, 1, -1, 1, List.of("write", "denyoom"), "set", "1.0.0",
+                "Intersect multiple sets and store the resulting set in a key", SetCommands::sinterstore);
+        d("sunionstore", -3, true, 1, -1, 1, List.of("write", "denyoom"), "set", "1.0.0",
+                "Add multiple sets and store the resulting set in a key", SetCommands::sunionstore);
+        d("sdiffstore", -3, true, 1, -1, 1, List.of("write", "denyoom"), "set", "1.0.0",
+                "Subtract multiple sets and store the resulting set in a key", SetCommands::sdiffstore);
+        d("sscan", -3, false, 1, 1, 1, List.of("readonly"), "set", "2.8.0",
+                "Incrementally iterate Set elements", SetCommands::sscan);
     }
 
     private Commands() {

@@ -3,13 +3,10 @@ package tandem.store;
 import static tandem.store.Tx.NO_EXPIRY;
 
 import java.math.BigDecimal;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 import tandem.api.store.Reply;
-import tandem.store.KeyCommands.ScanOptions;
-import tandem.store.ScanCursors.Position;
 import tandem.store.Tx.Rec;
 
 /**
@@ -221,40 +218,7 @@ final class HashCommands {
     static void hscan(Tx tx, byte[][] a, Reply r) {
         long cursor = Args.cursor(a[2]);
         Rec rec = tx.hash(a[1]);
-        if (rec == null) {
-            r.array(2);
-            r.bulk(Args.ascii("0"));
-            r.array(0);
-            return;
-        }
-        ScanOptions o = KeyCommands.scanOptions(a, 3, false);
-        List<byte[][]> page;
-        long next = 0;
-        if (rec.fieldCount() <= SMALL_HASH) {
-            page = tx.fields(a[1]);
-        } else {
-            Position from = tx.cursors.find(cursor);
-            byte[] after = from != null && from.hashKey() != null && java.util.Arrays.equals(from.hashKey(), a[1])
-                    ? from.last() : null;
-            int count = (int) Math.min(o.count(), Integer.MAX_VALUE - 1);
-            page = tx.fieldsAfter(a[1], after, count + 1);
-            if (page.size() > count) {
-                page = page.subList(0, count);
-                next = tx.cursors.remember(new Position(a[1], page.get(count - 1)[0]));
-            }
-        }
-        List<byte[][]> out = new ArrayList<>();
-        for (byte[][] pair : page) {
-            if (o.matches(pair[0])) {
-                out.add(pair);
-            }
-        }
-        r.array(2);
-        r.bulk(Args.ascii(Long.toUnsignedString(next)));
-        r.array(out.size() * 2);
-        for (byte[][] pair : out) {
-            r.bulk(pair[0]);
-            r.bulk(pair[1]);
-        }
+        KeyCommands.scanElements(tx, a, cursor, rec, Tx.fieldPrefix(a[1]),
+                rec != null && rec.fieldCount() <= SMALL_HASH, v -> v, r);
     }
 }

@@ -57,6 +57,9 @@ final class KeyCommands {
         return switch (rec.type()) {
             case Tx.STRING -> "string";
             case Tx.HASH -> "hash";
+            case Tx.LIST -> "list";
+            case Tx.SET -> "set";
+            case Tx.ZSET -> "zset";
             default -> throw new IllegalStateException("a key record of unknown type " + rec.type());
         };
     }
@@ -269,7 +272,7 @@ final class KeyCommands {
         long cursor = Args.cursor(a[1]);
         ScanOptions o = scanOptions(a, 2, true);
         Position from = tx.cursors.find(cursor);
-        if (from != null && from.hashKey() != null) {
+        if (from != null && from.owner() != null) {
             from = null; // an HSCAN cursor: start over
         }
         List<byte[]> out = new ArrayList<>();
@@ -296,6 +299,53 @@ final class KeyCommands {
         r.bulk(Args.ascii(Long.toUnsignedString(next)));
         r.array(out.size());
         out.forEach(r::bulk);
+    }
+
+    /**
+     * SSCAN, HSCAN and ZSCAN over the element records under {@code prefix}: {@code whole} (a collection Redis keeps
+     * compact) comes in one reply with cursor 0, as Redis returns it; otherwise COUNT records at a time in name byte
+     * order, with cursors as SCAN's. {@code value} turns a record's value into the reply's (null: names alone).
+     */
+    static void scanElements(Tx tx, byte[][] a, long cursor, Rec rec, byte[] prefix, boolean whole,
+            java.util.function.Function<byte[], byte[]> value, Reply r) {
+        if (rec == null) {
+            r.array(2);
+            r.bulk(Args.ascii("0"));
+            r.array(0);
+            return;
+        }
+        ScanOptions o = scanOptions(a, 3, false);
+        List<byte[][]> page;
+        long next = 0;
+        boolean values = value != null;
+        if (whole) {
+            page = tx.recordsAfter(prefix, null, Integer.MAX_VALUE, Long.MAX_VALUE, values);
+        } else {
+            Position from = tx.cursors.find(cursor);
+            byte[] after = from != null && from.owner() != null && Arrays.equals(from.owner(), prefix)
+                    ? from.last() : null;
+            int count = (int) Math.min(o.count(), Integer.MAX_VALUE - 1);
+            page = tx.recordsAfter(prefix, after, count + 1, Long.MAX_VALUE, values);
+            if (page.size() > count) {
+                page = page.subList(0, count);
+                next = tx.cursors.remember(new Position(prefix, page.get(count - 1)[0]));
+            }
+        }
+        List<byte[][]> out = new ArrayList<>();
+        for (byte[][] pair : page) {
+            if (o.matches(pair[0])) {
+                out.add(pair);
+            }
+        }
+        r.array(2);
+        r.bulk(Args.ascii(Long.toUnsignedString(next)));
+        r.array(out.size() * (values ? 2 : 1));
+        for (byte[][] pair : out) {
+            r.bulk(pair[0]);
+            if (values) {
+                r.bulk(value.apply(pair[1]));
+            }
+        }
     }
 
     private static void seekAfter(RocksIterator it, byte[] last) {

@@ -23,10 +23,11 @@ final class KeyIndex {
     static final int INLINE_VALUE = 64;
 
     /**
-     * One key's header: {@code typeByte} as stored (type code and encoding flags), the deadline, a hash's field
-     * count, and a string's value when it is short (null otherwise, and always for a hash).
+     * One key's header: {@code typeByte} as stored (type code and encoding flags), the deadline, the element count
+     * of any type but a string, a list's head position, and a string's value when it is short (null otherwise, and
+     * always for the other types).
      */
-    record Entry(byte[] key, int hash, byte typeByte, long expiryMs, long fieldCount, byte[] value) {
+    record Entry(byte[] key, int hash, byte typeByte, long expiryMs, long fieldCount, long head, byte[] value) {
     }
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,

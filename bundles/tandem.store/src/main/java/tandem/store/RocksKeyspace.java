@@ -415,6 +415,7 @@ final class RocksKeyspace implements AutoCloseable {
         Lock lock = enter();
         try {
             tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
+            tx.timestampNs = nowNs;
             tx.refusing = true; // a read writes nothing: one that tries is a bug, and throws
             try {
                 run(spec, args, reply);
@@ -712,6 +713,7 @@ final class RocksKeyspace implements AutoCloseable {
                     "sequence " + sequence + " is not after the applied sequence " + appliedSequence);
         }
         tx.begin(Math.floorDiv(timestampNs, 1_000_000L), keyCount);
+        tx.timestampNs = timestampNs;
         tx.beginWrites();
     }
 

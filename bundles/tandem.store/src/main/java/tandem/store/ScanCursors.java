@@ -19,8 +19,8 @@ import java.util.Map;
  */
 final class ScanCursors {
 
-    /** Where an iteration stands: {@code hashKey} is null for SCAN, the hash for HSCAN. */
-    record Position(byte[] hashKey, byte[] last) {
+    /** Where an iteration stands: {@code owner} is null for SCAN, the element prefix ({@link Tx#fieldPrefix}) of the collection for HSCAN, SSCAN and ZSCAN. */
+    record Position(byte[] owner, byte[] last) {
     }
 
     private volatile int capacity;

@@ -32,6 +32,9 @@ import org.rocksdb.WriteBatchWithIndex;
 final class Tx {
 
     static final byte STRING = 0; // Redis' OBJ_STRING
+    static final byte LIST = 1;   // Redis' OBJ_LIST
+    static final byte SET = 2;    // Redis' OBJ_SET
+    static final byte ZSET = 3;   // Redis' OBJ_ZSET
     static final byte HASH = 4;   // Redis' OBJ_HASH
     /** The type code's bits in the stored type byte; the bits above it are encoding flags. */
     static final int TYPE_MASK = 0x0f;
@@ -48,11 +51,12 @@ final class Tx {
     static final long NO_EXPIRY = -1;
 
     /**
-     * A decoded key record: {@code value} for a string, {@code fieldCount} for a hash. {@code type} is the type code
-     * alone; {@code flags} holds the encoding flags ({@link #ENC_RAW}, {@link #ENC_PLAIN}), which only OBJECT and
-     * MEMORY read.
+     * A decoded key record: {@code value} for a string, {@code fieldCount} for every other type (a hash's fields, a
+     * set's or sorted set's members, a list's elements), {@code head} for a list (the position of its first element;
+     * 0 for other types). {@code type} is the type code alone; {@code flags} holds the encoding flags
+     * ({@link #ENC_RAW}, {@link #ENC_PLAIN}), which only OBJECT and MEMORY read.
      */
-    record Rec(byte type, int flags, long expiryMs, byte[] value, long fieldCount) {
+    record Rec(byte type, int flags, long expiryMs, byte[] value, long fieldCount, long head) {
 
         /**
          * A string's bytes. A record from {@link Tx#meta} holds a long string without them: asking for them then is
@@ -70,13 +74,25 @@ final class Tx {
             return type == HASH;
         }
 
+        boolean isList() {
+            return type == LIST;
+        }
+
+        boolean isSet() {
+            return type == SET;
+        }
+
+        boolean isZset() {
+            return type == ZSET;
+        }
+
         boolean isString() {
             return type == STRING;
         }
 
         /**
-         * Whether the key's elements are records of their own in the {@code fields} family (a hash's fields), with
-         * their count in the key record: every type but a string.
+         * Whether the key's elements are records of their own in the {@code fields} family (a hash's fields, a set's
+         * or sorted set's members, a list's elements), with their count in the key record: every type but a string.
          */
         boolean hasFields() {
             return type != STRING;
@@ -117,6 +133,11 @@ final class Tx {
 
     /** "now" of the entry being applied, in milliseconds since the epoch. */
     long nowMs;
+    /**
+     * The entry's timestamp in nanoseconds (a read's time for a read): with the command's arguments, the seed of
+     * every random choice a write makes, so that each replica of either protocol makes the same one.
+     */
+    long timestampNs;
     /** True while a write command runs: expired keys met are deleted. */
     boolean mutating;
     /**
@@ -245,7 +266,7 @@ final class Tx {
         byte type = (byte) (typeByte & TYPE_MASK);
         int flags = typeByte & ~TYPE_MASK;
         if (type != STRING) {
-            return new Rec(type, flags, e.expiryMs(), null, e.fieldCount());
+            return new Rec(type, flags, e.expiryMs(), null, e.fieldCount(), e.head());
         }
         byte[] value = e.value();
         if (value == null && withValue) {
@@ -255,7 +276,7 @@ final class Tx {
             }
             value = Arrays.copyOfRange(stored, 9, stored.length);
         }
-        return new Rec(type, flags, e.expiryMs(), value, 0);
+        return new Rec(type, flags, e.expiryMs(), value, 0, 0);
     }
 
     /** The live record of {@code key}, or null when absent or expired (then deleted if a write command runs). */
@@ -292,8 +313,13 @@ final class Tx {
 
     /** The live hash at {@code key}, or null; WRONGTYPE when it holds another type. */
     Rec hash(byte[] key) {
-        Rec r = lookup(key);
-        if (r != null && !r.isHash()) {
+        return typed(key, HASH);
+    }
+
+    /** The live key of type {@code type} at {@code key}, or null; WRONGTYPE when it holds another type. */
+    Rec typed(byte[] key, byte type) {
+        Rec r = meta(key);
+        if (r != null && r.type() != type) {
             throw new CommandError(CommandError.WRONGTYPE);
         }
         return r;
@@ -314,7 +340,7 @@ final class Tx {
         }
         reindex(key, old, expiryMs);
         put(keys, key, encodeString(expiryMs, value, flags));
-        indexed(key, (byte) (STRING | flags), expiryMs, 0,
+        indexed(key, (byte) (STRING | flags), expiryMs, 0, 0,
                 value.length <= KeyIndex.INLINE_VALUE ? value.clone() : null);
     }
 
@@ -342,9 +368,28 @@ final class Tx {
      * {@code fields} family (a hash's fields), with deadline {@code expiry} and encoding flags {@code flags}.
      */
     void putCollection(byte[] key, Rec old, byte type, long count, long expiry, int flags) {
+        putCollection(key, old, type, count, 0, expiry, flags);
+    }
+
+    /** As above, for a list: {@code head} is the position of its first element. */
+    void putCollection(byte[] key, Rec old, byte type, long count, long head, long expiry, int flags) {
         reindex(key, old, expiry);
-        put(keys, key, encodeCollection(type, expiry, count, flags));
-        indexed(key, (byte) (type | flags), expiry, count, null);
+        put(keys, key, encodeCollection(type, expiry, count, head, flags));
+        indexed(key, (byte) (type | flags), expiry, count, head, null);
+    }
+
+    /**
+     * Rewrites the record of a set, sorted set or list with {@code count} elements (a list's first at {@code head}),
+     * keeping its deadline, with encoding flags {@code flags}; deletes the key when none is left.
+     */
+    void putElements(byte[] key, Rec old, byte type, long count, long head, int flags) {
+        if (count == 0) {
+            if (old != null) {
+                delete(key, old);
+            }
+            return;
+        }
+        putCollection(key, old, type, count, head, old == null ? NO_EXPIRY : old.expiryMs(), flags);
     }
 
     /** Changes the deadline of a live key ({@link #NO_EXPIRY} removes it); its value and encoding stay. */
@@ -353,12 +398,12 @@ final class Tx {
             old = record(key, true); // from meta(): the record is rewritten whole
         }
         if (old.hasFields()) {
-            putCollection(key, old, old.type(), old.fieldCount(), expiryMs, old.flags());
+            putCollection(key, old, old.type(), old.fieldCount(), old.head(), expiryMs, old.flags());
         } else {
             reindex(key, old, expiryMs);
             byte[] value = old.value();
             put(keys, key, encodeString(expiryMs, value, old.flags()));
-            indexed(key, (byte) (STRING | old.flags()), expiryMs, 0,
+            indexed(key, (byte) (STRING | old.flags()), expiryMs, 0, 0,
                     value.length <= KeyIndex.INLINE_VALUE ? value : null);
         }
     }
@@ -384,11 +429,11 @@ final class Tx {
     }
 
     /** Records a key's new header in the index (the batch got its record), remembering the old one for undo. */
-    private void indexed(byte[] key, byte typeByte, long expiryMs, long fieldCount, byte[] value) {
+    private void indexed(byte[] key, byte typeByte, long expiryMs, long fieldCount, long head, byte[] value) {
         KeyIndex.Entry current = index.get(key);
         byte[] k = current == null ? key.clone() : current.key();
         int hash = current == null ? index.hash(k) : current.hash();
-        index.put(new KeyIndex.Entry(k, hash, typeByte, expiryMs, fieldCount, value));
+        index.put(new KeyIndex.Entry(k, hash, typeByte, expiryMs, fieldCount, head, value));
         undo.add(k);
         undo.add(current);
     }
@@ -443,6 +488,15 @@ final class Tx {
         return fieldsAfter(key, null, Integer.MAX_VALUE);
     }
 
+    /** Every element record under {@code prefix} (its bytes after the prefix), in byte order, without values. */
+    List<byte[]> names(byte[] prefix) {
+        List<byte[]> out = new ArrayList<>();
+        for (byte[][] pair : recordsAfter(prefix, null, Integer.MAX_VALUE, Long.MAX_VALUE, false)) {
+            out.add(pair[0]);
+        }
+        return out;
+    }
+
     /** Up to {@code limit} {field, value} pairs whose field sorts after {@code after} (null: from the first). */
     List<byte[][]> fieldsAfter(byte[] key, byte[] after, int limit) {
         return fieldsAfter(key, after, limit, Long.MAX_VALUE, true);
@@ -453,13 +507,21 @@ final class Tx {
      * once they hold {@code maxBytes} (at least one pair); without {@code values}, each pair's value is null.
      */
     List<byte[][]> fieldsAfter(byte[] key, byte[] after, int limit, long maxBytes, boolean values) {
-        byte[] prefix = fieldPrefix(key);
+        return recordsAfter(fieldPrefix(key), after, limit, maxBytes, values);
+    }
+
+    /**
+     * Up to {@code limit} {name, value} pairs of the {@code fields} records under {@code prefix} (a key's
+     * {@link #fieldPrefix}, or one of its sub-spaces), whose name (the bytes after the prefix) sorts after
+     * {@code after} (null: from the first), stopping once they hold {@code maxBytes}.
+     */
+    List<byte[][]> recordsAfter(byte[] prefix, byte[] after, int limit, long maxBytes, boolean values) {
         List<byte[][]> out = new ArrayList<>();
         try (RocksIterator it = iterator(fields)) {
             if (after == null) {
                 it.seek(prefix);
             } else {
-                byte[] from = fieldKey(key, after);
+                byte[] from = concat(prefix, after);
                 it.seek(from);
                 if (it.isValid() && Arrays.equals(it.key(), from)) {
                     it.next();
@@ -574,9 +636,17 @@ final class Tx {
         return ByteBuffer.allocate(9 + value.length).put((byte) (STRING | flags)).putLong(expiryMs).put(value).array();
     }
 
-    /** A key record whose elements are apart (a hash): {@code [type|flags][expiry][count]}. */
-    static byte[] encodeCollection(byte type, long expiryMs, long count, int flags) {
-        return ByteBuffer.allocate(17).put((byte) (type | flags)).putLong(expiryMs).putLong(count).array();
+    /**
+     * A key record whose elements are apart: {@code [type|flags][expiry][count]}, and for a list
+     * {@code [head i64 BE]} after it.
+     */
+    static byte[] encodeCollection(byte type, long expiryMs, long count, long head, int flags) {
+        ByteBuffer b = ByteBuffer.allocate(type == LIST ? 25 : 17).put((byte) (type | flags)).putLong(expiryMs)
+                .putLong(count);
+        if (type == LIST) {
+            b.putLong(head);
+        }
+        return b.array();
     }
 
     static Rec decode(byte[] v) {
@@ -589,9 +659,9 @@ final class Tx {
         int flags = typeByte & ~TYPE_MASK;
         long expiry = b.getLong();
         if (type != STRING) {
-            return new Rec(type, flags, expiry, null, b.getLong());
+            return new Rec(type, flags, expiry, null, b.getLong(), type == LIST ? b.getLong() : 0);
         }
-        return new Rec(type, flags, expiry, Arrays.copyOfRange(v, 9, v.length), 0);
+        return new Rec(type, flags, expiry, Arrays.copyOfRange(v, 9, v.length), 0, 0);
     }
 
     /** The index entry of a stored key record: its header, and its value when the record is a short string. */
@@ -601,8 +671,9 @@ final class Tx {
         long expiry = b.getLong();
         boolean string = (typeByte & TYPE_MASK) == STRING;
         long count = string ? 0 : b.getLong();
+        long head = (typeByte & TYPE_MASK) == LIST ? b.getLong() : 0;
         byte[] value = string && v.length - 9 <= KeyIndex.INLINE_VALUE ? Arrays.copyOfRange(v, 9, v.length) : null;
-        return new KeyIndex.Entry(key, index.hash(key), typeByte, expiry, count, value);
+        return new KeyIndex.Entry(key, index.hash(key), typeByte, expiry, count, head, value);
     }
 
     /** A key record's type, flags and deadline without its value (enough to delete the key). */
@@ -612,7 +683,7 @@ final class Tx {
         byte type = (byte) (typeByte & TYPE_MASK);
         long expiry = b.getLong();
         return new Rec(type, typeByte & ~TYPE_MASK, expiry, type == STRING ? new byte[0] : null,
-                type == STRING ? 0 : b.getLong());
+                type == STRING ? 0 : b.getLong(), type == LIST ? b.getLong() : 0);
     }
 
     /** {@code [deadline_ms u64 BE][key]}: iteration order is deadline order, then key order. */
@@ -627,6 +698,30 @@ final class Tx {
 
     static byte[] fieldKey(byte[] key, byte[] field) {
         return ByteBuffer.allocate(4 + key.length + field.length).putInt(key.length).put(key).put(field).array();
+    }
+
+    static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /** The {@code fields} record {@code prefix + name}, or null. */
+    byte[] record(byte[] prefix, byte[] name) {
+        return get(fields, concat(prefix, name));
+    }
+
+    void putRecord(byte[] prefix, byte[] name, byte[] value) {
+        put(fields, concat(prefix, name), value);
+    }
+
+    void deleteRecord(byte[] prefix, byte[] name) {
+        remove(fields, concat(prefix, name));
+    }
+
+    /** An iterator over the {@code fields} family as this apply sees it: the caller seeks and bounds it. */
+    RocksIterator fieldIterator() {
+        return iterator(fields);
     }
 
     static boolean startsWith(byte[] k, byte[] prefix) {

@@ -35,7 +35,7 @@ class KeyIndexTest {
         for (Op op : ops) {
             byte[] k = op.key().getBytes(StandardCharsets.UTF_8);
             if (op.put()) {
-                KeyIndex.Entry previous = index.put(new KeyIndex.Entry(k, index.hash(k), Tx.STRING, op.expiry(), 0,
+                KeyIndex.Entry previous = index.put(new KeyIndex.Entry(k, index.hash(k), Tx.STRING, op.expiry(), 0, 0,
                         null));
                 Long expected = model.put(op.key(), op.expiry());
                 assertThat(previous == null ? null : previous.expiryMs()).isEqualTo(expected);

@@ -1,0 +1,109 @@
+package tandem.store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+import org.rocksdb.RocksIterator;
+
+/**
+ * The random choices of SPOP, SRANDMEMBER and ZRANDMEMBER, decided so that every node makes the same one: the
+ * generator is seeded from the entry's timestamp and the command's bytes, which the journal and the FRPL stream
+ * carry to every replica of both protocols unchanged (a psync replica journals under its own sequences but with the
+ * primary's timestamps). Choosing again is not journaled: applying the entry is the choice.
+ *
+ * <p>A choice of one element from a large collection seeks to a random position between its first and last element
+ * names and takes the element found there, in a few reads whatever the size, so it favours an element that follows
+ * a wide gap; a choice of several reads the names once and picks uniformly. Neither is Redis' distribution, which
+ * clients cannot rely on either.
+ */
+final class Choice {
+
+    /** Up to this many elements, even one element is chosen uniformly from all names. */
+    private static final long SMALL = 1024;
+
+    private final SplittableRandom random;
+
+    private Choice(long seed) {
+        this.random = new SplittableRandom(seed);
+    }
+
+    static Choice of(Tx tx, byte[][] args) {
+        long seed = tx.timestampNs * 0x9E3779B97F4A7C15L;
+        for (byte[] arg : args) {
+            seed = seed * 31 + Arrays.hashCode(arg);
+        }
+        return new Choice(seed);
+    }
+
+    /** One element name of the {@code count} under {@code prefix}. */
+    byte[] one(Tx tx, byte[] prefix, long count) {
+        if (count <= SMALL) {
+            return tx.names(prefix).get(random.nextInt((int) count));
+        }
+        try (RocksIterator it = tx.fieldIterator()) {
+            it.seek(prefix);
+            byte[] first = Arrays.copyOfRange(it.key(), prefix.length, it.key().length);
+            it.seekForPrev(next(prefix));
+            if (it.isValid() && !Tx.startsWith(it.key(), prefix)) {
+                it.prev(); // the bound itself is a key: a collection's record with an empty name
+            }
+            byte[] last = Arrays.copyOfRange(it.key(), prefix.length, it.key().length);
+            int common = Arrays.mismatch(first, last);
+            byte[] target = Arrays.copyOf(first, Math.max(common, 0) + 8);
+            for (int i = Math.max(common, 0); i < target.length; i++) {
+                target[i] = (byte) random.nextInt(256);
+            }
+            it.seek(Tx.concat(prefix, target));
+            if (!it.isValid() || !Tx.startsWith(it.key(), prefix)) {
+                return first;
+            }
+            return Arrays.copyOfRange(it.key(), prefix.length, it.key().length);
+        }
+    }
+
+    /** {@code min(n, count)} distinct element names, in byte order. */
+    List<byte[]> distinct(Tx tx, byte[] prefix, long count, long n) {
+        List<byte[]> all = tx.names(prefix);
+        if (n >= count) {
+            return all;
+        }
+        // Floyd's algorithm: n distinct positions in [0, count) with n draws
+        Set<Integer> picked = new HashSet<>();
+        for (long j = count - n; j < count; j++) {
+            int t = random.nextInt((int) j + 1);
+            picked.add(picked.contains(t) ? (int) j : t);
+        }
+        List<byte[]> out = new ArrayList<>(picked.size());
+        for (int i = 0; i < all.size(); i++) {
+            if (picked.contains(i)) {
+                out.add(all.get(i));
+            }
+        }
+        return out;
+    }
+
+    /** {@code n} element names drawn with repetition, in the order drawn. */
+    List<byte[]> repeated(Tx tx, byte[] prefix, long count, long n) {
+        List<byte[]> all = tx.names(prefix);
+        List<byte[]> out = new ArrayList<>((int) Math.min(n, 1 << 16));
+        for (long i = 0; i < n; i++) {
+            out.add(all.get(random.nextInt(all.size())));
+        }
+        return out;
+    }
+
+    /** The smallest byte string greater than every one starting with {@code prefix}. */
+    private static byte[] next(byte[] prefix) {
+        byte[] b = prefix.clone();
+        for (int i = b.length - 1; i >= 0; i--) {
+            if (++b[i] != 0) {
+                return b;
+            }
+        }
+        throw new IllegalArgumentException("no byte string follows a prefix of 0xff bytes");
+    }
+}

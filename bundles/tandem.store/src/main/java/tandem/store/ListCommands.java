@@ -1,0 +1,561 @@
+package tandem.store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.rocksdb.RocksIterator;
+
+import tandem.api.store.Reply;
+import tandem.store.Tx.Rec;
+
+/**
+ * The list commands, with Redis 7.0's argument checks, replies and error texts.
+ *
+ * <h2>Layout</h2>
+ * Each element is a record of its own in the {@code fields} family, named by its position:
+ * <pre>
+ * [key_len u32 BE][key][position i64 BE, sign bit flipped]  -&gt; element
+ * </pre>
+ * The key record holds the element count and the position of the first element (the head); the elements occupy
+ * the positions {@code head .. head + count - 1} without gaps. Flipping the sign bit makes byte order position order
+ * for negative positions too, so LPUSH takes {@code head - 1} and RPUSH {@code head + count}: a push or a pop at
+ * either end writes one element record and the key record, whatever the length, and LINDEX, LSET and a page of LRANGE
+ * read only what they return. LINSERT and LREM move the elements after the change (Redis' are O(n) too); LTRIM deletes
+ * what it trims. Deleting the last element deletes the key.
+ */
+final class ListCommands {
+
+    private static final String NO_SUCH_KEY = "ERR no such key";
+    private static final String MUST_BE_POSITIVE = "ERR value is out of range, must be positive";
+
+    private ListCommands() {
+    }
+
+    // ---------------------------------------------------------------- storage
+
+    /** The record name of position {@code pos}: big-endian with the sign bit flipped, so byte order is position order. */
+    static byte[] name(long pos) {
+        long u = pos ^ Long.MIN_VALUE;
+        byte[] b = new byte[8];
+        for (int i = 7; i >= 0; i--) {
+            b[i] = (byte) u;
+            u >>>= 8;
+        }
+        return b;
+    }
+
+    /** The element at index {@code i} (0 = head) of a list, which must exist. */
+    private static byte[] get(Tx tx, byte[] key, Rec rec, long i) {
+        byte[] v = tx.record(Tx.fieldPrefix(key), name(rec.head() + i));
+        if (v == null) {
+            throw new IllegalStateException("list " + Args.text(key) + " lacks its element " + i);
+        }
+        return v;
+    }
+
+    /** The elements at indexes {@code from..to} (inclusive, within the list), head to tail. */
+    static List<byte[]> range(Tx tx, byte[] key, Rec rec, long from, long to) {
+        byte[] prefix = Tx.fieldPrefix(key);
+        List<byte[]> out = new ArrayList<>((int) Math.min(to - from + 1, 1024));
+        try (RocksIterator it = tx.fieldIterator()) {
+            it.seek(Tx.concat(prefix, name(rec.head() + from)));
+            for (long i = from; i <= to; i++, it.next()) {
+                if (!it.isValid() || !Tx.startsWith(it.key(), prefix)) {
+                    throw new IllegalStateException("list " + Args.text(key) + " lacks its element " + i);
+                }
+                out.add(it.value());
+            }
+        }
+        return out;
+    }
+
+    /** Every element, head to tail. */
+    static List<byte[]> all(Tx tx, byte[] key, Rec rec) {
+        return rec == null ? List.of() : range(tx, key, rec, 0, rec.fieldCount() - 1);
+    }
+
+    /** Pushes {@code elements} one by one at the head or the tail; returns the list's new record. */
+    static Rec push(Tx tx, byte[] key, Rec rec, boolean head, List<byte[]> elements) {
+        byte[] prefix = Tx.fieldPrefix(key);
+        long first = rec == null ? 0 : rec.head();
+        long count = rec == null ? 0 : rec.fieldCount();
+        for (byte[] e : elements) {
+            if (head) {
+                tx.putRecord(prefix, name(--first), e);
+            } else {
+                tx.putRecord(prefix, name(first + count), e);
+            }
+            count++;
+        }
+        tx.putElements(key, rec, Tx.LIST, count, first, 0);
+        return tx.meta(key);
+    }
+
+    /** Pops up to {@code n} elements from the head or the tail, in pop order; deletes the key when it empties. */
+    static List<byte[]> pop(Tx tx, byte[] key, Rec rec, boolean head, long n) {
+        long count = rec.fieldCount();
+        long k = Math.min(n, count);
+        List<byte[]> out = head ? range(tx, key, rec, 0, k - 1) : range(tx, key, rec, count - k, count - 1);
+        if (!head) {
+            java.util.Collections.reverse(out);
+        }
+        byte[] prefix = Tx.fieldPrefix(key);
+        for (long i = 0; i < k; i++) {
+            tx.deleteRecord(prefix, name(head ? rec.head() + i : rec.head() + count - 1 - i));
+        }
+        tx.putElements(key, rec, Tx.LIST, count - k, head ? rec.head() + k : rec.head(), 0);
+        return out;
+    }
+
+    /**
+     * Replaces the elements from index {@code from} to the end with {@code tail}: what LINSERT and LREM move.
+     * Deletes the key when nothing is left.
+     */
+    private static void rewrite(Tx tx, byte[] key, Rec rec, long from, List<byte[]> tail) {
+        byte[] prefix = Tx.fieldPrefix(key);
+        long count = from + tail.size();
+        for (int i = 0; i < tail.size(); i++) {
+            tx.putRecord(prefix, name(rec.head() + from + i), tail.get(i));
+        }
+        for (long i = count; i < rec.fieldCount(); i++) {
+            tx.deleteRecord(prefix, name(rec.head() + i));
+        }
+        tx.putElements(key, rec, Tx.LIST, count, rec.head(), 0);
+    }
+
+    private static Rec list(Tx tx, byte[] key) {
+        return tx.typed(key, Tx.LIST);
+    }
+
+    // ---------------------------------------------------------------- push and pop
+
+    static void lpush(Tx tx, byte[][] a, Reply r) {
+        pushGeneric(tx, a, true, false, r);
+    }
+
+    static void rpush(Tx tx, byte[][] a, Reply r) {
+        pushGeneric(tx, a, false, false, r);
+    }
+
+    static void lpushx(Tx tx, byte[][] a, Reply r) {
+        pushGeneric(tx, a, true, true, r);
+    }
+
+    static void rpushx(Tx tx, byte[][] a, Reply r) {
+        pushGeneric(tx, a, false, true, r);
+    }
+
+    private static void pushGeneric(Tx tx, byte[][] a, boolean head, boolean onlyExisting, Reply r) {
+        Rec rec = list(tx, a[1]);
+        if (rec == null && onlyExisting) {
+            r.integer(0);
+            return;
+        }
+        Rec after = push(tx, a[1], rec, head, Arrays.asList(a).subList(2, a.length));
+        r.integer(after.fieldCount());
+    }
+
+    static void checkPop(byte[][] a, long nowMs) {
+        if (a.length == 3) {
+            popCount(a[2]);
+        }
+    }
+
+    private static long popCount(byte[] arg) {
+        long n = Numbers.parseLong(arg, MUST_BE_POSITIVE);
+        if (n < 0) {
+            throw new CommandError(MUST_BE_POSITIVE);
+        }
+        return n;
+    }
+
+    static void lpop(Tx tx, byte[][] a, Reply r) {
+        popGeneric(tx, a, true, r);
+    }
+
+    static void rpop(Tx tx, byte[][] a, Reply r) {
+        popGeneric(tx, a, false, r);
+    }
+
+    /** LPOP / RPOP key [count]: without a count one element or nil; with one an array, nil for a missing key. */
+    private static void popGeneric(Tx tx, byte[][] a, boolean head, Reply r) {
+        if (a.length > 3) {
+            throw CommandError.arity(Args.lower(a[0]));
+        }
+        boolean hasCount = a.length == 3;
+        long count = hasCount ? popCount(a[2]) : 1;
+        Rec rec = list(tx, a[1]);
+        if (rec == null) {
+            if (hasCount) {
+                r.nullArray();
+            } else {
+                r.nullBulk();
+            }
+            return;
+        }
+        if (hasCount && count == 0) {
+            r.array(0);
+            return;
+        }
+        List<byte[]> popped = pop(tx, a[1], rec, head, count);
+        if (hasCount) {
+            SetCommands.bulks(r, popped);
+        } else {
+            r.bulk(popped.get(0));
+        }
+    }
+
+    // ---------------------------------------------------------------- reads by index
+
+    static void llen(Tx tx, byte[][] a, Reply r) {
+        Rec rec = list(tx, a[1]);
+        r.integer(rec == null ? 0 : rec.fieldCount());
+    }
+
+    static void lrange(Tx tx, byte[][] a, Reply r) {
+        long start = Numbers.parseLong(a[2]);
+        long end = Numbers.parseLong(a[3]);
+        Rec rec = list(tx, a[1]);
+        if (rec == null) {
+            r.array(0);
+            return;
+        }
+        long llen = rec.fieldCount();
+        if (start < 0) {
+            start += llen;
+        }
+        if (end < 0) {
+            end += llen;
+        }
+        if (start < 0) {
+            start = 0;
+        }
+        if (start > end || start >= llen) {
+            r.array(0);
+            return;
+        }
+        if (end >= llen) {
+            end = llen - 1;
+        }
+        SetCommands.bulks(r, range(tx, a[1], rec, start, end));
+    }
+
+    static void lindex(Tx tx, byte[][] a, Reply r) {
+        Rec rec = list(tx, a[1]);
+        if (rec == null) {
+            r.nullBulk();
+            return;
+        }
+        long index = Numbers.parseLong(a[2]);
+        long i = index < 0 ? rec.fieldCount() + index : index;
+        if (i < 0 || i >= rec.fieldCount()) {
+            r.nullBulk();
+        } else {
+            r.bulk(get(tx, a[1], rec, i));
+        }
+    }
+
+    static void checkLset(byte[][] a, long nowMs) {
+        Numbers.parseLong(a[2]);
+    }
+
+    static void lset(Tx tx, byte[][] a, Reply r) {
+        Rec rec = list(tx, a[1]);
+        if (rec == null) {
+            throw new CommandError(NO_SUCH_KEY);
+        }
+        long index = Numbers.parseLong(a[2]);
+        long i = index < 0 ? rec.fieldCount() + index : index;
+        if (i < 0 || i >= rec.fieldCount()) {
+            throw new CommandError("ERR index out of range");
+        }
+        tx.putRecord(Tx.fieldPrefix(a[1]), name(rec.head() + i), a[3]);
+        r.simple("OK");
+    }
+
+    // ---------------------------------------------------------------- edits in the middle
+
+    static void checkLinsert(byte[][] a, long nowMs) {
+        if (!Args.is(a[2], "before") && !Args.is(a[2], "after")) {
+            throw new CommandError(CommandError.SYNTAX);
+        }
+    }
+
+    static void linsert(Tx tx, byte[][] a, Reply r) {
+        checkLinsert(a, tx.nowMs);
+        boolean after = Args.is(a[2], "after");
+        Rec rec = list(tx, a[1]);
+        if (rec == null) {
+            r.integer(0);
+            return;
+        }
+        List<byte[]> elements = all(tx, a[1], rec);
+        int pivot = -1;
+        for (int i = 0; i < elements.size(); i++) {
+            if (Arrays.equals(elements.get(i), a[3])) {
+                pivot = i;
+                break;
+            }
+        }
+        if (pivot < 0) {
+            r.integer(-1);
+            return;
+        }
+        int at = after ? pivot + 1 : pivot;
+        List<byte[]> tail = new ArrayList<>(elements.size() - at + 1);
+        tail.add(a[4]);
+        tail.addAll(elements.subList(at, elements.size()));
+        rewrite(tx, a[1], rec, at, tail);
+        r.integer(rec.fieldCount() + 1);
+    }
+
+    static void checkLrem(byte[][] a, long nowMs) {
+        Numbers.parseLong(a[2]);
+    }
+
+    /** LREM key count element: count > 0 from the head, < 0 from the tail, 0 every match. */
+    static void lrem(Tx tx, byte[][] a, Reply r) {
+        long toRemove = Numbers.parseLong(a[2]);
+        Rec rec = list(tx, a[1]);
+        if (rec == null) {
+            r.integer(0);
+            return;
+        }
+        List<byte[]> elements = all(tx, a[1], rec);
+        int n = elements.size();
+        boolean[] removed = new boolean[n];
+        long limit = toRemove == 0 ? Long.MAX_VALUE : toRemove == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(toRemove);
+        long count = 0;
+        int first = n;
+        for (int k = 0; k < n && count < limit; k++) {
+            int i = toRemove < 0 ? n - 1 - k : k;
+            if (Arrays.equals(elements.get(i), a[3])) {
+                removed[i] = true;
+                count++;
+                first = Math.min(first, i);
+            }
+        }
+        if (count > 0) {
+            List<byte[]> tail = new ArrayList<>();
+            for (int i = first; i < n; i++) {
+                if (!removed[i]) {
+                    tail.add(elements.get(i));
+                }
+            }
+            rewrite(tx, a[1], rec, first, tail);
+        }
+        r.integer(count);
+    }
+
+    static void checkLtrim(byte[][] a, long nowMs) {
+        Numbers.parseLong(a[2]);
+        Numbers.parseLong(a[3]);
+    }
+
+    static void ltrim(Tx tx, byte[][] a, Reply r) {
+        long start = Numbers.parseLong(a[2]);
+        long end = Numbers.parseLong(a[3]);
+        Rec rec = list(tx, a[1]);
+        if (rec == null) {
+            r.simple("OK");
+            return;
+        }
+        long llen = rec.fieldCount();
+        if (start < 0) {
+            start += llen;
+        }
+        if (end < 0) {
+            end += llen;
+        }
+        if (start < 0) {
+            start = 0;
+        }
+        long ltrim;
+        long rtrim;
+        if (start > end || start >= llen) {
+            ltrim = llen;
+            rtrim = 0;
+        } else {
+            if (end >= llen) {
+                end = llen - 1;
+            }
+            ltrim = start;
+            rtrim = llen - end - 1;
+        }
+        byte[] prefix = Tx.fieldPrefix(a[1]);
+        for (long i = 0; i < ltrim; i++) {
+            tx.deleteRecord(prefix, name(rec.head() + i));
+        }
+        for (long i = 0; i < rtrim; i++) {
+            tx.deleteRecord(prefix, name(rec.head() + llen - 1 - i));
+        }
+        tx.putElements(a[1], rec, Tx.LIST, llen - ltrim - rtrim, rec.head() + ltrim, 0);
+        r.simple("OK");
+    }
+
+    // ---------------------------------------------------------------- LPOS
+
+    /** LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]. */
+    static void lpos(Tx tx, byte[][] a, Reply r) {
+        long rank = 1;
+        long count = -1;
+        long maxlen = 0;
+        for (int j = 3; j < a.length; j++) {
+            boolean more = j + 1 < a.length;
+            if (Args.is(a[j], "rank") && more) {
+                rank = Numbers.parseLong(a[++j]);
+                if (rank == 0) {
+                    throw new CommandError("ERR RANK can't be zero: use 1 to start from the first match, 2 from the "
+                            + "second ... or use negative to start from the end of the list");
+                }
+            } else if (Args.is(a[j], "count") && more) {
+                count = positive(a[++j], "ERR COUNT can't be negative");
+            } else if (Args.is(a[j], "maxlen") && more) {
+                maxlen = positive(a[++j], "ERR MAXLEN can't be negative");
+            } else {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+        }
+        boolean fromTail = rank < 0;
+        // as Redis' C: -LONG_MIN stays LONG_MIN, which every match count reaches (so the first match from the tail)
+        rank = rank > 0 ? rank : -rank;
+        Rec rec = list(tx, a[1]);
+        if (rec == null) {
+            if (count != -1) {
+                r.array(0);
+            } else {
+                r.nullBulk();
+            }
+            return;
+        }
+        long llen = rec.fieldCount();
+        List<Long> found = new ArrayList<>();
+        long matches = 0;
+        byte[] prefix = Tx.fieldPrefix(a[1]);
+        try (RocksIterator it = tx.fieldIterator()) {
+            if (fromTail) {
+                it.seekForPrev(Tx.concat(prefix, name(rec.head() + llen - 1)));
+            } else {
+                it.seek(Tx.concat(prefix, name(rec.head())));
+            }
+            for (long index = 0; index < llen && (maxlen == 0 || index < maxlen); index++) {
+                if (Arrays.equals(it.value(), a[2])) {
+                    matches++;
+                    if (matches >= rank) {
+                        found.add(fromTail ? llen - index - 1 : index);
+                        if (count == -1 || count != 0 && matches - rank + 1 >= count) {
+                            break;
+                        }
+                    }
+                }
+                if (fromTail) {
+                    it.prev();
+                } else {
+                    it.next();
+                }
+            }
+        }
+        if (count != -1) {
+            r.array(found.size());
+            found.forEach(r::integer);
+        } else if (found.isEmpty()) {
+            r.nullBulk();
+        } else {
+            r.integer(found.get(0));
+        }
+    }
+
+    /** {@code getPositiveLongFromObjectOrReply} with a message: the message for a bad number and a negative one. */
+    static long positive(byte[] arg, String error) {
+        long n = Numbers.parseLong(arg, error);
+        if (n < 0) {
+            throw new CommandError(error);
+        }
+        return n;
+    }
+
+    // ---------------------------------------------------------------- moves
+
+    /** LEFT or RIGHT: true for LEFT (the head); a syntax error otherwise. */
+    static boolean side(byte[] arg) {
+        if (Args.is(arg, "left")) {
+            return true;
+        }
+        if (Args.is(arg, "right")) {
+            return false;
+        }
+        throw new CommandError(CommandError.SYNTAX);
+    }
+
+    static void checkLmove(byte[][] a, long nowMs) {
+        side(a[3]);
+        side(a[4]);
+    }
+
+    static void lmove(Tx tx, byte[][] a, Reply r) {
+        move(tx, a[1], a[2], side(a[3]), side(a[4]), r);
+    }
+
+    static void rpoplpush(Tx tx, byte[][] a, Reply r) {
+        move(tx, a[1], a[2], false, true, r);
+    }
+
+    private static void move(Tx tx, byte[] src, byte[] dst, boolean fromHead, boolean toHead, Reply r) {
+        Rec from = list(tx, src);
+        if (from == null) {
+            r.nullBulk();
+            return;
+        }
+        Rec to = list(tx, dst);
+        byte[] value = pop(tx, src, from, fromHead, 1).get(0);
+        // the same list: push onto what the pop left (the record it rewrote, or none when it emptied it)
+        push(tx, dst, Arrays.equals(src, dst) ? tx.meta(dst) : to, toHead, List.of(value));
+        r.bulk(value);
+    }
+
+    static void checkLmpop(byte[][] a, long nowMs) {
+        mpopOptions(a, 1);
+    }
+
+    /** The options of LMPOP numkeys key... LEFT|RIGHT [COUNT count]: {numkeys, LEFT ? 1 : 0, count}. */
+    private static long[] mpopOptions(byte[][] a, int numkeysAt) {
+        long numkeys = Numbers.parseLong(a[numkeysAt], "ERR numkeys should be greater than 0");
+        if (numkeys < 1) {
+            throw new CommandError("ERR numkeys should be greater than 0");
+        }
+        long whereAt = numkeysAt + numkeys + 1;
+        if (whereAt >= a.length) {
+            throw new CommandError(CommandError.SYNTAX);
+        }
+        boolean left = side(a[(int) whereAt]);
+        long count = -1;
+        for (int j = (int) whereAt + 1; j < a.length; j++) {
+            if (count == -1 && Args.is(a[j], "count") && j + 1 < a.length) {
+                count = Numbers.parseLong(a[++j], "ERR count should be greater than 0");
+                if (count < 1) {
+                    throw new CommandError("ERR count should be greater than 0");
+                }
+            } else {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+        }
+        return new long[] {numkeys, left ? 1 : 0, count == -1 ? 1 : count};
+    }
+
+    /** LMPOP: pops from the first non-empty list of the keys; replies [key, [elements]], or nil when all are empty. */
+    static void lmpop(Tx tx, byte[][] a, Reply r) {
+        long[] o = mpopOptions(a, 1);
+        for (int i = 2; i < 2 + o[0]; i++) {
+            Rec rec = list(tx, a[i]);
+            if (rec != null) {
+                List<byte[]> popped = pop(tx, a[i], rec, o[1] == 1, o[2]);
+                r.array(2);
+                r.bulk(a[i]);
+                SetCommands.bulks(r, popped);
+                return;
+            }
+        }
+        r.nullArray();
+    }
+}

@@ -1,0 +1,408 @@
+package tandem.store;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+
+import tandem.api.store.Reply;
+import tandem.store.Tx.Rec;
+
+/**
+ * The set commands, with Redis 7.0's argument checks, replies and error texts. A set's members are records of
+ * their own in the {@code fields} family ({@code [key_len][key][member] -> empty}), counted in the key record, so
+ * SADD, SREM and SISMEMBER touch one record per member whatever the set's size. Members come back in member byte
+ * order (Redis: an intset's numeric order or hash order; clients must rely on neither). Deleting the last member
+ * deletes the key.
+ *
+ * <p>Encoding (OBJECT ENCODING): Redis 7.0 keeps a set whose members are all integers ({@code string2ll}) and at
+ * most {@value #MAX_INTSET} as an "intset" and converts it to a "hashtable" for good when it is given another
+ * member; the {@link Tx#ENC_RAW} flag records that conversion.
+ *
+ * <p>Random choices (SPOP, SRANDMEMBER) are drawn from {@link Choice#of}: the same on every replica.
+ */
+final class SetCommands {
+
+    /** Redis' default {@code set-max-intset-entries}. */
+    static final int MAX_INTSET = 512;
+    private static final byte[] EMPTY = new byte[0];
+    /**
+     * The most elements a negative count may ask for: Redis 7.0 answers any number (and so streams without end for
+     * a count near -2^63); Tandem builds a reply in memory, so it refuses more (a documented departure).
+     */
+    static final long MAX_REPEATED = 1_000_000;
+    static final String TOO_MANY_REPEATED = "ERR value is out of range, a negative count must be at least -"
+            + MAX_REPEATED;
+
+    private SetCommands() {
+    }
+
+    // ---------------------------------------------------------------- encoding and storage
+
+    /**
+     * The encoding flags of a set left with {@code count} members after it was given {@code given}: a hashtable once
+     * it held a member that is not an integer or more than {@value #MAX_INTSET} members.
+     */
+    static int encoding(int oldFlags, long count, Iterable<byte[]> given) {
+        boolean table = (oldFlags & Tx.ENC_RAW) != 0 || count > MAX_INTSET;
+        if (!table) {
+            for (byte[] m : given) {
+                if (!Numbers.isLong(m)) {
+                    table = true;
+                    break;
+                }
+            }
+        }
+        return table ? Tx.ENC_RAW : 0;
+    }
+
+    static String encodingName(Rec rec) {
+        return rec.has(Tx.ENC_RAW) || rec.fieldCount() > MAX_INTSET ? "hashtable" : "intset";
+    }
+
+    static boolean isMember(Tx tx, byte[] key, byte[] member) {
+        return tx.field(key, member) != null;
+    }
+
+    /** Every member, in byte order. */
+    static List<byte[]> members(Tx tx, byte[] key) {
+        return tx.names(Tx.fieldPrefix(key));
+    }
+
+    /**
+     * Replaces whatever {@code key} holds with a set of {@code members} (sorted, distinct), as SINTERSTORE and its
+     * kin do: an empty result deletes the key; the deadline goes.
+     */
+    static void store(Tx tx, byte[] key, List<byte[]> members) {
+        Rec old = tx.meta(key);
+        if (old != null) {
+            tx.delete(key, old);
+        }
+        if (members.isEmpty()) {
+            return;
+        }
+        for (byte[] m : members) {
+            tx.putField(key, m, EMPTY);
+        }
+        tx.putCollection(key, null, Tx.SET, members.size(), Tx.NO_EXPIRY, encoding(0, members.size(), members));
+    }
+
+    // ---------------------------------------------------------------- commands
+
+    static void sadd(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.typed(a[1], Tx.SET);
+        long count = old == null ? 0 : old.fieldCount();
+        long added = 0;
+        for (int i = 2; i < a.length; i++) {
+            if (!isMember(tx, a[1], a[i])) {
+                tx.putField(a[1], a[i], EMPTY);
+                added++;
+            }
+        }
+        List<byte[]> given = Arrays.asList(a).subList(2, a.length);
+        tx.putElements(a[1], old, Tx.SET, count + added, 0, encoding(old == null ? 0 : old.flags(), count + added,
+                given));
+        r.integer(added);
+    }
+
+    static void srem(Tx tx, byte[][] a, Reply r) {
+        Rec old = tx.typed(a[1], Tx.SET);
+        if (old == null) {
+            r.integer(0);
+            return;
+        }
+        long removed = 0;
+        for (int i = 2; i < a.length; i++) {
+            if (isMember(tx, a[1], a[i])) {
+                tx.deleteField(a[1], a[i]);
+                removed++;
+            }
+        }
+        if (removed > 0) {
+            tx.putElements(a[1], old, Tx.SET, old.fieldCount() - removed, 0, old.flags());
+        }
+        r.integer(removed);
+    }
+
+    static void scard(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.typed(a[1], Tx.SET);
+        r.integer(rec == null ? 0 : rec.fieldCount());
+    }
+
+    static void sismember(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.typed(a[1], Tx.SET);
+        r.integer(rec != null && isMember(tx, a[1], a[2]) ? 1 : 0);
+    }
+
+    static void smismember(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.typed(a[1], Tx.SET);
+        r.array(a.length - 2);
+        for (int i = 2; i < a.length; i++) {
+            r.integer(rec != null && isMember(tx, a[1], a[i]) ? 1 : 0);
+        }
+    }
+
+    static void smembers(Tx tx, byte[][] a, Reply r) {
+        Rec rec = tx.typed(a[1], Tx.SET);
+        bulks(r, rec == null ? List.of() : members(tx, a[1]));
+    }
+
+    static void smove(Tx tx, byte[][] a, Reply r) {
+        Rec src = tx.meta(a[1]);
+        if (src == null) {
+            r.integer(0);
+            return;
+        }
+        Rec dst = tx.meta(a[2]);
+        if (!src.isSet() || dst != null && !dst.isSet()) {
+            throw new CommandError(CommandError.WRONGTYPE);
+        }
+        byte[] member = a[3];
+        if (Arrays.equals(a[1], a[2])) {
+            r.integer(isMember(tx, a[1], member) ? 1 : 0);
+            return;
+        }
+        if (!isMember(tx, a[1], member)) {
+            r.integer(0);
+            return;
+        }
+        tx.deleteField(a[1], member);
+        tx.putElements(a[1], src, Tx.SET, src.fieldCount() - 1, 0, src.flags());
+        if (dst == null || !isMember(tx, a[2], member)) {
+            long count = (dst == null ? 0 : dst.fieldCount()) + 1;
+            tx.putField(a[2], member, EMPTY);
+            tx.putElements(a[2], dst, Tx.SET, count, 0, encoding(dst == null ? 0 : dst.flags(), count,
+                    List.of(member)));
+        }
+        r.integer(1);
+    }
+
+    /** The sets named by {@code a[from..to)}: null for a missing key; WRONGTYPE when any holds another type. */
+    private static Rec[] sets(Tx tx, byte[][] a, int from, int to) {
+        Rec[] sets = new Rec[to - from];
+        for (int i = from; i < to; i++) {
+            sets[i - from] = tx.typed(a[i], Tx.SET);
+        }
+        return sets;
+    }
+
+    /** The intersection, in byte order, stopping at {@code limit} members (0: no limit). */
+    private static List<byte[]> inter(Tx tx, byte[][] a, int from, int to, long limit) {
+        Rec[] sets = sets(tx, a, from, to);
+        int smallest = 0;
+        for (int i = 0; i < sets.length; i++) {
+            if (sets[i] == null) {
+                return List.of();
+            }
+            if (sets[i].fieldCount() < sets[smallest].fieldCount()) {
+                smallest = i;
+            }
+        }
+        List<byte[]> out = new ArrayList<>();
+        for (byte[] m : members(tx, a[from + smallest])) {
+            boolean all = true;
+            for (int i = from; i < to && all; i++) {
+                all = i == from + smallest || isMember(tx, a[i], m);
+            }
+            if (all) {
+                out.add(m);
+                if (limit > 0 && out.size() >= limit) {
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    private static List<byte[]> union(Tx tx, byte[][] a, int from, int to) {
+        Rec[] sets = sets(tx, a, from, to);
+        TreeSet<byte[]> out = new TreeSet<>(Arrays::compareUnsigned);
+        for (int i = 0; i < sets.length; i++) {
+            if (sets[i] != null) {
+                out.addAll(members(tx, a[from + i]));
+            }
+        }
+        return new ArrayList<>(out);
+    }
+
+    private static List<byte[]> diff(Tx tx, byte[][] a, int from, int to) {
+        Rec[] sets = sets(tx, a, from, to);
+        if (sets[0] == null) {
+            return List.of();
+        }
+        List<byte[]> out = new ArrayList<>();
+        for (byte[] m : members(tx, a[from])) {
+            boolean keep = true;
+            for (int i = 1; i < sets.length && keep; i++) {
+                keep = sets[i] == null || !isMember(tx, a[from + i], m);
+            }
+            if (keep) {
+                out.add(m);
+            }
+        }
+        return out;
+    }
+
+    static void sinter(Tx tx, byte[][] a, Reply r) {
+        bulks(r, inter(tx, a, 1, a.length, 0));
+    }
+
+    static void sunion(Tx tx, byte[][] a, Reply r) {
+        bulks(r, union(tx, a, 1, a.length));
+    }
+
+    static void sdiff(Tx tx, byte[][] a, Reply r) {
+        bulks(r, diff(tx, a, 1, a.length));
+    }
+
+    static void sinterstore(Tx tx, byte[][] a, Reply r) {
+        List<byte[]> result = inter(tx, a, 2, a.length, 0);
+        store(tx, a[1], result);
+        r.integer(result.size());
+    }
+
+    static void sunionstore(Tx tx, byte[][] a, Reply r) {
+        List<byte[]> result = union(tx, a, 2, a.length);
+        store(tx, a[1], result);
+        r.integer(result.size());
+    }
+
+    static void sdiffstore(Tx tx, byte[][] a, Reply r) {
+        List<byte[]> result = diff(tx, a, 2, a.length);
+        store(tx, a[1], result);
+        r.integer(result.size());
+    }
+
+    /** SINTERCARD numkeys key [key ...] [LIMIT limit]. */
+    static void sintercard(Tx tx, byte[][] a, Reply r) {
+        int numkeys = numkeys(a, 1, "ERR numkeys should be greater than 0");
+        long limit = 0;
+        for (int j = 2 + numkeys; j < a.length; j++) {
+            if (Args.is(a[j], "limit") && j + 1 < a.length) {
+                limit = Numbers.parseLong(a[++j], "ERR LIMIT can't be negative");
+                if (limit < 0) {
+                    throw new CommandError("ERR LIMIT can't be negative");
+                }
+            } else {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+        }
+        r.integer(inter(tx, a, 2, 2 + numkeys, limit).size());
+    }
+
+    /**
+     * A {@code numkeys} argument at {@code a[at]}: at least 1, and no more than the arguments after it
+     * ({@code getRangeLongFromObjectOrReply} with {@code error} for both a bad number and one below 1).
+     */
+    static int numkeys(byte[][] a, int at, String error) {
+        long n = Numbers.parseLong(a[at], error);
+        if (n < 1) {
+            throw new CommandError(error);
+        }
+        if (n > a.length - at - 1) {
+            throw new CommandError("ERR Number of keys can't be greater than number of args");
+        }
+        return (int) n;
+    }
+
+    // ---------------------------------------------------------------- random members
+
+    static void checkSpop(byte[][] a, long nowMs) {
+        if (a.length > 3) {
+            throw new CommandError(CommandError.SYNTAX);
+        }
+        if (a.length == 3) {
+            spopCount(a[2]);
+        }
+    }
+
+    private static long spopCount(byte[] arg) {
+        long n = Numbers.parseLong(arg, "ERR value is out of range, must be positive");
+        if (n < 0) {
+            throw new CommandError("ERR value is out of range, must be positive");
+        }
+        return n;
+    }
+
+    /** SPOP key [count]: removes and returns members drawn from {@link Choice#of}. */
+    static void spop(Tx tx, byte[][] a, Reply r) {
+        checkSpop(a, tx.nowMs);
+        long count = a.length == 3 ? spopCount(a[2]) : -1;
+        Rec rec = tx.typed(a[1], Tx.SET);
+        if (rec == null) {
+            if (count < 0) {
+                r.nullBulk();
+            } else {
+                r.array(0);
+            }
+            return;
+        }
+        if (count == 0) {
+            r.array(0);
+            return;
+        }
+        Choice random = Choice.of(tx, a);
+        List<byte[]> chosen = count < 0 ? List.of(random.one(tx, Tx.fieldPrefix(a[1]), rec.fieldCount()))
+                : random.distinct(tx, Tx.fieldPrefix(a[1]), rec.fieldCount(), count);
+        for (byte[] m : chosen) {
+            tx.deleteField(a[1], m);
+        }
+        tx.putElements(a[1], rec, Tx.SET, rec.fieldCount() - chosen.size(), 0, rec.flags());
+        if (count < 0) {
+            r.bulk(chosen.get(0));
+        } else {
+            bulks(r, chosen);
+        }
+    }
+
+    /** SRANDMEMBER key [count]: a negative count may repeat members, a positive one does not. */
+    static void srandmember(Tx tx, byte[][] a, Reply r) {
+        if (a.length > 3) {
+            throw new CommandError(CommandError.SYNTAX);
+        }
+        long count = 0;
+        if (a.length == 3) {
+            count = Numbers.parseLong(a[2]);
+            if (count == Long.MIN_VALUE) {
+                throw new CommandError("ERR value is out of range, value must between -9223372036854775807 and "
+                        + "9223372036854775807");
+            }
+            if (count < -MAX_REPEATED) {
+                throw new CommandError(TOO_MANY_REPEATED);
+            }
+        }
+        Rec rec = tx.typed(a[1], Tx.SET);
+        if (rec == null) {
+            if (a.length == 3) {
+                r.array(0);
+            } else {
+                r.nullBulk();
+            }
+            return;
+        }
+        Choice random = Choice.of(tx, a);
+        byte[] prefix = Tx.fieldPrefix(a[1]);
+        if (a.length == 2) {
+            r.bulk(random.one(tx, prefix, rec.fieldCount()));
+        } else if (count >= 0) {
+            bulks(r, random.distinct(tx, prefix, rec.fieldCount(), count));
+        } else {
+            bulks(r, random.repeated(tx, prefix, rec.fieldCount(), -count));
+        }
+    }
+
+    // ---------------------------------------------------------------- SSCAN
+
+    /** SSCAN: an intset comes whole with cursor 0, as in Redis; a hashtable is iterated COUNT members at a time. */
+    static void sscan(Tx tx, byte[][] a, Reply r) {
+        long cursor = Args.cursor(a[2]);
+        Rec rec = tx.typed(a[1], Tx.SET);
+        KeyCommands.scanElements(tx, a, cursor, rec, Tx.fieldPrefix(a[1]), rec != null
+                && encodingName(rec).equals("intset"), null, r);
+    }
+
+    static void bulks(Reply r, List<byte[]> items) {
+        r.array(items.size());
+        items.forEach(r::bulk);
+    }
+}

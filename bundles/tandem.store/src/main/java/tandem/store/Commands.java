@@ -259,6 +259,83 @@ final class Commands {
                 "Subtract multiple sets and store the resulting set in a key", SetCommands::sdiffstore);
         d("sscan", -3, false, 1, 1, 1, List.of("readonly"), "set", "2.8.0",
                 "Incrementally iterate Set elements", SetCommands::sscan);
+        // sorted sets
+        d("zadd", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "sorted-set", "1.2.0",
+                "Add one or more members to a sorted set, or update its score if it already exists", ZsetCommands::zadd,
+                ZsetCommands::checkZadd);
+        d("zincrby", 4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "sorted-set", "1.2.0",
+                "Increment the score of a member in a sorted set", ZsetCommands::zincrby,
+                ZsetCommands::checkZincrby);
+        d("zrem", -3, true, 1, 1, 1, List.of("write", "fast"), "sorted-set", "1.2.0",
+                "Remove one or more members from a sorted set", ZsetCommands::zrem);
+        d("zcard", 2, false, 1, 1, 1, List.of("readonly", "fast"), "sorted-set", "1.2.0",
+                "Get the number of members in a sorted set", ZsetCommands::zcard);
+        d("zscore", 3, false, 1, 1, 1, List.of("readonly", "fast"), "sorted-set", "1.2.0",
+                "Get the score associated with the given member in a sorted set", ZsetCommands::zscore);
+        d("zmscore", -3, false, 1, 1, 1, List.of("readonly", "fast"), "sorted-set", "6.2.0",
+                "Get the score associated with the given members in a sorted set", ZsetCommands::zmscore);
+        d("zrank", 3, false, 1, 1, 1, List.of("readonly", "fast"), "sorted-set", "2.0.0",
+                "Determine the index of a member in a sorted set", ZsetCommands::zrank);
+        d("zrevrank", 3, false, 1, 1, 1, List.of("readonly", "fast"), "sorted-set", "2.0.0",
+                "Determine the index of a member in a sorted set, with scores ordered from high to low", ZsetCommands::zrevrank);
+        d("zcount", 4, false, 1, 1, 1, List.of("readonly", "fast"), "sorted-set", "2.0.0",
+                "Count the members in a sorted set with scores within the given values", ZsetCommands::zcount);
+        d("zlexcount", 4, false, 1, 1, 1, List.of("readonly", "fast"), "sorted-set", "2.8.9",
+                "Count the number of members in a sorted set between a given lexicographical range", ZsetCommands::zlexcount);
+        d("zrange", -4, false, 1, 1, 1, List.of("readonly"), "sorted-set", "1.2.0",
+                "Return a range of members in a sorted set", ZsetCommands::zrange);
+        d("zrangestore", -5, true, 1, 2, 1, List.of("write", "denyoom"), "sorted-set", "6.2.0",
+                "Store a range of members from sorted set into another key", ZsetCommands::zrangestore,
+                ZsetCommands::checkZrangestore);
+        d("zrevrange", -4, false, 1, 1, 1, List.of("readonly"), "sorted-set", "1.2.0",
+                "Return a range of members in a sorted set, by index, with scores ordered from high to low", ZsetCommands::zrevrange);
+        d("zrangebyscore", -4, false, 1, 1, 1, List.of("readonly"), "sorted-set", "1.0.5",
+                "Return a range of members in a sorted set, by score", ZsetCommands::zrangebyscore);
+        d("zrevrangebyscore", -4, false, 1, 1, 1, List.of("readonly"), "sorted-set", "2.2.0",
+                "Return a range of members in a sorted set, by score, with scores ordered from high to low", ZsetCommands::zrevrangebyscore);
+        d("zrangebylex", -4, false, 1, 1, 1, List.of("readonly"), "sorted-set", "2.8.9",
+                "Return a range of members in a sorted set, by lexicographical range", ZsetCommands::zrangebylex);
+        d("zrevrangebylex", -4, false, 1, 1, 1, List.of("readonly"), "sorted-set", "2.8.9",
+                "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", ZsetCommands::zrevrangebylex);
+        d("zremrangebyrank", 4, true, 1, 1, 1, List.of("write"), "sorted-set", "2.0.0",
+                "Remove all members in a sorted set within the given indexes", ZsetCommands::zremrangebyrank,
+                ZsetCommands::checkZremrangebyrank);
+        d("zremrangebyscore", 4, true, 1, 1, 1, List.of("write"), "sorted-set", "1.2.0",
+                "Remove all members in a sorted set within the given scores", ZsetCommands::zremrangebyscore,
+                ZsetCommands::checkZremrangebyscore);
+        d("zremrangebylex", 4, true, 1, 1, 1, List.of("write"), "sorted-set", "2.8.9",
+                "Remove all members in a sorted set between the given lexicographical range", ZsetCommands::zremrangebylex,
+                ZsetCommands::checkZremrangebylex);
+        d("zpopmin", -2, true, 1, 1, 1, List.of("write", "fast"), "sorted-set", "5.0.0",
+                "Remove and return members with the lowest scores in a sorted set", ZsetCommands::zpopmin,
+                ZsetCommands::checkZpop);
+        d("zpopmax", -2, true, 1, 1, 1, List.of("write", "fast"), "sorted-set", "5.0.0",
+                "Remove and return members with the highest scores in a sorted set", ZsetCommands::zpopmax,
+                ZsetCommands::checkZpop);
+        d("zmpop", -4, true, 0, 0, 0, List.of("write", "movablekeys"), "sorted-set", "7.0.0",
+                "Remove and return members with scores in a sorted set", ZsetCommands::zmpop,
+                ZsetCommands::checkZmpop);
+        d("zrandmember", -2, false, 1, 1, 1, List.of("readonly"), "sorted-set", "6.2.0",
+                "Get one or multiple random elements from a sorted set", ZsetCommands::zrandmember);
+        d("zunion", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "sorted-set", "6.2.0",
+                "Add multiple sorted sets", ZsetCommands::zunion);
+        d("zinter", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "sorted-set", "6.2.0",
+                "Intersect multiple sorted sets", ZsetCommands::zinter);
+        d("zdiff", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "sorted-set", "6.2.0",
+                "Subtract multiple sorted sets", ZsetCommands::zdiff);
+        d("zunionstore", -4, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "sorted-set", "2.0.0",
+                "Add multiple sorted sets and store the resulting sorted set in a new key", ZsetCommands::zunionstore,
+                ZsetCommands::checkZunionstore);
+        d("zinterstore", -4, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "sorted-set", "2.0.0",
+                "Intersect multiple sorted sets and store the resulting sorted set in a new key", ZsetCommands::zinterstore,
+                ZsetCommands::checkZinterstore);
+        d("zdiffstore", -4, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "sorted-set", "6.2.0",
+                "Subtract multiple sorted sets and store the resulting sorted set in a new key", ZsetCommands::zdiffstore,
+                ZsetCommands::checkZdiffstore);
+        d("zintercard", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "sorted-set", "7.0.0",
+                "Intersect multiple sorted sets and return the cardinality of the result", ZsetCommands::zintercard);
+        d("zscan", -3, false, 1, 1, 1, List.of("readonly"), "sorted-set", "2.8.0",
+                "Incrementally iterate sorted sets elements and associated scores", ZsetCommands::zscan);
     }
 
     private Commands() {

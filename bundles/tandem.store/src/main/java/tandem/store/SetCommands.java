@@ -144,7 +144,12 @@ final class SetCommands {
 
     static void smembers(Tx tx, byte[][] a, Reply r) {
         Rec rec = tx.typed(a[1], Tx.SET);
-        bulks(r, rec == null ? List.of() : members(tx, a[1]));
+        if (rec == null) {
+            r.array(0);
+        } else {
+            List<byte[]> members = members(tx, a[1]);
+            bulks(r, encodingName(rec).equals("intset") ? intsetOrder(members) : members);
+        }
     }
 
     static void smove(Tx tx, byte[][] a, Reply r) {
@@ -397,8 +402,28 @@ final class SetCommands {
     static void sscan(Tx tx, byte[][] a, Reply r) {
         long cursor = Args.cursor(a[2]);
         Rec rec = tx.typed(a[1], Tx.SET);
-        KeyCommands.scanElements(tx, a, cursor, rec, Tx.fieldPrefix(a[1]), rec != null
-                && encodingName(rec).equals("intset"), null, r);
+        if (rec != null && encodingName(rec).equals("intset")) {
+            // an intset comes whole, in its order (ascending integers), as Redis sends it
+            KeyCommands.ScanOptions o = KeyCommands.scanOptions(a, 3, false);
+            List<byte[]> out = new ArrayList<>();
+            for (byte[] m : intsetOrder(members(tx, a[1]))) {
+                if (o.matches(m)) {
+                    out.add(m);
+                }
+            }
+            r.array(2);
+            r.bulk(Args.ascii("0"));
+            bulks(r, out);
+            return;
+        }
+        KeyCommands.scanElements(tx, a, cursor, rec, Tx.fieldPrefix(a[1]), false, null, r);
+    }
+
+    /** An intset's members (all integers) in Redis' order: ascending value. */
+    static List<byte[]> intsetOrder(List<byte[]> members) {
+        List<byte[]> sorted = new ArrayList<>(members);
+        sorted.sort(java.util.Comparator.comparingLong(Numbers::parseLong));
+        return sorted;
     }
 
     static void bulks(Reply r, List<byte[]> items) {

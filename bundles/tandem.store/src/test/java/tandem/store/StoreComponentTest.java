@@ -72,8 +72,8 @@ class StoreComponentTest {
         assertThat(store.status().directory()).isEqualTo(home.resolve("data/store").toString());
         assertThat(store.describe("set")).extracting(CommandDescriptor::arity, CommandDescriptor::write)
                 .containsExactly(-3, true);
-        assertThat(store.describe("lpush")).isNull();
-        assertThat(store.commands()).hasSize(65);
+        assertThat(store.describe("xadd")).isNull();
+        assertThat(store.commands()).hasSize(131);
 
         store.modified(config("flush.interval.ms", 20, "expire.keys.per.tick", 1, "scan.cursors", 2,
                 "directory", "/elsewhere"));

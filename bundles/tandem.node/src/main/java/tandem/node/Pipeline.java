@@ -218,6 +218,9 @@ public final class Pipeline implements AutoCloseable {
     };
     /** Clients parked in {@code WAIT}. */
     private final Waits waits = new Waits(gate);
+    /** Clients of blocking commands (BLPOP…), and those a write just woke, to be journaled again after it. */
+    private final Blocked blocked = new Blocked();
+    private final List<Blocked.Block> woken = new ArrayList<>();
     private long lastTimestampNs;
     private long lastTickNs;
     private long tickPendingSequence;
@@ -469,9 +472,9 @@ public final class Pipeline implements AutoCloseable {
         return fenceError;
     }
 
-    /** @return the connections parked in {@code WAIT} now */
+    /** @return the connections parked in {@code WAIT} or in a blocking command now */
     public int blockedClients() {
-        return waits.blocked();
+        return waits.blocked() + blocked.parked();
     }
 
     /**
@@ -566,6 +569,7 @@ public final class Pipeline implements AutoCloseable {
                     drain();
                     commitRound();
                     answerWaits();
+                    answerBlocked();
                     maybePurge();
                     gateReplies();
                     measureAcks();
@@ -614,7 +618,7 @@ public final class Pipeline implements AutoCloseable {
 
     /** @return how long the logic thread may sleep: until the next Tick, or the nearest {@code WAIT} deadline */
     private long pollNanos() {
-        return waits.pollNanos(TICK_INTERVAL_NS);
+        return blocked.pollNanos(waits.pollNanos(TICK_INTERVAL_NS));
     }
 
     /** Answers the parked {@code WAIT}s whose replicas acknowledged or whose time is up, and resumes them. */
@@ -632,7 +636,65 @@ public final class Pipeline implements AutoCloseable {
         c.parked = false;
         while (!c.deferred.isEmpty() && c.waiting == null && !c.parked) {
             sequence(new Event(c, c.deferred.poll()));
+            wakeBlocked();
         }
+    }
+
+    /**
+     * Answers the parked clients of blocking commands whose timeout passed with Redis' timeout reply (a nil array),
+     * or all of them with {@code -UNBLOCKED} once this node follows a primary; nothing is journaled for it.
+     */
+    private void answerBlocked() {
+        boolean following = upstream != null;
+        for (Blocked.Block b : blocked.expired(following)) {
+            if (following) {
+                b.client.front.reply().error(Blocked.UNBLOCKED);
+            } else {
+                b.client.front.reply().nullArray();
+            }
+            touched.add(b.client);
+            resume(b.client);
+        }
+    }
+
+    /**
+     * Journals again, in the order they first blocked, the blocking commands a write just sequenced woke: right
+     * after that write, so that each applies to the state it left.
+     */
+    private void wakeBlocked() {
+        while (!woken.isEmpty()) {
+            List<Blocked.Block> now = new ArrayList<>(woken);
+            woken.clear();
+            now.sort(java.util.Comparator.comparingLong(b -> b.ticket));
+            for (Blocked.Block b : now) {
+                attemptAgain(b.client, b.args);
+            }
+        }
+    }
+
+    /** Journals a blocking command again (woken, or touched while in flight); an error answers and unblocks it. */
+    private void attemptAgain(Client c, byte[][] args) {
+        CommandDescriptor d = keyspace == null ? null : keyspace.describe(name(args));
+        String refused = d == null ? unavailable != null ? unavailable : "ERR the store (tandem.store) is not active"
+                : upstream != null ? READONLY : refusal();
+        if (refused == null) {
+            long ts = nextTimestamp();
+            try {
+                long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(args));
+                pending.add(new Pending(c, Kind.WRITE, seq, ts, args, null, null));
+                ackLatency.appended(seq, System.nanoTime());
+                c.lastWriteSequence = seq;
+                touch(d, args);
+                blocked.attempting(c, d, args);
+                return;
+            } catch (JournalStoppedException e) {
+                refused = journalStopped(e);
+            }
+        }
+        blocked.done(c);
+        c.front.reply().error(refused);
+        touched.add(c);
+        resume(c);
     }
 
     /**
@@ -1033,6 +1095,7 @@ public final class Pipeline implements AutoCloseable {
             watches.unwatchAll(c);
             c.transaction = null;
             waits.remove(c);
+            blocked.remove(c);
             c.deferred.clear();
             return;
         }
@@ -1139,6 +1202,10 @@ public final class Pipeline implements AutoCloseable {
             ackLatency.appended(seq, System.nanoTime());
             c.lastWriteSequence = seq;
             touch(d, args);
+            if (Blocked.isBlocking(d)) {
+                c.parked = true; // nothing after it runs before it is answered: it may block
+                blocked.attempting(c, d, args);
+            }
         } catch (JournalStoppedException e) {
             immediate(c, args, journalStopped(e));
         }
@@ -1363,16 +1430,34 @@ public final class Pipeline implements AutoCloseable {
         return d.firstKey() > 0 && d.firstKey() < args.length ? KeyHash.fnv1a64(args[d.firstKey()]) : 0;
     }
 
-    /** Marks the watchers of every key the write names. */
+    /**
+     * Marks the watchers of every key the write names, and wakes the clients blocked on them (a blocking command
+     * only removes from its keys, so it wakes nobody but through a BLMOVE's or BRPOPLPUSH's destination).
+     */
     private void touch(CommandDescriptor d, byte[][] args) {
-        if (watches.isEmpty()) {
+        if (watches.isEmpty() && blocked.isEmpty()) {
+            return;
+        }
+        if (Blocked.isBlocking(d)) {
+            if (d.name().equals("blmove") || d.name().equals("brpoplpush")) {
+                touched(args[2], true);
+            }
+            int last = d.lastKey() < 0 ? args.length + d.lastKey() : d.lastKey();
+            for (int i = Math.max(d.firstKey(), 1); d.firstKey() > 0 && i <= last && i < args.length; i++) {
+                touched(args[i], false);
+            }
+            if (d.flags().contains("movablekeys")) {
+                for (int i = 1; i < args.length; i++) {
+                    touched(args[i], false);
+                }
+            }
             return;
         }
         if (d.flags().contains("movablekeys")) {
             // keys anywhere among the arguments (LMPOP, ZUNIONSTORE, SORT ... STORE): every argument is taken for
             // a key, so a watcher is never missed (one watching a key named like an option may abort needlessly)
             for (int i = 1; i < args.length; i++) {
-                watches.touched(args[i]);
+                touched(args[i], true);
             }
             return;
         }
@@ -1385,7 +1470,16 @@ public final class Pipeline implements AutoCloseable {
         int last = d.lastKey() < 0 ? args.length + d.lastKey() : d.lastKey();
         int step = Math.max(1, d.keyStep());
         for (int i = d.firstKey(); i <= last && i < args.length; i += step) {
-            watches.touched(args[i]);
+            touched(args[i], true);
+        }
+    }
+
+    private void touched(byte[] key, boolean wakes) {
+        if (!watches.isEmpty()) {
+            watches.touched(key);
+        }
+        if (wakes && !blocked.isEmpty()) {
+            blocked.touched(key, woken);
         }
     }
 
@@ -1554,6 +1648,7 @@ public final class Pipeline implements AutoCloseable {
     private void sequenceIsolated(Event e) {
         try {
             sequence(e);
+            wakeBlocked();
         } catch (RuntimeException | Error t) {
             LOG.log(Level.ERROR, "a request failed unexpectedly before it was sequenced; it is answered with an error",
                     t);
@@ -1620,6 +1715,10 @@ public final class Pipeline implements AutoCloseable {
         }
         p.connection().front.reply().error(error);
         touched.add(p.connection());
+        if (p.kind() == Kind.WRITE && blocked.has(p.connection())) {
+            blocked.done(p.connection()); // a blocking command answered with an error blocks no more
+            resume(p.connection());
+        }
     }
 
     private void failPending(String error) {
@@ -1676,6 +1775,10 @@ public final class Pipeline implements AutoCloseable {
                 if (c.gatedSequence == 0) {
                     c.heldMark = c.front.replyMark();
                 }
+                if (blocked.has(c)) {
+                    applyBlocking(p);
+                    return;
+                }
                 if (applyClient(p, name(p.args()).toUpperCase(Locale.ROOT),
                         () -> keyspace.apply(p.sequence(), p.timestampNs(), p.args(), c.front.reply()))) {
                     c.gatedSequence = p.sequence();
@@ -1700,6 +1803,32 @@ public final class Pipeline implements AutoCloseable {
             default -> throw new IllegalStateException(p.kind().toString());
         }
         touched.add(c);
+    }
+
+    /**
+     * Applies a blocking command: served (or answered with an error), its client is unblocked and resumes; when it
+     * found nothing, its nil reply is taken back and the client parks, or is journaled again at once when a write
+     * touched its keys while it was in flight.
+     */
+    private void applyBlocking(Pending p) {
+        Client c = p.connection();
+        int mark = c.front.replyMark();
+        Blocked.NilProbe probe = new Blocked.NilProbe(c.front.reply());
+        boolean applied = applyClient(p, name(p.args()).toUpperCase(Locale.ROOT),
+                () -> keyspace.apply(p.sequence(), p.timestampNs(), p.args(), probe));
+        touched.add(c);
+        if (applied && probe.nilOnly()) {
+            c.front.resetReply(mark);
+            if (!blocked.park(c)) {
+                attemptAgain(c, p.args());
+            }
+            return;
+        }
+        if (applied) {
+            c.gatedSequence = p.sequence();
+        }
+        blocked.done(c);
+        resume(c);
     }
 
     /**

@@ -223,6 +223,31 @@ final class Commands {
         d("lmpop", -4, true, 0, 0, 0, List.of("write", "movablekeys"), "list", "7.0.0",
                 "Pop elements from a list", ListCommands::lmpop,
                 ListCommands::checkLmpop);
+        // blocking forms: the pipeline parks a client whose command replied nil (ListCommands)
+        d("blpop", -3, true, 1, -2, 1, List.of("write", "noscript", "blocking"), "list", "2.0.0",
+                "Remove and get the first element in a list, or block until one is available", ListCommands::blpop,
+                ListCommands::checkBlockingPop);
+        d("brpop", -3, true, 1, -2, 1, List.of("write", "noscript", "blocking"), "list", "2.0.0",
+                "Remove and get the last element in a list, or block until one is available", ListCommands::brpop,
+                ListCommands::checkBlockingPop);
+        d("blmove", 6, true, 1, 2, 1, List.of("write", "denyoom", "noscript", "blocking"), "list", "6.2.0",
+                "Pop an element from a list, push it to another list and return it; or block until one is available",
+                ListCommands::blmove, ListCommands::checkBlmove);
+        d("brpoplpush", 4, true, 1, 2, 1, List.of("write", "denyoom", "noscript", "blocking"), "list", "2.2.0",
+                "Pop an element from a list, push it to another list and return it; or block until one is available",
+                ListCommands::brpoplpush, ListCommands::checkBrpoplpush);
+        d("blmpop", -5, true, 0, 0, 0, List.of("write", "blocking", "movablekeys"), "list", "7.0.0",
+                "Pop elements from a list, or block until one is available", ListCommands::blmpop,
+                ListCommands::checkBlmpop);
+        d("bzpopmin", -3, true, 1, -2, 1, List.of("write", "noscript", "blocking", "fast"), "sorted-set", "5.0.0",
+                "Remove and return the member with the lowest score from one or more sorted sets, or block until one "
+                + "is available", ZsetCommands::bzpopmin, ZsetCommands::checkBlockingZpop);
+        d("bzpopmax", -3, true, 1, -2, 1, List.of("write", "noscript", "blocking", "fast"), "sorted-set", "5.0.0",
+                "Remove and return the member with the highest score from one or more sorted sets, or block until one "
+                + "is available", ZsetCommands::bzpopmax, ZsetCommands::checkBlockingZpop);
+        d("bzmpop", -5, true, 0, 0, 0, List.of("write", "blocking", "movablekeys"), "sorted-set", "7.0.0",
+                "Remove and return members with scores in a sorted set or block until one is available",
+                ZsetCommands::bzmpop, ZsetCommands::checkBzmpop);
         // sets
         d("sadd", -3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "set", "1.0.0",
                 "Add one or more members to a set", SetCommands::sadd);

@@ -558,4 +558,100 @@ final class ListCommands {
         }
         r.nullArray();
     }
+
+    // ---------------------------------------------------------------- blocking forms
+
+    /**
+     * {@code getTimeoutFromObjectOrReply} in seconds: a long double, times 1000, truncated to whole milliseconds as
+     * C's cast does (an infinity or a product beyond 64 bits becomes LLONG_MIN there: "negative"); 0 blocks for good.
+     */
+    static long timeoutMillis(byte[] arg) {
+        java.math.BigDecimal v = Numbers.parseLongDouble(arg, "ERR timeout is not a float or out of range");
+        java.math.BigDecimal product = v == null ? null : Numbers.round(v.multiply(java.math.BigDecimal.valueOf(1000)));
+        if (product == null) {
+            throw new CommandError("ERR timeout is negative");
+        }
+        java.math.BigInteger ms = product.setScale(0, java.math.RoundingMode.DOWN).toBigInteger();
+        if (ms.signum() < 0 || ms.bitLength() > 63) {
+            throw new CommandError("ERR timeout is negative");
+        }
+        return ms.longValue();
+    }
+
+    /*
+     * The blocking commands as they apply: each serves at once when it can, as its non-blocking form, and otherwise
+     * writes nothing and replies nil, which is also what it answers inside MULTI. The pipeline parks a client whose
+     * blocking command replied nil outside a transaction and applies the command again when a write touches one of
+     * its keys; its timeout runs on the pipeline's clock and is never journaled.
+     */
+
+    static void checkBlockingPop(byte[][] a, long nowMs) {
+        timeoutMillis(a[a.length - 1]);
+    }
+
+    static void blpop(Tx tx, byte[][] a, Reply r) {
+        blockingPop(tx, a, true, r);
+    }
+
+    static void brpop(Tx tx, byte[][] a, Reply r) {
+        blockingPop(tx, a, false, r);
+    }
+
+    /** BLPOP / BRPOP key [key ...] timeout: [key, element] from the first non-empty list. */
+    private static void blockingPop(Tx tx, byte[][] a, boolean head, Reply r) {
+        timeoutMillis(a[a.length - 1]);
+        for (int i = 1; i < a.length - 1; i++) {
+            Rec rec = list(tx, a[i]);
+            if (rec != null) {
+                byte[] v = pop(tx, a[i], rec, head, 1).get(0);
+                r.array(2);
+                r.bulk(a[i]);
+                r.bulk(v);
+                return;
+            }
+        }
+        r.nullArray();
+    }
+
+    static void checkBlmove(byte[][] a, long nowMs) {
+        side(a[3]);
+        side(a[4]);
+        timeoutMillis(a[5]);
+    }
+
+    static void blmove(Tx tx, byte[][] a, Reply r) {
+        checkBlmove(a, tx.nowMs);
+        move(tx, a[1], a[2], side(a[3]), side(a[4]), r);
+    }
+
+    static void checkBrpoplpush(byte[][] a, long nowMs) {
+        timeoutMillis(a[3]);
+    }
+
+    static void brpoplpush(Tx tx, byte[][] a, Reply r) {
+        timeoutMillis(a[3]);
+        move(tx, a[1], a[2], false, true, r);
+    }
+
+    static void checkBlmpop(byte[][] a, long nowMs) {
+        timeoutMillis(a[1]);
+        mpopOptions(a, 2);
+    }
+
+    /** BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]. */
+    static void blmpop(Tx tx, byte[][] a, Reply r) {
+        timeoutMillis(a[1]);
+        long[] o = mpopOptions(a, 2);
+        for (int i = 3; i < 3 + o[0]; i++) {
+            Rec rec = list(tx, a[i]);
+            if (rec != null) {
+                List<byte[]> popped = pop(tx, a[i], rec, o[1] == 1, o[2]);
+                r.array(2);
+                r.bulk(a[i]);
+                SetCommands.bulks(r, popped);
+                return;
+            }
+        }
+        r.nullArray();
+    }
 }

@@ -890,16 +890,16 @@ final class ZsetCommands {
     }
 
     static void checkZmpop(byte[][] a, long nowMs) {
-        zmpopOptions(a);
+        zmpopOptions(a, 1);
     }
 
     /** ZMPOP numkeys key... MIN|MAX [COUNT count]: {numkeys, MAX ? 1 : 0, count}. */
-    private static long[] zmpopOptions(byte[][] a) {
-        long numkeys = Numbers.parseLong(a[1], "ERR numkeys should be greater than 0");
+    private static long[] zmpopOptions(byte[][] a, int numkeysAt) {
+        long numkeys = Numbers.parseLong(a[numkeysAt], "ERR numkeys should be greater than 0");
         if (numkeys < 1) {
             throw new CommandError("ERR numkeys should be greater than 0");
         }
-        long whereAt = 1 + numkeys + 1;
+        long whereAt = numkeysAt + numkeys + 1;
         if (whereAt >= a.length) {
             throw new CommandError(CommandError.SYNTAX);
         }
@@ -927,8 +927,11 @@ final class ZsetCommands {
 
     /** ZMPOP: replies [key, [[member, score], ...]] from the first non-empty sorted set, or nil. */
     static void zmpop(Tx tx, byte[][] a, Reply r) {
-        long[] o = zmpopOptions(a);
-        for (int i = 2; i < 2 + o[0]; i++) {
+        mpop(tx, a, zmpopOptions(a, 1), 2, r);
+    }
+
+    private static void mpop(Tx tx, byte[][] a, long[] o, int firstKey, Reply r) {
+        for (int i = firstKey; i < firstKey + o[0]; i++) {
             Rec rec = zset(tx, a[i]);
             if (rec != null) {
                 List<Entry> popped = pop(tx, a[i], rec, o[1] == 1, o[2]);
@@ -1252,5 +1255,47 @@ final class ZsetCommands {
             return;
         }
         KeyCommands.scanElements(tx, a, cursor, rec, memberPrefix(a[1]), false, v -> Doubles.format(score(v)), r);
+    }
+
+    // ---------------------------------------------------------------- blocking forms (see ListCommands)
+
+    static void checkBlockingZpop(byte[][] a, long nowMs) {
+        ListCommands.timeoutMillis(a[a.length - 1]);
+    }
+
+    static void bzpopmin(Tx tx, byte[][] a, Reply r) {
+        blockingZpop(tx, a, false, r);
+    }
+
+    static void bzpopmax(Tx tx, byte[][] a, Reply r) {
+        blockingZpop(tx, a, true, r);
+    }
+
+    /** BZPOPMIN / BZPOPMAX key [key ...] timeout: [key, member, score] from the first non-empty sorted set. */
+    private static void blockingZpop(Tx tx, byte[][] a, boolean max, Reply r) {
+        ListCommands.timeoutMillis(a[a.length - 1]);
+        for (int i = 1; i < a.length - 1; i++) {
+            Rec rec = zset(tx, a[i]);
+            if (rec != null) {
+                Entry e = pop(tx, a[i], rec, max, 1).get(0);
+                r.array(3);
+                r.bulk(a[i]);
+                r.bulk(e.member());
+                r.bulk(Doubles.format(e.score()));
+                return;
+            }
+        }
+        r.nullArray();
+    }
+
+    static void checkBzmpop(byte[][] a, long nowMs) {
+        ListCommands.timeoutMillis(a[1]);
+        zmpopOptions(a, 2);
+    }
+
+    /** BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]. */
+    static void bzmpop(Tx tx, byte[][] a, Reply r) {
+        ListCommands.timeoutMillis(a[1]);
+        mpop(tx, a, zmpopOptions(a, 2), 3, r);
     }
 }

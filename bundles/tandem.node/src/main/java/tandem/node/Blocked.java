@@ -1,0 +1,295 @@
+package tandem.node;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import tandem.api.store.CommandDescriptor;
+
+/**
+ * The clients of blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP), on the
+ * logic thread.
+ *
+ * <p>A blocking command is journaled and applied as any write: when a key it names holds something, it is served
+ * then, as its non-blocking form would be. When it finds nothing it writes nothing and replies nil; the pipeline
+ * takes that reply back and parks the client here ({@link #park}). A write sequenced later that names one of its
+ * keys wakes it ({@link #touched}): the same command is journaled again right after that write, so that it applies
+ * to the state the write left, and either is served or parks again, keeping its place. Clients blocked on one key are
+ * woken in the order they first blocked, which is the order their commands are journaled in, so the first to block is
+ * the first served. A block's timeout runs on the logic thread's clock from the moment the command arrived and is
+ * never journaled: when it passes, the client gets Redis' timeout reply (a nil array).
+ *
+ * <p>While its command is in flight (journaled, not yet applied) a client is "attempting": a write touching its keys
+ * meanwhile marks it, and an attempt that then finds nothing is journaled again at once rather than parked, so that
+ * no write between an attempt and its apply goes unseen.
+ */
+final class Blocked {
+
+    /** One client's blocking command. */
+    static final class Block {
+        final Client client;
+        final byte[][] args;
+        final List<WatchRegistry.Key> keys;
+        final long deadlineNanos;
+        /** The order in which clients first blocked: the order they are woken in. */
+        final long ticket;
+        boolean attempting = true;
+        boolean retouched;
+
+        Block(Client client, byte[][] args, List<WatchRegistry.Key> keys, long deadlineNanos, long ticket) {
+            this.client = client;
+            this.args = args;
+            this.keys = keys;
+            this.deadlineNanos = deadlineNanos;
+            this.ticket = ticket;
+        }
+    }
+
+    static final String UNBLOCKED = "UNBLOCKED force unblock from blocking operation, instance state changed "
+            + "(master -> replica?)";
+
+    private final Map<Client, Block> byClient = new HashMap<>();
+    private final Map<WatchRegistry.Key, TreeSet<Block>> byKey = new HashMap<>();
+    private long tickets;
+    /** The number of parked clients, for other threads. */
+    private volatile int parked;
+
+    static boolean isBlocking(CommandDescriptor d) {
+        return d.flags().contains("blocking");
+    }
+
+    boolean isEmpty() {
+        return byClient.isEmpty();
+    }
+
+    /** The client's blocking command was journaled: it is in flight until applied. */
+    void attempting(Client c, CommandDescriptor d, byte[][] args) {
+        Block b = byClient.get(c);
+        if (b != null) {
+            b.attempting = true; // woken and journaled again: keeps its ticket and deadline
+            b.retouched = false;
+            return;
+        }
+        long timeout = timeoutMillis(d.name(), args);
+        long deadline = timeout == 0 || timeout > TimeUnit.DAYS.toMillis(365L * 100) ? Long.MAX_VALUE
+                : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
+        b = new Block(c, args, keys(d.name(), args), deadline, tickets++);
+        byClient.put(c, b);
+        for (WatchRegistry.Key k : b.keys) {
+            byKey.computeIfAbsent(k, x -> new TreeSet<>(Comparator.comparingLong(y -> y.ticket))).add(b);
+        }
+    }
+
+    /**
+     * The client's command found nothing when applied.
+     *
+     * @return true when parked; false when a write touched its keys meanwhile: journal it again now
+     */
+    boolean park(Client c) {
+        Block b = byClient.get(c);
+        if (b.retouched) {
+            b.retouched = false;
+            return false;
+        }
+        b.attempting = false;
+        parked++;
+        return true;
+    }
+
+    /** A write was sequenced that names {@code key}: the parked clients blocked on it join {@code woken}. */
+    void touched(byte[] key, List<Block> woken) {
+        TreeSet<Block> blocks = byKey.get(new WatchRegistry.Key(key));
+        if (blocks == null) {
+            return;
+        }
+        for (Block b : blocks) {
+            if (b.attempting) {
+                b.retouched = true;
+            } else if (!woken.contains(b)) {
+                woken.add(b);
+                b.attempting = true;
+                parked--;
+            }
+        }
+    }
+
+    /** The client's blocking command was answered (served, or an error): it is blocked no more. */
+    void done(Client c) {
+        Block b = byClient.remove(c);
+        if (b == null) {
+            return;
+        }
+        if (!b.attempting) {
+            parked--;
+        }
+        for (WatchRegistry.Key k : b.keys) {
+            TreeSet<Block> blocks = byKey.get(k);
+            if (blocks != null) {
+                blocks.remove(b);
+                if (blocks.isEmpty()) {
+                    byKey.remove(k);
+                }
+            }
+        }
+    }
+
+    /** {@code c} went away. */
+    void remove(Client c) {
+        done(c);
+    }
+
+    boolean has(Client c) {
+        return byClient.containsKey(c);
+    }
+
+    /**
+     * @param following true once this node follows a primary: every parked client is answered {@code -UNBLOCKED}
+     * @return the parked clients whose time is up (or all, when following), removed: the caller answers them
+     */
+    List<Block> expired(boolean following) {
+        if (parked == 0) {
+            return List.of();
+        }
+        long now = System.nanoTime();
+        List<Block> out = new ArrayList<>();
+        for (Iterator<Block> it = byClient.values().iterator(); it.hasNext(); ) {
+            Block b = it.next();
+            if (!b.attempting && (following || b.deadlineNanos != Long.MAX_VALUE && now - b.deadlineNanos >= 0)) {
+                out.add(b);
+            }
+        }
+        out.sort(Comparator.comparingLong(b -> b.ticket));
+        out.forEach(b -> done(b.client));
+        return out;
+    }
+
+    /** @return how long the logic thread may sleep, at most {@code maxNanos}: until the nearest deadline */
+    long pollNanos(long maxNanos) {
+        long wait = maxNanos;
+        if (parked == 0) {
+            return wait;
+        }
+        long now = System.nanoTime();
+        for (Block b : byClient.values()) {
+            if (!b.attempting && b.deadlineNanos != Long.MAX_VALUE) {
+                wait = Math.min(wait, Math.max(0, b.deadlineNanos - now));
+            }
+        }
+        return wait;
+    }
+
+    /** @return the clients parked now ({@code INFO}'s {@code blocked_clients}); any thread */
+    int parked() {
+        return parked;
+    }
+
+    /** The keys a blocking command waits on. */
+    static List<WatchRegistry.Key> keys(String name, byte[][] args) {
+        List<WatchRegistry.Key> keys = new ArrayList<>();
+        switch (name) {
+            case "blmove", "brpoplpush" -> keys.add(new WatchRegistry.Key(args[1]));
+            case "blmpop", "bzmpop" -> {
+                int n = Integer.parseInt(new String(args[2], StandardCharsets.US_ASCII));
+                for (int i = 3; i < 3 + n; i++) {
+                    keys.add(new WatchRegistry.Key(args[i]));
+                }
+            }
+            default -> {
+                for (int i = 1; i < args.length - 1; i++) {
+                    keys.add(new WatchRegistry.Key(args[i]));
+                }
+            }
+        }
+        return keys;
+    }
+
+    /**
+     * The timeout in milliseconds (0: for good), of a command the store's check accepted: seconds times 1000,
+     * truncated. Decimal and hexadecimal floats, as the check takes them; anything else (which the check refuses)
+     * blocks for good.
+     */
+    static long timeoutMillis(String name, byte[][] args) {
+        byte[] arg = name.equals("blmpop") || name.equals("bzmpop") ? args[1] : args[args.length - 1];
+        String s = new String(arg, StandardCharsets.ISO_8859_1).trim();
+        try {
+            return new BigDecimal(s).movePointRight(3).longValue();
+        } catch (NumberFormatException | ArithmeticException e) {
+            try {
+                String t = s.toLowerCase(java.util.Locale.ROOT);
+                return (long) (Double.parseDouble(t.contains("0x") && !t.contains("p") ? t + "p0" : t) * 1000);
+            } catch (NumberFormatException again) {
+                return 0;
+            }
+        }
+    }
+
+    /** A reply passed through that tells whether the command answered nothing but a nil: it found nothing. */
+    static final class NilProbe implements tandem.api.store.Reply {
+        private final tandem.api.store.Reply to;
+        private int calls;
+        private boolean nil;
+
+        NilProbe(tandem.api.store.Reply to) {
+            this.to = to;
+        }
+
+        boolean nilOnly() {
+            return calls == 1 && nil;
+        }
+
+        private tandem.api.store.Reply call(boolean isNil) {
+            calls++;
+            nil = isNil;
+            return this;
+        }
+
+        @Override
+        public tandem.api.store.Reply simple(String text) {
+            to.simple(text);
+            return call(false);
+        }
+
+        @Override
+        public tandem.api.store.Reply error(String text) {
+            to.error(text);
+            return call(false);
+        }
+
+        @Override
+        public tandem.api.store.Reply integer(long value) {
+            to.integer(value);
+            return call(false);
+        }
+
+        @Override
+        public tandem.api.store.Reply bulk(byte[] value) {
+            to.bulk(value);
+            return call(false);
+        }
+
+        @Override
+        public tandem.api.store.Reply nullBulk() {
+            to.nullBulk();
+            return call(true);
+        }
+
+        @Override
+        public tandem.api.store.Reply nullArray() {
+            to.nullArray();
+            return call(true);
+        }
+
+        @Override
+        public tandem.api.store.Reply array(int count) {
+            to.array(count);
+            return call(false);
+        }
+    }
+}

@@ -141,6 +141,12 @@ final class Commands {
                 "Rename a key", KeyCommands::rename);
         d("renamenx", 3, true, 1, 2, 1, List.of("write", "fast"), "generic", "1.0.0",
                 "Rename a key, only if the new key does not exist", KeyCommands::renamenx);
+        d("copy", -3, true, 1, 2, 1, List.of("write", "denyoom"), "generic", "6.2.0",
+                "Copy a key", KeyCommands::copy, KeyCommands::checkCopy);
+        d("sort", -2, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "generic", "1.0.0",
+                "Sort the elements in a list, set or sorted set", SortCommands::sort, SortCommands::checkSort);
+        d("sort_ro", -2, false, 1, 1, 1, List.of("readonly", "movablekeys"), "generic", "7.0.0",
+                "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", SortCommands::sortRo);
         d("dbsize", 1, false, 0, 0, 0, List.of("readonly", "fast"), "server", "1.0.0",
                 "Return the number of keys in the selected database", KeyCommands::dbsize);
         d("flushdb", -1, true, 0, 0, 0, List.of("write"), "server", "1.0.0",

@@ -40,6 +40,17 @@ final class Doubles {
     }
 
     /**
+     * A score as a listpack holds it and ZSCAN returns it: {@code d2string}, which prints a whole number within
+     * &plusmn;2^62 ({@code double2ll}) as an integer and anything else as {@link #format} does.
+     */
+    static byte[] formatListpack(double d) {
+        if (d == Math.rint(d) && d >= -(double) (Long.MAX_VALUE / 2) && d <= (double) (Long.MAX_VALUE / 2)) {
+            return Long.toString((long) d).getBytes(StandardCharsets.US_ASCII);
+        }
+        return format(d);
+    }
+
+    /**
      * Redis 7.0's {@code string2d}: the whole of {@code s} must be one {@code strtod} number, not starting with
      * a space, neither NaN nor out of range (a subnormal is fine, only underflow to zero is not).
      *
@@ -81,6 +92,50 @@ final class Doubles {
             return Double.NaN;
         }
         return r.value;
+    }
+
+    /**
+     * SORT's numeric key of an element: {@code strtod} as C sees the string (up to its first NUL), refused (NaN)
+     * when anything follows the number, when it is NaN, or when strtod reports ERANGE (overflow, or a result too
+     * small to be normal).
+     */
+    static double sortScore(byte[] s) {
+        double v = parseBound(s, 0);
+        if (Double.isNaN(v) || Double.isInfinite(v) && !isInfinityWord(s)
+                || v != 0 && Math.abs(v) < Double.MIN_NORMAL) {
+            return Double.NaN;
+        }
+        if (v == 0) {
+            int end = 0;
+            while (end < s.length && s[end] != 0) {
+                end++;
+            }
+            int start = 0;
+            while (start < end && isSpace(s[start])) {
+                start++;
+            }
+            if (scan(s, start, end).erange) {
+                return Double.NaN; // underflow to zero
+            }
+        }
+        return v;
+    }
+
+    /** Whether {@code s} spells an infinity (which strtod returns without ERANGE), not a number that overflowed. */
+    private static boolean isInfinityWord(byte[] s) {
+        int end = 0;
+        while (end < s.length && s[end] != 0) {
+            end++;
+        }
+        int i = 0;
+        while (i < end && isSpace(s[i])) {
+            i++;
+        }
+        if (i < end && (s[i] == '+' || s[i] == '-')) {
+            i++;
+        }
+        String word = new String(s, i, end - i, StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT);
+        return word.equals("inf") || word.equals("infinity");
     }
 
     /**

@@ -429,17 +429,74 @@ final class KeyCommands {
             }
             tx.delete(dst, to);
         }
-        if (from.hasFields()) {
-            tx.putCollection(dst, null, from.type(), tx.copyFields(src, dst), from.expiryMs(), from.flags());
-        } else {
-            tx.putString(dst, null, from.value(), from.expiryMs(), from.flags());
-        }
+        copyValue(tx, src, from, dst);
         tx.delete(src, from);
         if (nx) {
             r.integer(1);
         } else {
             r.simple("OK");
         }
+    }
+
+    /** Writes a copy of the live key {@code src} ({@code from}) at {@code dst}, which is absent: value, deadline, encoding. */
+    private static void copyValue(Tx tx, byte[] src, Rec from, byte[] dst) {
+        if (from.hasFields()) {
+            // every record under the key's prefix (a sorted set has two per member): the count is the key's;
+            // a list's elements are named by position: the copy keeps them and the head
+            tx.copyFields(src, dst);
+            tx.putCollection(dst, null, from.type(), from.fieldCount(), from.head(), from.expiryMs(), from.flags());
+        } else {
+            tx.putString(dst, null, from.value(), from.expiryMs(), from.flags());
+        }
+    }
+
+    static void checkCopy(byte[][] a, long nowMs) {
+        copyOptions(a);
+    }
+
+    /** COPY's options: REPLACE, and DB (only 0: Tandem has one keyspace, as Redis with {@code databases 1}). */
+    private static boolean copyOptions(byte[][] a) {
+        boolean replace = false;
+        for (int j = 3; j < a.length; j++) {
+            if (Args.is(a[j], "replace")) {
+                replace = true;
+            } else if (Args.is(a[j], "db") && j + 1 < a.length) {
+                long db = Numbers.parseLong(a[++j]);
+                if (db < Integer.MIN_VALUE || db > Integer.MAX_VALUE) {
+                    throw new CommandError("ERR value is out of range, value must between -2147483648 and "
+                            + "2147483647");
+                }
+                if (db != 0) {
+                    throw new CommandError("ERR DB index is out of range");
+                }
+            } else {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+        }
+        return replace;
+    }
+
+    /** COPY source destination [DB destination-db] [REPLACE]. */
+    static void copy(Tx tx, byte[][] a, Reply r) {
+        boolean replace = copyOptions(a);
+        if (Arrays.equals(a[1], a[2])) {
+            throw new CommandError("ERR source and destination objects are the same");
+        }
+        Rec from = tx.lookup(a[1]);
+        if (from == null) {
+            r.integer(0);
+            return;
+        }
+        Rec to = tx.lookup(a[2]);
+        if (to != null) {
+            if (!replace) {
+                r.integer(0);
+                return;
+            }
+            tx.delete(a[2], to);
+        }
+        copyValue(tx, a[1], from, a[2]);
+        r.integer(1);
     }
 
     /** DBSIZE counts the stored keys, expired ones not yet removed by a Tick included, as Redis counts its dict. */

@@ -561,7 +561,10 @@ final class Tx {
         }
     }
 
-    /** Copies every field of hash {@code from} to hash {@code to}, a chunk at a time; returns how many. */
+    /**
+     * Copies every record under the prefix of {@code from} (a hash's fields, a set's or sorted set's members, a
+     * list's elements) to {@code to}, a chunk at a time; returns how many records.
+     */
     long copyFields(byte[] from, byte[] to) {
         long n = 0;
         byte[] after = null;

@@ -1251,7 +1251,11 @@ final class ZsetCommands {
             }
             r.array(2);
             r.bulk(Args.ascii("0"));
-            reply(r, out, true);
+            r.array(out.size() * 2);
+            for (Entry e : out) {
+                r.bulk(e.member());
+                r.bulk(Doubles.formatListpack(e.score()));
+            }
             return;
         }
         KeyCommands.scanElements(tx, a, cursor, rec, memberPrefix(a[1]), false, v -> Doubles.format(score(v)), r);

@@ -26,7 +26,10 @@ public final class RedisProcess implements AutoCloseable {
         List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port), "--bind",
                 "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"));
         command.addAll(List.of(extra));
-        Process p = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        ProcessBuilder builder = new ProcessBuilder(command);
+        // SORT … ALPHA compares with strcoll in the process's locale: C (byte order) whatever the machine's locale
+        builder.environment().put("LC_ALL", "C");
+        Process p = builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
         RedisProcess redis = new RedisProcess(p, port);
         Await.until("redis-server answers on " + port, Duration.ofSeconds(20),

@@ -47,10 +47,11 @@ final class Compare {
         String n = name(cmd);
         String sub = arg(cmd, 1);
         return switch (n) {
-            case "keys", "hkeys", "hvals", "hgetall" -> Rule.SORTED;
-            case "scan", "hscan" -> Rule.SCAN_PAGE;
+            case "keys", "hkeys", "hvals", "hgetall", "smembers", "sinter", "sunion", "sdiff", "spop" -> Rule.SORTED;
+            case "scan", "hscan", "sscan", "zscan" -> Rule.SCAN_PAGE;
             case "randomkey" -> Rule.RANDOM;
-            case "hrandfield" -> Rule.RANDOM_FIELD;
+            case "hrandfield", "srandmember", "zrandmember" -> Rule.RANDOM_FIELD;
+            case "sort", "sort_ro" -> Sort.of(cmd).unsorted() ? Rule.SORT_NOSORT : Rule.EXACT;
             case "time" -> Rule.TIME;
             case "info" -> Rule.INFO;
             case "hello" -> Rule.HELLO;
@@ -117,6 +118,7 @@ final class Compare {
             case RANDOM, INFO, CLIENT, CLIENT_ID, WAIT, OBJECT, MEMORY -> type(redis).equals(type(tandem));
             case RANDOM_FIELD -> type(redis).equals(type(tandem))
                     && (!redis.isArray() || redis.items.size() == tandem.items.size());
+            case SORT_NOSORT -> redis.equals(tandem) || unsorted(Sort.of(cmd), redis, tandem);
             case TIME -> time(redis) && time(tandem);
             case HELLO -> masked(redis, Set.of("id", "version")).equals(masked(tandem, Set.of("id", "version")));
             case HELP -> help(redis) && help(tandem);
@@ -152,19 +154,78 @@ final class Compare {
         return Reply.array(flat);
     }
 
-    private static boolean scanPage(List<byte[]> cmd, Reply redis, Reply tandem) {
-        boolean hash = name(cmd).equals("hscan");
-        if (!page(redis, hash) || !page(tandem, hash)) {
-            return redis.equals(tandem);
+    /**
+     * What SORT/SORT_RO asks for, read as Redis parses it: whether it sorts at all (a BY pattern without '*' does
+     * not), whether it stores, has a LIMIT, and how many GET patterns (each element answers one value per GET).
+     */
+    record Sort(boolean nosort, boolean store, boolean limit, int gets) {
+
+        static Sort of(List<byte[]> cmd) {
+            boolean nosort = false;
+            boolean store = false;
+            boolean limit = false;
+            int gets = 0;
+            for (int j = 2; j < cmd.size(); j++) {
+                String a = arg(cmd, j);
+                int left = cmd.size() - j - 1;
+                if (a.equals("by") && left >= 1) {
+                    nosort = !Commands.s(cmd.get(++j)).contains("*");
+                } else if (a.equals("store") && left >= 1) {
+                    store = true;
+                    j++;
+                } else if (a.equals("get") && left >= 1) {
+                    gets++;
+                    j++;
+                } else if (a.equals("limit") && left >= 2) {
+                    limit = true;
+                    j += 2;
+                }
+            }
+            return new Sort(nosort, store, limit, gets);
         }
-        String cursorArg = Commands.s(cmd.get(hash ? 2 : 1));
-        boolean complete = cursorArg.equals("0") && redis.items.get(0).text().equals("0")
-                && tandem.items.get(0).text().equals("0");
-        return !complete || sorted(redis.items.get(1), hash ? 2 : 1).equals(sorted(tandem.items.get(1), hash ? 2 : 1));
+
+        /** Whether Redis answers the elements in the key's own order: a set's is its encoding's, never Tandem's. */
+        boolean unsorted() {
+            return nosort && !store; // with STORE, Redis sorts a set anyway (ALPHA)
+        }
     }
 
-    /** [cursor digits, [bulk…]] with pairs for HSCAN. */
-    private static boolean page(Reply r, boolean hash) {
+    /** SORT … BY nosort of what may be a set: the same elements, or with LIMIT the same number. */
+    private static boolean unsorted(Sort sort, Reply redis, Reply tandem) {
+        if (!redis.isArray() || !tandem.isArray()) {
+            return false;
+        }
+        if (sort.limit()) {
+            return redis.items.size() == tandem.items.size();
+        }
+        int group = Math.max(1, sort.gets());
+        return sorted(redis, group).equals(sorted(tandem, group));
+    }
+
+    /** The position of the cursor in a scan command (SCAN's first argument, the others' second). */
+    static int cursorAt(List<byte[]> cmd) {
+        return name(cmd).equals("scan") ? 1 : 2;
+    }
+
+    /** Whether a scan command answers pairs (HSCAN: field and value; ZSCAN: member and score). */
+    static boolean pairs(List<byte[]> cmd) {
+        return name(cmd).equals("hscan") || name(cmd).equals("zscan");
+    }
+
+    private static boolean scanPage(List<byte[]> cmd, Reply redis, Reply tandem) {
+        boolean pairs = pairs(cmd);
+        if (!page(redis, pairs) || !page(tandem, pairs) || cmd.size() <= cursorAt(cmd)) {
+            return redis.equals(tandem);
+        }
+        String cursorArg = Commands.s(cmd.get(cursorAt(cmd)));
+        boolean complete = cursorArg.equals("0") && redis.items.get(0).text().equals("0")
+                && tandem.items.get(0).text().equals("0");
+        int group = pairs ? 2 : 1;
+        return !complete || sorted(redis.items.get(1), group).equals(sorted(tandem.items.get(1), group));
+    }
+
+    /** [cursor digits, [bulk…]] with pairs for HSCAN and ZSCAN. */
+    private static boolean page(Reply r, boolean pairs) {
         if (!r.isArray() || r.items.size() != 2 || !r.items.get(0).isBulk() || !r.items.get(1).isArray()) {
             return false;
         }
@@ -176,7 +237,7 @@ final class Compare {
                 return false;
             }
         }
-        return !hash || r.items.get(1).items.size() % 2 == 0;
+        return !pairs || r.items.get(1).items.size() % 2 == 0;
     }
 
     private static boolean time(Reply r) {

@@ -47,7 +47,7 @@ final class Fuzzer implements AutoCloseable {
 
     /** Commands that change nothing on the server, so that a mismatch of theirs leaves the episode going. */
     private static final Set<String> HARMLESS = Set.of("ping", "echo", "time", "info", "command", "role", "dbsize",
-            "randomkey", "keys", "scan", "hscan", "wait", "config", "client");
+            "randomkey", "keys", "scan", "hscan", "sscan", "zscan", "wait", "config", "client");
 
     private static final long MAX_LCS_CELLS = 4_000_000;
     private static final int MAX_SCAN_CALLS = 20_000;
@@ -488,14 +488,25 @@ final class Fuzzer implements AutoCloseable {
 
     // ---- scans --------------------------------------------------------------------------------------------------
 
+    /** The command that counts what a scan iterates over (a key of another type answers an error: no count). */
+    private static List<byte[]> scanSize(List<byte[]> cmd) {
+        return switch (name(cmd)) {
+            case "hscan" -> List.of(b("HLEN"), cmd.get(1));
+            case "sscan" -> List.of(b("SCARD"), cmd.get(1));
+            case "zscan" -> List.of(b("ZCARD"), cmd.get(1));
+            default -> Commands.of("DBSIZE");
+        };
+    }
+
     private void scanIteration(long seed, long index, List<byte[]> cmd) throws IOException {
-        boolean hash = name(cmd).equals("hscan");
+        boolean pairs = Compare.pairs(cmd);
+        int at = Compare.cursorAt(cmd);
         // Tandem's COUNT is the number of keys examined, Redis' about ten buckets: allow one call per element
-        Conn.Result size = redisSide.exchange(List.of(hash ? List.of(b("HLEN"), cmd.get(1)) : Commands.of("DBSIZE")));
+        Conn.Result size = redisSide.exchange(List.of(scanSize(cmd)));
         Long n = size.end() == Conn.End.OK ? size.replies().get(0).asLong() : null;
         int bound = (int) Math.min(Integer.MAX_VALUE, 2 * (n == null ? 0 : n) + MAX_SCAN_CALLS);
-        Future<Object> r = pool.submit(() -> iterate(session.redis[0], cmd, hash, bound));
-        Future<Object> t = pool.submit(() -> iterate(session.tandem[0], cmd, hash, bound));
+        Future<Object> r = pool.submit(() -> iterate(session.redis[0], cmd, at, pairs, bound));
+        Future<Object> t = pool.submit(() -> iterate(session.tandem[0], cmd, at, pairs, bound));
         Object rr;
         Object tt;
         try {
@@ -536,8 +547,7 @@ final class Fuzzer implements AutoCloseable {
      * @return the sorted union of a whole iteration (an array), the error or odd reply that ended it, null when it
      *         did not end, or the {@link Conn.Result} of a failed exchange
      */
-    private Object iterate(Conn c, List<byte[]> cmd, boolean hash, int bound) {
-        int at = hash ? 2 : 1;
+    private Object iterate(Conn c, List<byte[]> cmd, int at, boolean pairs, int bound) {
         byte[] cursor = b("0");
         Set<Reply> union = new TreeSet<>(Comparator.comparing(Reply::bytes, Arrays::compare));
         for (int calls = 0; calls < bound; calls++) {
@@ -558,8 +568,8 @@ final class Fuzzer implements AutoCloseable {
                 return r;
             }
             List<Reply> els = r.items.get(1).items;
-            for (int i = 0; i < els.size(); i += hash ? 2 : 1) {
-                union.add(hash && i + 1 < els.size() ? Reply.array(els.subList(i, i + 2)) : els.get(i));
+            for (int i = 0; i < els.size(); i += pairs ? 2 : 1) {
+                union.add(pairs && i + 1 < els.size() ? Reply.array(els.subList(i, i + 2)) : els.get(i));
             }
             cursor = r.items.get(0).data;
             if (r.items.get(0).text().equals("0")) {
@@ -623,10 +633,14 @@ final class Fuzzer implements AutoCloseable {
         for (int i = 0; i < types.size(); i++) {
             byte[] k = types.get(i).get(1);
             String type = res[0].replies().get(i).text();
-            if ("string".equals(type)) {
-                values.add(List.of(b("GET"), k));
-            } else if ("hash".equals(type)) {
-                values.add(List.of(b("HGETALL"), k));
+            switch (type == null ? "" : type) {
+                case "string" -> values.add(List.of(b("GET"), k));
+                case "hash" -> values.add(List.of(b("HGETALL"), k));
+                case "list" -> values.add(List.of(b("LRANGE"), k, b("0"), b("-1")));
+                case "set" -> values.add(List.of(b("SMEMBERS"), k)); // compared sorted (Rule.SORTED)
+                case "zset" -> values.add(List.of(b("ZRANGE"), k, b("0"), b("-1"), b("WITHSCORES")));
+                default -> {
+                }
             }
             values.add(List.of(b("PEXPIRETIME"), k));
         }

@@ -19,17 +19,19 @@ import tandem.system.fuzz.Step.Segment;
 
 /**
  * A seeded generator of commands for every command in a {@link Catalogue}: a grammar for each command it knows
- * (strings, keys, hashes, bits, transactions, connection and server commands), a generic one from the arity for
- * the others, and adversarial arguments throughout — 64-bit edges and their neighbours, floats Redis and Java
- * parse differently, empty, binary and (rarely) multi-megabyte strings, repeated, unknown and reordered options,
- * wrong arities, a small key pool shared by every type. The stream of steps is a function of the seed and the
- * catalogue only.
+ * (strings, keys, hashes, lists, sets, sorted sets, SORT, bits, transactions, connection and server commands), a
+ * generic one from the arity for the others, and adversarial arguments throughout — 64-bit edges and their
+ * neighbours, floats Redis and Java parse differently, empty, binary and (rarely) multi-megabyte strings, repeated,
+ * unknown and reordered options, wrong arities, a small key pool shared by every type, a small pool of members and
+ * scores. The stream of steps is a function of the seed and the catalogue only.
  *
  * <p>What it never sends: commands that stop, reconfigure or re-role a node ({@link #DENIED}); {@code HELLO 3}
  * (RESP3, a documented departure); {@code SELECT} of a database other than 0; expiries that fall due during a run
  * (relative ones are hours or more ahead, or already past); {@code CONFIG SET} of anything but harmless values;
  * {@code WAIT} that could block; {@code QUIT} other than at the end of a batch; a {@code WATCH} whose keys could be
- * touched by a write that changes nothing (Tandem's documented over-abort).
+ * touched by a write that changes nothing (Tandem's documented over-abort); an {@code SPOP} whose effect depends on
+ * a random choice ({@link #spop}); a large negative count to {@code SRANDMEMBER}/{@code ZRANDMEMBER}; {@code SORT}
+ * whose order Redis leaves to its qsort ({@link #sort}); a NUL byte in a list element or a member.
  */
 final class Gen {
 
@@ -53,6 +55,13 @@ final class Gen {
     static final String[] FIELDS = {"f0", "f1", "f2", "f3", "f4"};
     static final byte[][] ODD_FIELDS = {b(""), {0, 1, (byte) 0x80}, b("f*"), b("field:" + "y".repeat(100)),
             b("f\r\n"), b("f 1"), "поле".getBytes(StandardCharsets.UTF_8)};
+
+    /** Members of sets and sorted sets, and list elements: integers (intsets), strings, edges of number parsing. */
+    static final String[] MEMBERS = {"a", "b", "c", "d", "e", "A", "0", "1", "2", "3", "5", "10", "-1", "1.5",
+            "m:1", "m:2", "x y", "", "\u00e9", "01", "-0", "inf", "*", "[a]", "9223372036854775807",
+            "-9223372036854775808", "9223372036854775808"};
+    /** At and past Redis' 64-byte listpack limit for members. */
+    static final String[] LONG_MEMBERS = {"z".repeat(64), "z".repeat(65), "m:" + "y".repeat(100)};
 
     static final String[] INT_EDGES = {"0", "1", "-1", "2", "9223372036854775807", "-9223372036854775808",
             "9223372036854775806", "-9223372036854775807", "9223372036854775808", "-9223372036854775809",
@@ -86,6 +95,10 @@ final class Gen {
     private final List<String> keyspaceNames = new ArrayList<>();
     private final List<String> configParams;
     private long unique;
+    /** The key scans of the catalogue (HSCAN, SSCAN, ZSCAN), iterated to their end as scan steps. */
+    private final List<String> keyScans = new ArrayList<>();
+    /** The types a SCAN step asks for: set and zset too once the catalogue has them. */
+    private final String[] scanTypes;
     /** Fields still to draw from the large field pool (a large HSET). */
     private int bigHash;
 
@@ -108,6 +121,14 @@ final class Gen {
                 keyspaceNames.add(c.name());
             }
         }
+        for (String s : new String[] {"HSCAN", "SSCAN", "ZSCAN"}) {
+            if (cat.get(s.toLowerCase(Locale.ROOT)) != null) {
+                keyScans.add(s);
+            }
+        }
+        scanTypes = cat.get("sadd") != null || cat.get("zadd") != null
+                ? new String[] {"string", "hash", "none", "list", "set", "zset"}
+                : new String[] {"string", "hash", "none", "list"};
         cumulative = new double[weights.size()];
         double sum = 0;
         for (int i = 0; i < cumulative.length; i++) {
@@ -128,7 +149,7 @@ final class Gen {
             case "info", "command", "hello", "auth", "select", "time", "role" -> 0.25;
             case "client", "config" -> 0.6;
             case "ping", "echo", "unwatch", "dbsize", "randomkey", "keys" -> 0.5;
-            case "scan", "hscan" -> 1;
+            case "scan", "hscan", "sscan", "zscan" -> 1;
             default -> c.isWrite() ? 3 : c.isKeyspace() ? 2 : 1;
         };
     }
@@ -149,7 +170,7 @@ final class Gen {
         if (p < 91) {
             return watch();
         }
-        if (p < 95 && (cat.get("scan") != null || cat.get("hscan") != null)) {
+        if (p < 95 && (cat.get("scan") != null || !keyScans.isEmpty())) {
             return scanIteration();
         }
         if (p < 97) {
@@ -249,11 +270,13 @@ final class Gen {
     }
 
     private Step scanIteration() {
-        boolean hash = cat.get("hscan") != null && (cat.get("scan") == null || r.nextInt(3) == 0);
+        boolean keyed = !keyScans.isEmpty() && (cat.get("scan") == null || r.nextInt(3) == 0);
         List<byte[]> c = new ArrayList<>();
-        if (hash) {
-            c.add(b("HSCAN"));
-            c.add(key());
+        if (keyed) {
+            // one more draw only when there is a choice: the stream of a catalogue with HSCAN alone is unchanged
+            String scan = keyScans.size() == 1 ? keyScans.get(0) : pick(keyScans);
+            c.add(b(scan));
+            c.add(scan.equals("HSCAN") ? key() : key(family(scan.toLowerCase(Locale.ROOT))));
         } else {
             c.add(b("SCAN"));
         }
@@ -265,8 +288,8 @@ final class Gen {
         if (r.nextBoolean()) {
             opts.add(List.of(b("COUNT"), b(pick(new String[] {"1", "2", "3", "5", "10", "100", "1000"}))));
         }
-        if (!hash && r.nextInt(3) == 0) {
-            opts.add(List.of(b("TYPE"), b(pick(new String[] {"string", "hash", "none", "list"}))));
+        if (!keyed && r.nextInt(3) == 0) {
+            opts.add(List.of(b("TYPE"), b(pick(scanTypes))));
         }
         Collections.shuffle(opts, r);
         opts.forEach(c::addAll);
@@ -321,6 +344,9 @@ final class Gen {
         }
         if (r.nextInt(100) < 6 && mutable(name)) {
             c = mutate(c, swappable(name, c));
+            if (ADDS_ELEMENTS.contains(name)) {
+                c = withoutNul(c); // an inserted odd key would become an element (see sort())
+            }
         }
         if (r.nextInt(20) == 0) {
             c = new ArrayList<>(c);
@@ -329,21 +355,46 @@ final class Gen {
         return c;
     }
 
-    private static boolean mutable(String name) {
-        return !Set.of("hello", "config", "wait", "select", "client", "quit", "multi", "exec", "watch", "auth",
-                "discard").contains(name);
+    /** The commands that put new elements into a list, set or sorted set: never with a NUL byte. */
+    private static final Set<String> ADDS_ELEMENTS = Set.of("lpush", "rpush", "lpushx", "rpushx", "lset", "linsert",
+            "sadd", "zadd", "zincrby");
+
+    private static List<byte[]> withoutNul(List<byte[]> c) {
+        List<byte[]> out = new ArrayList<>(c.size());
+        for (byte[] a : c) {
+            byte[] copy = a.clone();
+            for (int i = 0; i < copy.length; i++) {
+                if (copy[i] == 0) {
+                    copy[i] = '0';
+                }
+            }
+            out.add(copy);
+        }
+        return out;
     }
 
-    /** Whether swapping two arguments could not turn an argument into a short expiry. */
+    private static boolean mutable(String name) {
+        return !Set.of("hello", "config", "wait", "select", "client", "quit", "multi", "exec", "watch", "auth",
+                "discard", "spop").contains(name); // SPOP: dropping its count would pop a random member
+    }
+
+    /**
+     * Whether swapping two arguments could not turn an argument into a short expiry, nor break what {@link #sort}
+     * and {@link #lexKey} rely on.
+     */
     private static boolean swappable(String name, List<byte[]> c) {
+        // SORT: a swap could put a pattern with '*' after BY in a command with ALPHA (see sort())
         if (Set.of("set", "getex", "expire", "pexpire", "expireat", "pexpireat", "setex", "psetex", "setrange",
-                "setbit", "bitfield", "hello").contains(name)) {
+                "setbit", "bitfield", "hello", "sort", "sort_ro").contains(name)) {
             return false;
         }
         for (byte[] a : c) {
             String s = Commands.s(a).toLowerCase(Locale.ROOT);
             if (s.equals("ex") || s.equals("px") || s.equals("exat") || s.equals("pxat")) {
                 return false;
+            }
+            if (s.startsWith("lex:")) {
+                return false; // a swap could give a member of a lex key a score other than 0 (see lexKey())
             }
         }
         return true;
@@ -427,6 +478,52 @@ final class Gen {
             case "lcs" -> lcs();
             case "object" -> object(spec);
             case "memory" -> memory(spec);
+            // lists
+            case "lpush", "rpush" -> push(name, true);
+            case "lpushx", "rpushx" -> push(name, false);
+            case "lpop", "rpop", "zpopmin", "zpopmax" -> pop(name);
+            case "llen", "scard", "smembers", "zcard" -> r.nextInt(30) == 0 ? args(name, key(family(name)), key())
+                    : args(name, key(family(name)));
+            case "lrange", "ltrim", "zremrangebyrank" -> args(name, key(family(name)), b(index()), b(index()));
+            case "lindex" -> args(name, key(LIST), b(index()));
+            case "lset" -> args(name, key(LIST), b(r.nextInt(3) != 0 ? Integer.toString(r.nextInt(10) - 5) : index()),
+                    element());
+            case "linsert" -> args(name, key(LIST), b(r.nextInt(12) != 0
+                    ? pickCase(pick(new String[] {"BEFORE", "AFTER"})) : pick(new String[] {"MIDDLE", "", "BEFOREX"})),
+                    element(), element());
+            case "lrem" -> args(name, key(LIST), b(r.nextInt(4) != 0 ? Integer.toString(r.nextInt(7) - 3) : intArg()),
+                    element());
+            case "lpos" -> lpos();
+            case "lmove" -> args(name, key(LIST), key(LIST), b(side()), b(side()));
+            case "rpoplpush" -> args(name, key(LIST), key(LIST));
+            case "lmpop" -> mpop(name, "LEFT", "RIGHT");
+            // sets
+            case "sadd" -> sadd();
+            case "srem", "smismember", "zrem", "zmscore" -> args(name, key(family(name)), members(r.nextInt(25) == 0
+                    ? 0 : 1 + r.nextInt(3)));
+            case "sismember", "zscore" -> args(name, key(family(name)), member());
+            case "zrank", "zrevrank" -> r.nextInt(15) == 0 ? args(name, key(ZSET), member(), b("WITHSCORE"))
+                    : args(name, key(ZSET), member());
+            case "spop" -> spop();
+            case "srandmember" -> randMember(name, false);
+            case "zrandmember" -> randMember(name, true);
+            case "smove" -> args(name, key(SET), key(SET), member());
+            case "sinter", "sunion", "sdiff" -> args(name, keys(SET, 1 + r.nextInt(3)));
+            case "sinterstore", "sunionstore", "sdiffstore" -> args(name, key(SET), keys(SET, 1 + r.nextInt(3)));
+            case "sintercard", "zintercard" -> intercard(name);
+            case "sscan", "zscan" -> memberScan(name);
+            // sorted sets
+            case "zadd" -> zadd();
+            case "zincrby" -> args(name, key(ZSET), b(score()), member());
+            case "zcount", "zremrangebyscore" -> args(name, key(ZSET), b(scoreBound()), b(scoreBound()));
+            case "zlexcount", "zremrangebylex" -> args(name, lexKey(), b(lexBound()), b(lexBound()));
+            case "zrange", "zrangestore" -> zrange(name);
+            case "zrevrange" -> zrevrange();
+            case "zrangebyscore", "zrevrangebyscore" -> rangeBy(name, true);
+            case "zrangebylex", "zrevrangebylex" -> rangeBy(name, false);
+            case "zmpop" -> mpop(name, "MIN", "MAX");
+            case "zunion", "zinter", "zdiff", "zunionstore", "zinterstore", "zdiffstore" -> zsetOperation(name);
+            case "sort", "sort_ro" -> sort(name);
             default -> null;
         };
     }
@@ -724,7 +821,7 @@ final class Gen {
             c.add(b("REPLACE"));
         }
         if (r.nextInt(5) == 0) {
-            c.addAll(args("DB", b(pick(new String[] {"0", "1", "abc", "-1"}))));
+            c.addAll(args("DB", b(pick(new String[] {"0", "16", "abc", "-1", "99999999999"}))));
         }
         return c;
     }
@@ -887,6 +984,366 @@ final class Gen {
         return c;
     }
 
+    // ---- lists, sets, sorted sets --------------------------------------------------------------------------------
+
+    private List<byte[]> push(String name, boolean big) {
+        List<byte[]> c = new ArrayList<>(List.of(b(name), key(LIST)));
+        int p = r.nextInt(60);
+        if (p == 0 && big) {
+            c.addAll(many(130 + r.nextInt(470))); // past 128 and (one time in six) 512 elements
+        } else if (p > 1) {
+            int n = 1 + r.nextInt(4);
+            for (int i = 0; i < n; i++) {
+                c.add(element());
+            }
+        } // p == 1: no element, a wrong arity
+        return c;
+    }
+
+    /** LPOP, RPOP, ZPOPMIN, ZPOPMAX: a key and perhaps a count. */
+    private List<byte[]> pop(String name) {
+        List<byte[]> c = new ArrayList<>(List.of(b(name), key(family(name))));
+        int p = r.nextInt(20);
+        if (p >= 8) {
+            c.add(b(popCount()));
+        }
+        if (p == 19) {
+            c.add(b(popCount())); // one too many
+        }
+        return c;
+    }
+
+    private String popCount() {
+        return r.nextInt(8) != 0 ? pick(new String[] {"0", "1", "1", "2", "3", "5", "10", "100"})
+                : pick(new String[] {"-1", "abc", "", "1.5", "01", "9223372036854775807", "-9223372036854775808",
+                        "9223372036854775808"});
+    }
+
+    private String side() {
+        return r.nextInt(15) != 0 ? pickCase(pick(new String[] {"LEFT", "RIGHT"}))
+                : pick(new String[] {"UP", "", "LEFTX", "MIN"});
+    }
+
+    private List<byte[]> lpos() {
+        List<byte[]> c = new ArrayList<>(List.of(b("LPOS"), key(LIST), element()));
+        List<List<byte[]>> opts = new ArrayList<>();
+        int n = r.nextInt(4) == 0 ? r.nextInt(4) : r.nextInt(2);
+        for (int i = 0; i < n; i++) {
+            opts.add(switch (r.nextInt(7)) {
+                case 0, 1 -> args("RANK", b(pick(new String[] {"1", "2", "-1", "-2", "3", "0", "abc",
+                        "9223372036854775807", "-9223372036854775807", "-9223372036854775808"})));
+                case 2, 3 -> args("COUNT", b(pick(new String[] {"0", "1", "2", "5", "-1", "abc",
+                        "9223372036854775807"})));
+                case 4, 5 -> args("MAXLEN", b(pick(new String[] {"0", "1", "2", "10", "-1", "abc"})));
+                default -> args(pick(new String[] {"RANK", "COUNT", "MAXLEN", "FOO", "rank"}));
+            });
+        }
+        if (r.nextInt(10) == 0 && !opts.isEmpty()) {
+            opts.add(opts.get(0)); // repeated: the last one counts
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    /** LMPOP and ZMPOP: numkeys (now and then wrong), the keys, the side, perhaps COUNT. */
+    private List<byte[]> mpop(String name, String first, String last) {
+        int k = 1 + r.nextInt(3);
+        String numkeys = r.nextInt(10) != 0 ? Integer.toString(k)
+                : pick(new String[] {"0", "-1", "abc", Integer.toString(k + 1), Integer.toString(k - 1),
+                        "2147483648"});
+        List<byte[]> c = new ArrayList<>(List.of(b(name), b(numkeys)));
+        c.addAll(keys(family(name), k));
+        c.add(b(r.nextInt(15) != 0 ? pickCase(pick(new String[] {first, last})) : pick(new String[] {"MIDDLE", "",
+                "LEFT", "MIN"})));
+        if (r.nextBoolean()) {
+            c.addAll(args("COUNT", b(r.nextInt(8) != 0 ? pick(new String[] {"1", "2", "3", "10", "100",
+                    "9223372036854775807"}) : pick(new String[] {"0", "-1", "abc"}))));
+        }
+        if (r.nextInt(15) == 0) {
+            c.add(b(pick(new String[] {"COUNT", "FOO", "count"})));
+        }
+        return c;
+    }
+
+    private List<byte[]> sadd() {
+        List<byte[]> c = new ArrayList<>(List.of(b("SADD"), key(SET)));
+        int p = r.nextInt(60);
+        if (p == 0) {
+            c.addAll(many(130 + r.nextInt(470))); // integers past 512 members: an intset turns into a hashtable
+        } else if (p > 1) {
+            boolean integers = r.nextInt(3) == 0; // an intset
+            int n = 1 + r.nextInt(4);
+            for (int i = 0; i < n; i++) {
+                c.add(integers ? b(pick(new String[] {"0", "1", "2", "3", "5", "10", "-1", "9223372036854775807",
+                        "-9223372036854775808", Integer.toString(r.nextInt(700))})) : member());
+            }
+        }
+        return c;
+    }
+
+    /**
+     * SPOP only in forms whose answer and effect do not depend on a random choice, which would make the two
+     * keyspaces differ: a count larger than any set the generator builds (at most about 1,500 members: {@link
+     * #member()}, {@link #many}) pops everything, count 0 pops nothing, a key no command writes holds nothing, and a
+     * bad count or an extra argument is refused whatever the key holds. Never mutated ({@link #mutable}).
+     */
+    private List<byte[]> spop() {
+        return switch (r.nextInt(10)) {
+            case 0, 1, 2, 3 -> args("SPOP", key(SET), b(pick(new String[] {"10000", "100000", "2147483648",
+                    "9223372036854775807"})));
+            case 4 -> args("SPOP", key(SET), b("0"));
+            case 5 -> args("SPOP", b("spop:none"));
+            case 6 -> args("SPOP", b("spop:none"), b(popCount()));
+            case 7, 8 -> args("SPOP", key(), b(pick(new String[] {"-1", "abc", "", "1.5", "01", "+1", " 1",
+                    "-9223372036854775808", "9223372036854775808"})));
+            default -> args("SPOP", key(), b(pick(new String[] {"10000", "0", "1"})), b(pick(new String[] {"1",
+                    "x"})));
+        };
+    }
+
+    /**
+     * SRANDMEMBER and ZRANDMEMBER. A negative count asks for that many elements with repeats, so counts stay near
+     * zero (Redis runs out of memory building {@code SRANDMEMBER k -9223372036854775807}); the edges used are those
+     * Redis refuses.
+     */
+    private List<byte[]> randMember(String name, boolean zset) {
+        byte[] k = key(zset ? ZSET : SET);
+        return switch (r.nextInt(zset ? 10 : 8)) {
+            case 0, 1 -> args(name, k);
+            case 2, 3, 4, 5 -> args(name, k, b(pick(new String[] {"1", "2", "3", "-1", "-3", "0", "5", "10", "100",
+                    "-100", "abc", "", "1.5", "9223372036854775807", "-9223372036854775808"})));
+            case 6 -> args(name, k, b("1"), b(pick(new String[] {"FOO", "WITHSCORES", "withscores"})));
+            case 7 -> args(name, k);
+            default -> args(name, k, b(pick(new String[] {"2", "-2", "10", "-10", "0", "1",
+                    "9223372036854775807", "-9223372036854775808", "4611686018427387904", "-4611686018427387904",
+                    "4611686018427387903"})), b(r.nextInt(10) != 0 ? "WITHSCORES" : "FOO"));
+        };
+    }
+
+    /** SINTERCARD and ZINTERCARD: numkeys, the keys, perhaps LIMIT. */
+    private List<byte[]> intercard(String name) {
+        int k = 1 + r.nextInt(3);
+        List<byte[]> c = new ArrayList<>(List.of(b(name), b(r.nextInt(10) != 0 ? Integer.toString(k)
+                : pick(new String[] {"0", "-1", "abc", Integer.toString(k + 1)}))));
+        c.addAll(keys(name.startsWith("z") ? SOURCE : SET, k));
+        if (r.nextInt(3) == 0) {
+            c.addAll(args("LIMIT", b(pick(new String[] {"0", "1", "2", "5", "-1", "abc", "9223372036854775807"}))));
+        }
+        if (r.nextInt(20) == 0) {
+            c.add(b(pick(new String[] {"LIMIT", "FOO"})));
+        }
+        return c;
+    }
+
+    static final String[] MEMBER_PATTERNS = {"*", "a*", "1*", "?", "??", "e:1*", "[0-9]", "*a*", "m:*", "z*", "",
+            "[", "\\*", "-*", "*[0-9]", "[a-c]", "e:?"};
+
+    /** SSCAN and ZSCAN: a key, a cursor (mostly 0), MATCH and COUNT in any order. */
+    private List<byte[]> memberScan(String name) {
+        List<byte[]> c = new ArrayList<>(List.of(b(name), key(family(name)), b(r.nextInt(3) == 0 ? "0"
+                : pick(new String[] {"0", "1", "abc", "-1", "18446744073709551615", "18446744073709551616", ""}))));
+        List<List<byte[]>> opts = new ArrayList<>();
+        int n = r.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            opts.add(switch (r.nextInt(7)) {
+                case 0, 1 -> args("MATCH", b(pick(MEMBER_PATTERNS)));
+                case 2, 3 -> args("COUNT", b(pick(new String[] {"1", "5", "10", "100", "1000", "0", "-1", "abc",
+                        "9223372036854775807"})));
+                case 4 -> args("TYPE", b("set"));
+                default -> args(pick(new String[] {"FOO", "MATCH", "COUNT", "NOVALUES"}));
+            });
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    private List<byte[]> zadd() {
+        boolean lex = r.nextInt(4) == 0; // a sorted set for the lex ranges: every score 0
+        List<byte[]> c = new ArrayList<>(List.of(b("ZADD"), lex ? lexKey() : key(ZSET)));
+        boolean incr = false;
+        if (r.nextInt(3) == 0) {
+            int n = 1 + r.nextInt(r.nextInt(4) == 0 ? 4 : 2);
+            for (int i = 0; i < n; i++) {
+                String flag = pick(new String[] {"NX", "XX", "GT", "LT", "CH", "INCR", "nx", "ch", "Incr"});
+                incr |= flag.equalsIgnoreCase("incr");
+                c.add(b(flag));
+            }
+        }
+        if (r.nextInt(60) == 0) {
+            for (byte[] m : many(130 + r.nextInt(200))) { // past 128 members: a skiplist
+                c.add(b(lex ? "0" : Integer.toString(r.nextInt(50))));
+                c.add(m);
+            }
+            return c;
+        }
+        int pairs = incr && r.nextInt(5) != 0 ? 1 : 1 + r.nextInt(3);
+        for (int i = 0; i < pairs; i++) {
+            c.add(b(lex ? "0" : score()));
+            c.add(member());
+        }
+        if (r.nextInt(15) == 0) {
+            c.remove(c.size() - 1); // a score without its member
+        }
+        return c;
+    }
+
+    /** ZRANGE and ZRANGESTORE: by index, BYSCORE or BYLEX, perhaps REV, LIMIT, WITHSCORES, in any order. */
+    private List<byte[]> zrange(String name) {
+        boolean store = name.equals("zrangestore");
+        List<byte[]> c = new ArrayList<>(List.of(b(name)));
+        int mode = r.nextInt(3); // 0 by index, 1 BYSCORE, 2 BYLEX
+        if (store) {
+            c.add(mode == 2 ? lexKey() : key(ZSET)); // a lex key holds scores 0 only
+        }
+        c.add(mode == 2 ? lexKey() : key(ZSET));
+        for (int i = 0; i < 2; i++) {
+            c.add(b(mode == 0 ? index() : mode == 1 ? scoreBound() : lexBound()));
+        }
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (mode == 1) {
+            opts.add(args(pickCase("BYSCORE")));
+        } else if (mode == 2) {
+            opts.add(args(pickCase("BYLEX")));
+        }
+        if (r.nextInt(3) == 0) {
+            opts.add(args(pickCase("REV")));
+        }
+        if (r.nextInt(mode == 0 ? 15 : 3) == 0) {
+            opts.add(limit());
+        }
+        if (r.nextInt(store ? 15 : mode == 2 ? 8 : 2) == 0) {
+            opts.add(args(pickCase("WITHSCORES")));
+        }
+        if (r.nextInt(20) == 0) {
+            opts.add(args(pick(new String[] {"FOO", "BYSCORE", "BYLEX", "REV", "LIMIT"})));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    private List<byte[]> limit() {
+        return args("LIMIT", b(pick(new String[] {"0", "0", "1", "2", "5", "-1", "abc", "9223372036854775807"})),
+                b(pick(new String[] {"1", "2", "3", "10", "-1", "0", "abc", "9223372036854775807"})));
+    }
+
+    private List<byte[]> zrevrange() {
+        List<byte[]> c = new ArrayList<>(List.of(b("ZREVRANGE"), key(ZSET), b(index()), b(index())));
+        int p = r.nextInt(20);
+        if (p < 10) {
+            c.add(b(pickCase("WITHSCORES")));
+        } else if (p == 10) {
+            c.add(b(pick(new String[] {"FOO", "LIMIT", "REV"})));
+        }
+        return c;
+    }
+
+    /** ZRANGEBYSCORE, ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX. */
+    private List<byte[]> rangeBy(String name, boolean byScore) {
+        List<byte[]> c = new ArrayList<>(List.of(b(name), byScore ? key(ZSET) : lexKey()));
+        for (int i = 0; i < 2; i++) {
+            c.add(b(byScore ? scoreBound() : lexBound()));
+        }
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (r.nextInt(byScore ? 2 : 10) == 0) {
+            opts.add(args(pickCase("WITHSCORES")));
+        }
+        if (r.nextInt(3) == 0) {
+            opts.add(limit());
+        }
+        if (r.nextInt(20) == 0) {
+            opts.add(args(pick(new String[] {"FOO", "LIMIT", "BYSCORE"})));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    /** ZUNION, ZINTER, ZDIFF and their STORE forms: numkeys, the keys, WEIGHTS, AGGREGATE, WITHSCORES. */
+    private List<byte[]> zsetOperation(String name) {
+        boolean store = name.endsWith("store");
+        boolean diff = name.startsWith("zdiff");
+        List<byte[]> c = new ArrayList<>(List.of(b(name)));
+        if (store) {
+            c.add(key(ZSET));
+        }
+        int k = 1 + r.nextInt(3);
+        c.add(b(r.nextInt(10) != 0 ? Integer.toString(k) : pick(new String[] {"0", "-1", "abc",
+                Integer.toString(k + 1), "2147483648"})));
+        c.addAll(keys(SOURCE, k));
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (r.nextInt(diff ? 20 : 3) == 0) {
+            List<byte[]> w = new ArrayList<>(List.of(b("WEIGHTS")));
+            int n = r.nextInt(8) != 0 ? k : k + (r.nextBoolean() ? 1 : -1);
+            for (int i = 0; i < n; i++) {
+                w.add(b(r.nextInt(4) != 0 ? pick(new String[] {"1", "2", "0", "-1", "0.5", "3"})
+                        : pick(new String[] {"inf", "-inf", "abc", "nan", "1e308", "-0", "", "1.5e-300"})));
+            }
+            opts.add(w);
+        }
+        if (r.nextInt(diff ? 20 : 3) == 0) {
+            opts.add(r.nextInt(12) != 0 ? args("AGGREGATE", b(pick(new String[] {"SUM", "MIN", "MAX", "sum",
+                    "max", "FOO"}))) : args("AGGREGATE"));
+        }
+        if (r.nextInt(store ? 20 : 2) == 0) {
+            opts.add(args(pickCase("WITHSCORES")));
+        }
+        if (r.nextInt(20) == 0) {
+            opts.add(args(pick(new String[] {"FOO", "LIMIT", "WEIGHTS"})));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    /** BY patterns: without '*' (nosort) or naming keys of the pool by the elements ("1" → k1, key:1). */
+    static final String[] SORT_BY = {"nosort", "NOSORT", "nokey", "k*", "key:*", "k*->f0", "key:*->f1", "*",
+            "nokey_*", "k*->"};
+    static final String[] SORT_GET = {"#", "#", "k*", "key:*", "k*->f0", "key:*->f1", "*", "nokey_*", "k0", "->"};
+
+    /**
+     * SORT and SORT_RO: BY, LIMIT, GET, ASC/DESC, ALPHA and STORE in any order. Never ALPHA with a BY pattern that
+     * has a '*': equal weights (missing keys) leave the order to Redis' qsort. With STORE, GET is only '#': the
+     * stored list then holds elements of lists and sets only, which never have a NUL byte (ALPHA compares with
+     * strcoll, which stops at the first NUL, and would leave the order of such elements to qsort too).
+     */
+    private List<byte[]> sort(String name) {
+        boolean ro = name.equals("sort_ro");
+        List<byte[]> c = new ArrayList<>(List.of(b(name), key(SORTABLE)));
+        List<List<byte[]>> opts = new ArrayList<>();
+        boolean store = r.nextInt(ro ? 30 : 4) == 0; // SORT_RO … STORE: a syntax error
+        boolean patternBy = false;
+        if (r.nextInt(3) == 0) {
+            String by = pick(SORT_BY);
+            patternBy = by.contains("*");
+            opts.add(args("BY", b(by)));
+        }
+        if (r.nextInt(4) == 0) {
+            opts.add(limit());
+        }
+        int gets = r.nextInt(4) == 0 ? 1 + r.nextInt(2) : 0;
+        for (int i = 0; i < gets; i++) {
+            opts.add(args("GET", b(store ? "#" : pick(SORT_GET))));
+        }
+        if (r.nextInt(4) == 0) {
+            opts.add(args(pick(new String[] {"ASC", "DESC", "desc"})));
+        }
+        if (!patternBy && r.nextInt(3) == 0) {
+            opts.add(args(pickCase("ALPHA")));
+        }
+        if (store) {
+            opts.add(args("STORE", key(LIST)));
+        }
+        if (r.nextInt(20) == 0) {
+            opts.add(args(pick(new String[] {"FOO", "LIMIT", "BY", "GET", "STORE"})));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
     /** A subcommand of {@code spec} (restricted to {@code allowed} when given), now and then an unknown one. */
     private String subcommand(Cmd spec, Set<String> allowed) {
         if (spec == null || r.nextInt(25) == 0) {
@@ -1045,7 +1502,8 @@ final class Gen {
     private List<byte[]> huge() {
         int n = 1_000 + r.nextInt(30_000);
         List<byte[]> c = new ArrayList<>();
-        switch (r.nextInt(6)) {
+        // lists and sorted sets too once the catalogue has them (never sets: see spop())
+        switch (r.nextInt(cat.get("rpush") != null && cat.get("zadd") != null ? 8 : 6)) {
             case 0 -> {
                 c.add(b("MSET"));
                 for (int i = 0; i < n; i++) {
@@ -1081,11 +1539,26 @@ final class Gen {
                     c.add(b("hf:" + i));
                 }
             }
-            default -> {
+            case 5 -> {
                 c.add(b("MSETNX"));
                 for (int i = 0; i < n; i++) {
                     c.add(b("bulk:" + i));
                     c.add(b(""));
+                }
+            }
+            case 6 -> {
+                c.add(b("RPUSH"));
+                c.add(key());
+                for (int i = 0; i < n; i++) {
+                    c.add(b("bulk:" + r.nextInt(n)));
+                }
+            }
+            default -> {
+                c.add(b("ZADD"));
+                c.add(key());
+                for (int i = 0; i < n; i++) {
+                    c.add(b(Integer.toString(r.nextInt(1000))));
+                    c.add(b("bulk:" + i));
                 }
             }
         }
@@ -1103,6 +1576,54 @@ final class Gen {
             return b(pick(MORE_KEYS));
         }
         return pick(ODD_KEYS);
+    }
+
+    static final String LIST = "list";
+    static final String SET = "set";
+    static final String ZSET = "zset";
+    /** The sources of ZUNION and the like: sorted sets, sets (scores 1) or anything. */
+    static final String SOURCE = "source";
+    /** What SORT sorts: lists, sets, sorted sets or anything. */
+    static final String SORTABLE = "sortable";
+
+    /** The family of a list, set or sorted-set command, for {@link #key(String)}. */
+    private static String family(String name) {
+        return name.startsWith("z") ? ZSET : name.startsWith("s") ? SET : LIST;
+    }
+
+    /**
+     * A key for a command of a family: half the time one of three keys only that family writes ({@code list:0}…),
+     * else one of the shared pool ({@link #key()}), where the types collide (and OBJECT, TYPE, COPY, RENAME, SCAN
+     * meet lists, sets and sorted sets). Without the family's own keys most of these commands would answer
+     * WRONGTYPE.
+     */
+    private byte[] key(String family) {
+        if (r.nextBoolean()) {
+            return key();
+        }
+        String f = switch (family) {
+            case SOURCE -> r.nextInt(3) == 0 ? SET : ZSET;
+            case SORTABLE -> pick(new String[] {LIST, LIST, SET, ZSET});
+            default -> family;
+        };
+        return b(f + ":" + r.nextInt(3));
+    }
+
+    /**
+     * A key for a lex range (ZRANGEBYLEX, ZLEXCOUNT, ZREMRANGEBYLEX, ZRANGE … BYLEX): one that only ZADD with
+     * score 0, ZRANGESTORE … BYLEX from another such key, and removals write. Redis leaves a lex range of members
+     * with different scores undefined, and in a skiplist its answer then depends on the random levels.
+     */
+    private byte[] lexKey() {
+        return b("lex:" + r.nextInt(3));
+    }
+
+    private List<byte[]> keys(String family, int n) {
+        List<byte[]> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(key(family));
+        }
+        return out;
     }
 
     private List<byte[]> keys(int n) {
@@ -1134,6 +1655,117 @@ final class Gen {
             out.add(field());
         }
         return out;
+    }
+
+    /**
+     * A member of a set or sorted set, or a list element: a small pool (integers, so that intsets happen), members
+     * of the range {@link #many} draws from, and members at and past Redis' 64-byte listpack limit. Never a NUL
+     * byte (see {@link #sort}). At most about 1,500 distinct members exist (see {@link #spop}).
+     */
+    byte[] member() {
+        int p = r.nextInt(100);
+        if (p < 78) {
+            return b(pick(MEMBERS));
+        }
+        if (p < 92) {
+            return b((r.nextBoolean() ? "" : "e:") + r.nextInt(700));
+        }
+        if (p < 97) {
+            return b(pick(LONG_MEMBERS));
+        }
+        return b("m:" + r.nextInt(10));
+    }
+
+    private List<byte[]> members(int n) {
+        List<byte[]> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(member());
+        }
+        return out;
+    }
+
+    /** A list element: mostly a member, sometimes a value (without NUL bytes, see {@link #sort}). */
+    private byte[] element() {
+        if (r.nextInt(100) < 85) {
+            return member();
+        }
+        byte[] v = value();
+        for (int i = 0; i < v.length; i++) {
+            if (v[i] == 0) {
+                v[i] = '0';
+            }
+        }
+        return v;
+    }
+
+    /**
+     * {@code n} distinct members in a random order, all integers (from 0 to 698) or all {@code e:}-prefixed, now and
+     * then with a member past 64 bytes: enough of them to cross Redis' 128 (listpack) and 512 (intset) limits.
+     */
+    private List<byte[]> many(int n) {
+        boolean integers = r.nextBoolean();
+        int start = r.nextInt(100);
+        List<byte[]> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(b((integers ? "" : "e:") + (start + i)));
+        }
+        if (r.nextInt(4) == 0) {
+            out.add(b(pick(LONG_MEMBERS)));
+        }
+        Collections.shuffle(out, r);
+        return out;
+    }
+
+    /** A score: mostly small numbers, then printing edges (-0, 1e17, denormals), infinities and the float pool. */
+    private String score() {
+        int p = r.nextInt(100);
+        if (p < 55) {
+            return Integer.toString(r.nextInt(30) - 10);
+        }
+        if (p < 70) {
+            return (r.nextBoolean() ? "-" : "") + r.nextInt(100) + "." + r.nextInt(100);
+        }
+        if (p < 80) {
+            return pick(new String[] {"inf", "-inf", "+inf", "-0", "0.1", "1e17", "123456789012345678", "1e300",
+                    "1e-320", "2.5e-3", "4611686018427387904", "9007199254740993"});
+        }
+        if (p < 95) {
+            return pick(FLOATS);
+        }
+        return pick(INT_WEIRD);
+    }
+
+    /** A ZCOUNT/ZRANGEBYSCORE bound: a score, exclusive with '(', an infinity, or a malformed one. */
+    private String scoreBound() {
+        int p = r.nextInt(100);
+        if (p < 35) {
+            return Integer.toString(r.nextInt(30) - 10);
+        }
+        if (p < 55) {
+            return "(" + (r.nextInt(4) != 0 ? Integer.toString(r.nextInt(30) - 10) : score());
+        }
+        if (p < 80) {
+            return pick(new String[] {"-inf", "+inf", "inf", "(1", "(-inf", "(+inf", "(inf", "-inf", "+inf"});
+        }
+        if (p < 93) {
+            return score();
+        }
+        return pick(new String[] {"((1", "[1", "", "(", "abc", "nan", "(nan", "( 1", "1 ", "(1e400", "(-0"});
+    }
+
+    /** A ZRANGEBYLEX bound: '[' or '(' and a member, '-', '+', or an invalid one. */
+    private String lexBound() {
+        int p = r.nextInt(100);
+        if (p < 30) {
+            return "[" + Commands.s(member());
+        }
+        if (p < 55) {
+            return "(" + Commands.s(member());
+        }
+        if (p < 82) {
+            return pick(new String[] {"-", "+"});
+        }
+        return pick(new String[] {"a", "", "[", "(", "-a", "+a", "[a", "(a", "[m:1", "(1", "[e:", "(e:9"});
     }
 
     /** A value: mostly small numbers and short strings, then edges, floats, binary, and rarely megabytes. */
@@ -1408,7 +2040,9 @@ final class Gen {
             WORD_SET.put(w.toUpperCase(Locale.ROOT), true);
         }
         for (String w : new String[] {"SETNAME", "AUTH", "WITHVALUES", "ID", "USAGE", "ENCODING", "HELP", "COUNT",
-                "DOCS", "INFO", "LIST", "GETNAME", "SAMPLES"}) {
+                "DOCS", "INFO", "LIST", "GETNAME", "SAMPLES", "LEFT", "RIGHT", "BEFORE", "AFTER", "RANK", "MAXLEN",
+                "MIN", "MAX", "WITHSCORES", "BYSCORE", "BYLEX", "REV", "WEIGHTS", "AGGREGATE", "SUM", "INCR", "CH",
+                "BY", "NOSORT", "ALPHA", "ASC", "DESC", "STORE"}) {
             WORD_SET.put(w, true);
         }
     }

@@ -7,12 +7,17 @@ package tandem.system.fuzz;
  */
 enum Rule {
     EXACT(null, "the reply bytes"),
-    SORTED("`KEYS`, `SCAN`, `HKEYS`, `HVALS`, `HGETALL` order", "elements sorted (HGETALL: field/value pairs)"),
-    SCAN_PAGE("`SCAN` cursors", "a SCAN/HSCAN page: the same shape (cursor digits, an array of bulk strings, pairs "
-            + "for HSCAN); the elements as sorted sets when both started at cursor 0 and ended at cursor 0"),
-    SCAN_UNION("`SCAN` cursors", "a SCAN/HSCAN from cursor 0 iterated to its end on each server: the sorted unions"),
+    SORTED("`KEYS`, `SCAN`, `HKEYS`, `HVALS`, `HGETALL`, `SMEMBERS`, `SINTER`, `SUNION`, `SDIFF`, `SPOP` order",
+            "elements sorted (HGETALL: field/value pairs)"),
+    SCAN_PAGE("`SCAN` cursors", "a SCAN/HSCAN/SSCAN/ZSCAN page: the same shape (cursor digits, an array of bulk "
+            + "strings, pairs for HSCAN and ZSCAN); the elements as sorted sets when both started at cursor 0 and "
+            + "ended at cursor 0"),
+    SCAN_UNION("`SCAN` cursors", "a SCAN/HSCAN/SSCAN/ZSCAN from cursor 0 iterated to its end on each server: the "
+            + "sorted unions"),
     RANDOM("`RANDOMKEY`", "nil or not"),
-    RANDOM_FIELD("`HRANDFIELD`", "nil or not; with a count, the number of elements"),
+    RANDOM_FIELD("`HRANDFIELD`, `SRANDMEMBER`, `ZRANDMEMBER`", "nil or not; with a count, the number of elements"),
+    SORT_NOSORT("`SORT … BY nosort` of a set", "SORT/SORT_RO with a BY pattern without '*' and without STORE: "
+            + "without LIMIT the elements sorted (in groups of the GET patterns), with LIMIT their number"),
     TIME("`TIME`, `INFO` values", "two integer bulk strings"),
     INFO("`INFO`", "a bulk string"),
     CLIENT("`CLIENT LIST`, `CLIENT INFO`", "a bulk string"),

@@ -27,7 +27,7 @@ record Step(Kind kind, List<Segment> segments, byte[] raw) {
         TRANSACTION,
         /** WATCH, perhaps a write to a watched key from either connection, then MULTI … EXEC */
         WATCH,
-        /** a SCAN or HSCAN from cursor 0, iterated to its end on each server; the unions are compared */
+        /** a SCAN, HSCAN, SSCAN or ZSCAN from cursor 0, iterated to its end on each server; the unions are compared */
         SCAN_ITERATION,
         /** raw bytes on a fresh connection: the reply bytes and whether the connection closed are compared */
         RAW,

@@ -60,7 +60,11 @@ final class ListCommands {
         List<byte[]> out = new ArrayList<>((int) Math.min(to - from + 1, 1024));
         try (RocksIterator it = tx.fieldIterator()) {
             it.seek(Tx.concat(prefix, name(rec.head() + from)));
-            for (long i = from; i <= to; i++, it.next()) {
+            for (long i = from; i <= to; i++) {
+                if (i > from) {
+                    // not past the last: beyond the tail lie the deletions of earlier pops, each a step to skip
+                    it.next();
+                }
                 if (!it.isValid() || !Tx.startsWith(it.key(), prefix)) {
                     throw new IllegalStateException("list " + Args.text(key) + " lacks its element " + i);
                 }
@@ -449,10 +453,12 @@ final class ListCommands {
                         }
                     }
                 }
-                if (fromTail) {
-                    it.prev();
-                } else {
-                    it.next();
+                if (index + 1 < llen) { // never past the ends, where earlier pops' deletions lie
+                    if (fromTail) {
+                        it.prev();
+                    } else {
+                        it.next();
+                    }
                 }
             }
         }

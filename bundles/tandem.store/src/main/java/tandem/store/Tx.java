@@ -125,6 +125,13 @@ final class Tx {
     final ScanCursors cursors;
     /** Every key's header, and short strings' values: the pending batch included, so always this thread's view. */
     final KeyIndex index;
+    /**
+     * Sorted sets' score bounds ({@link ZsetCommands}: sortable lower and upper bounds of the live members, unsigned),
+     * kept in memory only, where a pop from either end set them: a walk from an end seeks past the deletions that
+     * earlier pops left there (RocksDB keeps them until compaction) instead of stepping over each. Never persisted;
+     * dropped with the key, on any failed apply and at FLUSHALL, after which walks start from the ends again.
+     */
+    final java.util.HashMap<java.nio.ByteBuffer, long[]> zsetBounds = new java.util.HashMap<>();
     /** The index entries the running apply replaced, key then entry (null: the key was absent), to take it back. */
     private final java.util.ArrayList<Object> undo = new java.util.ArrayList<>();
     /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
@@ -214,6 +221,7 @@ final class Tx {
         expiringDelta = 0;
         deadlineSecondsDelta = 0;
         deadlineKnown = false;
+        zsetBounds.clear(); // a bound this apply moved may no longer hold
     }
 
     /** The batch was written: the next round starts empty. */
@@ -237,6 +245,7 @@ final class Tx {
     /** Every key was deleted at once (FLUSHALL): the index and the deadline are empty. */
     void clearedAll() {
         index.clear();
+        zsetBounds.clear();
         nextDeadlineMs = Long.MAX_VALUE;
         deadlineKnown = true;
     }
@@ -373,6 +382,9 @@ final class Tx {
 
     /** As above, for a list: {@code head} is the position of its first element. */
     void putCollection(byte[] key, Rec old, byte type, long count, long head, long expiry, int flags) {
+        if (old == null && !zsetBounds.isEmpty()) {
+            zsetBounds.remove(java.nio.ByteBuffer.wrap(key)); // a new key: nothing is known of its scores
+        }
         reindex(key, old, expiry);
         put(keys, key, encodeCollection(type, expiry, count, head, flags));
         indexed(key, (byte) (type | flags), expiry, count, head, null);
@@ -412,6 +424,9 @@ final class Tx {
     void delete(byte[] key, Rec old) {
         if (old.hasFields()) {
             deleteFields(key);
+            if (!zsetBounds.isEmpty()) {
+                zsetBounds.remove(java.nio.ByteBuffer.wrap(key));
+            }
         }
         if (old.hasExpiry()) {
             remove(deadlines, deadlineKey(old.expiryMs(), key));

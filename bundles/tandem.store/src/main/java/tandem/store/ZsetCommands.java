@@ -108,6 +108,12 @@ final class ZsetCommands {
         if (listpack && score == 0) {
             score = 0.0; // a listpack stores -0 as the integer 0
         }
+        long[] bounds = tx.zsetBounds.isEmpty() ? null : tx.zsetBounds.get(java.nio.ByteBuffer.wrap(key));
+        if (bounds != null) {
+            long s = Doubles.sortable(score);
+            bounds[0] = Long.compareUnsigned(s, bounds[0]) < 0 ? s : bounds[0];
+            bounds[1] = Long.compareUnsigned(s, bounds[1]) > 0 ? s : bounds[1];
+        }
         if (old != null) {
             tx.deleteRecord(orderPrefix(key), orderName(old, member));
         }
@@ -120,44 +126,71 @@ final class ZsetCommands {
         tx.deleteRecord(orderPrefix(key), orderName(score, member));
     }
 
-    /** Walks the members in score order from the lowest ({@code reverse}: the highest). */
+    /** After a pop from one end: every live member's score is on the far side of {@code last}'s (inclusive). */
+    private static void bound(Tx tx, byte[] key, double last, boolean max) {
+        long[] bounds = tx.zsetBounds.computeIfAbsent(java.nio.ByteBuffer.wrap(key.clone()),
+                k -> new long[] {0L, -1L});
+        bounds[max ? 1 : 0] = Doubles.sortable(last);
+    }
+
+    /**
+     * Walks the members in score order from the lowest ({@code reverse}: the highest). It reads an entry only when
+     * asked for it, so that it never steps past the last one wanted onto what lies beyond.
+     */
     static final class Walk implements AutoCloseable {
         private final RocksIterator it;
         private final byte[] prefix;
         private final boolean reverse;
+        private boolean started;
 
         Walk(Tx tx, byte[] key, boolean reverse) {
             this.it = tx.fieldIterator();
             this.prefix = orderPrefix(key);
             this.reverse = reverse;
+            long[] bounds = tx.zsetBounds.isEmpty() ? null : tx.zsetBounds.get(java.nio.ByteBuffer.wrap(key));
             if (reverse) {
-                // no record is named [prefix][0x02]: the last one before it is the set's highest
-                it.seekForPrev(Tx.concat(Tx.fieldPrefix(key), new byte[] {ORDER + 1}));
+                if (bounds != null && bounds[1] != -1L) {
+                    seekAtMost(bounds[1]); // past what earlier pops from this end deleted
+                } else {
+                    // no record is named [prefix][0x02]: the last one before it is the set's highest
+                    it.seekForPrev(Tx.concat(Tx.fieldPrefix(key), new byte[] {ORDER + 1}));
+                }
             } else {
-                it.seek(prefix);
+                byte[] at = new byte[8];
+                long lower = bounds == null ? 0 : bounds[0];
+                for (int i = 7; i >= 0; i--) {
+                    at[i] = (byte) lower;
+                    lower >>>= 8;
+                }
+                it.seek(bounds == null ? prefix : Tx.concat(prefix, at));
+            }
+        }
+
+        /** Positions at the last order record whose sortable score is at most {@code s} (unsigned). */
+        private void seekAtMost(long s) {
+            if (s == -1L) {
+                it.seekForPrev(Tx.concat(Arrays.copyOf(prefix, prefix.length - 1), new byte[] {ORDER + 1}));
+                return;
+            }
+            long n = s + 1;
+            byte[] next = Tx.concat(prefix, new byte[8]);
+            for (int i = 7; i >= 0; i--) {
+                next[prefix.length + i] = (byte) n;
+                n >>>= 8;
+            }
+            it.seekForPrev(next);
+            if (it.isValid() && Arrays.equals(it.key(), next)) {
+                it.prev();
             }
         }
 
         /** Starts from the first member whose score is at least (reverse: at most) {@code score}. */
         Walk from(double score) {
-            byte[] at = new byte[8];
-            Doubles.putSortable(at, 0, score);
             if (reverse) {
-                long s = Doubles.sortable(score);
-                byte[] next = Tx.concat(prefix, new byte[8]);
-                // the first name past every member of this score: sortable + 1 (a score of +inf has none: the end)
-                if (s != -1L) {
-                    long n = s + 1;
-                    for (int i = 7; i >= 0; i--) {
-                        next[prefix.length + i] = (byte) n;
-                        n >>>= 8;
-                    }
-                    it.seekForPrev(next);
-                    if (it.isValid() && Arrays.equals(it.key(), next)) {
-                        it.prev();
-                    }
-                }
+                seekAtMost(Doubles.sortable(score));
             } else {
+                byte[] at = new byte[8];
+                Doubles.putSortable(at, 0, score);
                 it.seek(Tx.concat(prefix, at));
             }
             return this;
@@ -165,6 +198,14 @@ final class ZsetCommands {
 
         /** The next member, or null at the end. */
         Entry next() {
+            if (started) {
+                if (reverse) {
+                    it.prev();
+                } else {
+                    it.next();
+                }
+            }
+            started = true;
             if (!it.isValid() || !Tx.startsWith(it.key(), prefix)) {
                 return null;
             }
@@ -173,13 +214,7 @@ final class ZsetCommands {
             for (int i = 0; i < 8; i++) {
                 bits = (bits << 8) | (k[prefix.length + i] & 0xff);
             }
-            Entry e = new Entry(Arrays.copyOfRange(k, prefix.length + 8, k.length), Doubles.fromSortable(bits));
-            if (reverse) {
-                it.prev();
-            } else {
-                it.next();
-            }
-            return e;
+            return new Entry(Arrays.copyOfRange(k, prefix.length + 8, k.length), Doubles.fromSortable(bits));
         }
 
         @Override
@@ -885,6 +920,7 @@ final class ZsetCommands {
         for (Entry e : popped) {
             remove(tx, key, e.member(), e.score());
         }
+        bound(tx, key, popped.get(popped.size() - 1).score(), max);
         tx.putElements(key, rec, Tx.ZSET, rec.fieldCount() - popped.size(), 0, rec.flags());
         return popped;
     }

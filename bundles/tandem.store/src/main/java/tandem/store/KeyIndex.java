@@ -7,9 +7,9 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 
 /**
- * Every stored key's record header in memory — type byte, deadline, a hash's field count — and a string's value when
- * it is at most {@link #INLINE_VALUE} bytes: a write decides from here whether its key exists, what it holds and
- * until when, without reading RocksDB first, and a read of a short string answers from here.
+ * Every stored key's record header in memory — type byte, deadline, element count, a list's head — and a string's
+ * value when it is at most {@link #INLINE_VALUE} bytes: a write decides from here whether its key exists, what it
+ * holds and until when, without reading RocksDB first, and a read of a short string answers from here.
  *
  * <p>Design note: an open-addressing table (linear probing, backward-shift deletion) of immutable entries, each
  * holding its key, because a {@code HashMap} would need a wrapper object per lookup and three objects per key; this

@@ -44,9 +44,16 @@ import tandem.store.Tx.Rec;
  * <pre>
  * keys       user key                              -&gt; [type u8][expiry_ms i64 BE, -1 = none][payload]
  *                                                     string (type 0): payload = the value's bytes
- *                                                     hash   (type 4): payload = [field_count u64 BE]
+ *                                                     list   (type 1): payload = [count u64 BE][head i64 BE]
+ *                                                     set    (type 2), zset (type 3), hash (type 4):
+ *                                                                      payload = [count u64 BE]
  *                                                     type u8 = [flags: bits 7..4][type code: bits 3..0]
- * fields     [key_len u32 BE][user key][field]     -&gt; field value
+ * fields     [key_len u32 BE][user key][name]      -&gt; value: one record per element, under the key's prefix
+ *              hash: name = field                       -&gt; field value
+ *              set:  name = member                      -&gt; empty
+ *              list: name = position i64 BE, sign bit flipped -&gt; element (positions head .. head+count-1)
+ *              zset: name = 0x00 member                 -&gt; score (the double's bits, u64 BE)
+ *                    name = 0x01 sortable score u64 BE, member -&gt; empty   (score order, then member bytes)
  * deadlines  [deadline_ms u64 BE][user key]        -&gt; empty   (one entry per key with an expiry: deadline order)
  * meta       "applied"                             -&gt; [applied_sequence u64 BE][keys u64 BE][keys_with_expiry u64 BE]
  *                                                     [deadline_seconds_sum i64 BE]  (absent before avg_ttl: summed
@@ -58,14 +65,16 @@ import tandem.store.Tx.Rec;
  * existing value, SETRANGE, SETBIT, BITOP, BITFIELD), "raw" whatever its length; on a hash, converted to a
  * "hashtable" (more than 128 fields or a field or value over 64 bytes at some point), for good. Bit 6 ({@code 0x40},
  * {@link Tx#ENC_PLAIN}) on a string: made by INCRBYFLOAT, so never "int". Bits 5 and 4 are 0. Without a flag a
- * string is "int", "embstr" or "raw" by its bytes and a hash is a "listpack". A record written before the flags
+ * string is "int", "embstr" or "raw" by its bytes and a hash is a "listpack". Bit 7 on a set: converted to a
+ * "hashtable" (else an "intset"); on a sorted set: a "skiplist" (else a "listpack"); a list is always a "quicklist".
+ * {@link ListCommands}, {@link SetCommands} and {@link ZsetCommands} tell what each layout costs. A record written before the flags
  * existed reads as unflagged (a hash of more than 128 fields still reads as a hashtable); the reverse does not hold: code from before the flags compares the whole byte and
  * would take a flagged hash for a string, so a checkpoint cut by this layout must not be installed on an older
  * node. The flags are deterministic (every replica applies the same commands) but not part of the data: every
  * comparison of types and the digest use the type code alone.
  *
  * <h2>Memory</h2>
- * Every key's header (type byte, deadline, a hash's field count) and every string of at most
+ * Every key's header (type byte, deadline, element count, a list's head) and every string of at most
  * {@value KeyIndex#INLINE_VALUE} bytes is also held in memory ({@link KeyIndex}, built from the {@code keys} family at
  * open): a write knows whether its key exists, and what it holds, without a RocksDB read, and a short string is read
  * from memory. RocksDB stays the only copy on disk.
@@ -543,8 +552,10 @@ final class RocksKeyspace implements AutoCloseable {
      * <pre>
      * [key_len u32 BE][key][type u8]   (the type code alone, without the encoding flags of the stored byte)
      *   type 0 (string): [value_len u32 BE][value]
-     *   type 4 (hash):   [field_count u32 BE] then per field, in unsigned byte order of the field:
-     *                    [field_len u32 BE][field][value_len u32 BE][value]
+     *   any other type:  [record_count u32 BE] then per record under the key's prefix in the fields family, in
+     *                    unsigned byte order of its name: [name_len u32 BE][name][value_len u32 BE][value]
+     *                    (a hash: field and value; a set: member and nothing; a list: position and element; a
+     *                    sorted set: both its records per member)
      * [expiry_ms i64 BE]   (absolute, milliseconds since the epoch; -1 without an expiry)
      * </pre>
      */

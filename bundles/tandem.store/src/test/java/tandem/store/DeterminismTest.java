@@ -76,7 +76,39 @@ class DeterminismTest {
                         .as((k, o, off) -> "bitfield " + k + " overflow " + o + " incrby i5 " + off + " 9 get u4 #1"),
                 Combinators.combine(key, field).as((k, f) -> "hset " + k + " " + f + " " + "v".repeat(65)),
                 Combinators.combine(key, key).as((k, l) -> "set " + k + " 1|get " + l + "|hgetall " + k + "|incr " + l));
-        return Combinators.combine(command, Arbitraries.integers().between(0, 120)).as(Entry::new);
+        Arbitrary<String> member = Arbitraries.of("m", "1", "20", "x", "", "m2");
+        Arbitrary<String> score = Arbitraries.of("1", "-2.5", "0", "-0", "inf", "3e2", "1.1");
+        // lists, sets and sorted sets, their random choices (seeded from the entry) and the pops that leave score
+        // bounds in memory (gone after the restart of the second store)
+        Arbitrary<String> collections = Arbitraries.oneOf(
+                Combinators.combine(key, member).as((k, m) -> "rpush " + k + " \"" + m + "\" b"),
+                Combinators.combine(key, member).as((k, m) -> "lpush " + k + " \"" + m + "\""),
+                key.map(k -> "lpop " + k),
+                key.map(k -> "rpop " + k + " 2"),
+                Combinators.combine(key, member).as((k, m) -> "lrem " + k + " 0 \"" + m + "\""),
+                Combinators.combine(key, member).as((k, m) -> "linsert " + k + " before \"" + m + "\" y"),
+                key.map(k -> "ltrim " + k + " 1 -1"),
+                Combinators.combine(key, key).as((k, l) -> "lmove " + k + " " + l + " left right"),
+                Combinators.combine(key, member, member).as((k, m, n) -> "sadd " + k + " \"" + m + "\" \"" + n + "\""),
+                Combinators.combine(key, member).as((k, m) -> "srem " + k + " \"" + m + "\""),
+                key.map(k -> "spop " + k),
+                key.map(k -> "spop " + k + " 2"),
+                key.map(k -> "srandmember " + k + " -3"),
+                Combinators.combine(key, key, key).as((k, l, n) -> "sunionstore " + k + " " + l + " " + n),
+                Combinators.combine(key, score, member).as((k, sc, m) -> "zadd " + k + " " + sc + " \"" + m + "\""),
+                Combinators.combine(key, member).as((k, m) -> "zincrby " + k + " 1 \"" + m + "\""),
+                key.map(k -> "zpopmin " + k),
+                key.map(k -> "zpopmax " + k + " 2"),
+                key.map(k -> "zrange " + k + " 0 -1 withscores"),
+                key.map(k -> "zrandmember " + k + " 2 withscores"),
+                Combinators.combine(key, member).as((k, m) -> "zrem " + k + " \"" + m + "\""),
+                Combinators.combine(key, key).as((k, l) -> "zrangestore " + k + " " + l + " 0 2"),
+                key.map(k -> "zremrangebyscore " + k + " 0 5"),
+                Combinators.combine(key, key).as((k, l) -> "sort " + k + " alpha store " + l),
+                Combinators.combine(key, key).as((k, l) -> "copy " + k + " " + l + " replace"),
+                Combinators.combine(key, key).as((k, l) -> "zadd " + k + " 5 q|zpopmin " + k + "|spop " + l));
+        return Combinators.combine(Arbitraries.oneOf(command, collections), Arbitraries.integers().between(0, 120))
+                .as(Entry::new);
     }
 
     @Property(tries = 40)

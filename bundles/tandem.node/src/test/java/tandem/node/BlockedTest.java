@@ -1,0 +1,153 @@
+package tandem.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Reply;
+
+/** The registry of clients parked in blocking commands: who is woken, in which order, and when a try is repeated. */
+@Timeout(10)
+class BlockedTest {
+
+    private static final CommandDescriptor BLPOP = new CommandDescriptor("blpop", -3, true, 1, -2, 1,
+            List.of("write", "noscript", "blocking"), "list", "2.0.0", "");
+    private static final CommandDescriptor BLMPOP = new CommandDescriptor("blmpop", -5, true, 0, 0, 0,
+            List.of("write", "blocking", "movablekeys"), "list", "7.0.0", "");
+
+    private final Blocked blocked = new Blocked();
+
+    private static byte[][] args(String... a) {
+        byte[][] b = new byte[a.length][];
+        for (int i = 0; i < a.length; i++) {
+            b[i] = a[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return b;
+    }
+
+    private static Client client() {
+        return new Client(null, null);
+    }
+
+    private Client parkedOn(String... keys) {
+        Client c = client();
+        String[] a = new String[keys.length + 2];
+        a[0] = "blpop";
+        System.arraycopy(keys, 0, a, 1, keys.length);
+        a[a.length - 1] = "0";
+        blocked.attempting(c, BLPOP, args(a));
+        assertThat(blocked.park(c)).isTrue();
+        return c;
+    }
+
+    private List<Client> touch(String key) {
+        List<Blocked.Block> woken = new ArrayList<>();
+        blocked.touched(key.getBytes(StandardCharsets.UTF_8), woken);
+        List<Client> clients = new ArrayList<>();
+        woken.forEach(b -> clients.add(b.client));
+        return clients;
+    }
+
+    @Test
+    void aWriteWakesTheClientsOfItsKeyInTheOrderTheyBlocked() {
+        Client first = parkedOn("q");
+        Client other = parkedOn("elsewhere");
+        Client second = parkedOn("x", "q");
+        Client third = parkedOn("q");
+        assertThat(blocked.parked()).isEqualTo(4);
+
+        assertThat(touch("q")).containsExactly(first, second, third);
+        assertThat(blocked.parked()).isEqualTo(1); // the woken are in flight again
+        assertThat(touch("q")).isEmpty(); // already woken: not twice
+        assertThat(touch("elsewhere")).containsExactly(other);
+    }
+
+    @Test
+    void aWokenClientThatFindsNothingParksAgainKeepingItsPlace() {
+        Client first = parkedOn("q");
+        touch("q");
+        blocked.attempting(first, BLPOP, args("blpop", "q", "0")); // journaled again
+        Client later = parkedOn("q");
+        assertThat(blocked.park(first)).isTrue(); // someone else took the element
+
+        assertThat(touch("q")).containsExactly(first, later);
+    }
+
+    @Test
+    void aWriteWhileTheTryIsInFlightMakesItTryAgainInsteadOfParking() {
+        Client c = client();
+        blocked.attempting(c, BLPOP, args("blpop", "q", "0"));
+        assertThat(touch("q")).isEmpty(); // not parked yet: marked
+        assertThat(blocked.park(c)).isFalse(); // the write may have served it: try again
+        assertThat(blocked.park(c)).isTrue();
+        assertThat(blocked.parked()).isEqualTo(1);
+    }
+
+    @Test
+    void aServedOrDepartedClientIsForgotten() {
+        Client served = parkedOn("q");
+        Client gone = parkedOn("q");
+        blocked.done(served);
+        blocked.remove(gone);
+        assertThat(blocked.parked()).isZero();
+        assertThat(blocked.isEmpty()).isTrue();
+        assertThat(touch("q")).isEmpty();
+    }
+
+    @Test
+    void followingAPrimaryAnswersEveryParkedClientButNotThoseInFlight() {
+        Client a = parkedOn("q");
+        Client b = parkedOn("r");
+        Client inFlight = client();
+        blocked.attempting(inFlight, BLPOP, args("blpop", "s", "0"));
+        List<Client> answered = new ArrayList<>();
+        blocked.expired(true).forEach(x -> answered.add(x.client));
+        assertThat(answered).containsExactly(a, b);
+        assertThat(blocked.has(inFlight)).isTrue();
+        assertThat(blocked.expired(false)).isEmpty(); // timeout 0: for good
+    }
+
+    @Test
+    void keysAndTimeoutsAreReadFromEachCommandsPlaces() {
+        assertThat(Blocked.keys("blmpop", args("blmpop", "1.5", "2", "a", "b", "LEFT", "COUNT", "2")))
+                .extracting(k -> new String(k.bytes(), StandardCharsets.UTF_8)).containsExactly("a", "b");
+        assertThat(Blocked.keys("blmove", args("blmove", "src", "dst", "LEFT", "RIGHT", "0")))
+                .extracting(k -> new String(k.bytes(), StandardCharsets.UTF_8)).containsExactly("src");
+        assertThat(Blocked.timeoutMillis("blpop", args("blpop", "k", "1.5"))).isEqualTo(1500);
+        assertThat(Blocked.timeoutMillis("blpop", args("blpop", "k", "0.0001"))).isZero(); // truncated: for good
+        assertThat(Blocked.timeoutMillis("bzmpop", args("bzmpop", "2", "1", "z", "MIN"))).isEqualTo(2000);
+        assertThat(Blocked.timeoutMillis("blpop", args("blpop", "k", "0x10"))).isEqualTo(16000);
+        assertThat(Blocked.isBlocking(BLMPOP)).isTrue();
+    }
+
+    @Test
+    void theProbeTellsANilOnlyReplyFromAServedOne() {
+        Reply sink = new Reply() {
+            public Reply simple(String text) { return this; }
+            public Reply error(String text) { return this; }
+            public Reply integer(long value) { return this; }
+            public Reply bulk(byte[] value) { return this; }
+            public Reply nullBulk() { return this; }
+            public Reply nullArray() { return this; }
+            public Reply array(int count) { return this; }
+        };
+        Blocked.NilProbe nil = new Blocked.NilProbe(sink);
+        nil.nullArray();
+        assertThat(nil.nilOnly()).isTrue();
+        Blocked.NilProbe bulkNil = new Blocked.NilProbe(sink);
+        bulkNil.nullBulk();
+        assertThat(bulkNil.nilOnly()).isTrue();
+        Blocked.NilProbe served = new Blocked.NilProbe(sink);
+        served.array(2).bulk(new byte[] {'q'}).bulk(new byte[] {'v'});
+        assertThat(served.nilOnly()).isFalse();
+        Blocked.NilProbe error = new Blocked.NilProbe(sink);
+        error.error("WRONGTYPE Operation against a key holding the wrong kind of value");
+        assertThat(error.nilOnly()).isFalse();
+    }
+}

@@ -126,12 +126,10 @@ final class Tx {
     /** Every key's header, and short strings' values: the pending batch included, so always this thread's view. */
     final KeyIndex index;
     /**
-     * Sorted sets' score bounds ({@link ZsetCommands}: sortable lower and upper bounds of the live members, unsigned),
-     * kept in memory only, where a pop from either end set them: a walk from an end seeks past the deletions that
-     * earlier pops left there (RocksDB keeps them until compaction) instead of stepping over each. Never persisted;
-     * dropped with the key, on any failed apply and at FLUSHALL, after which walks start from the ends again.
+     * What is known in memory of some sorted sets ({@link ZsetCommands.Meta}: score bounds left by pops, a rank
+     * index): never persisted; dropped with the key, on any failed apply and at FLUSHALL, and built again when needed.
      */
-    final java.util.HashMap<java.nio.ByteBuffer, long[]> zsetBounds = new java.util.HashMap<>();
+    final java.util.HashMap<java.nio.ByteBuffer, ZsetCommands.Meta> zsetMeta = new java.util.HashMap<>();
     /** The index entries the running apply replaced, key then entry (null: the key was absent), to take it back. */
     private final java.util.ArrayList<Object> undo = new java.util.ArrayList<>();
     /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
@@ -221,7 +219,7 @@ final class Tx {
         expiringDelta = 0;
         deadlineSecondsDelta = 0;
         deadlineKnown = false;
-        zsetBounds.clear(); // a bound this apply moved may no longer hold
+        zsetMeta.clear(); // a bound this apply moved may no longer hold
     }
 
     /** The batch was written: the next round starts empty. */
@@ -245,7 +243,7 @@ final class Tx {
     /** Every key was deleted at once (FLUSHALL): the index and the deadline are empty. */
     void clearedAll() {
         index.clear();
-        zsetBounds.clear();
+        zsetMeta.clear();
         nextDeadlineMs = Long.MAX_VALUE;
         deadlineKnown = true;
     }
@@ -382,8 +380,8 @@ final class Tx {
 
     /** As above, for a list: {@code head} is the position of its first element. */
     void putCollection(byte[] key, Rec old, byte type, long count, long head, long expiry, int flags) {
-        if (old == null && !zsetBounds.isEmpty()) {
-            zsetBounds.remove(java.nio.ByteBuffer.wrap(key)); // a new key: nothing is known of its scores
+        if (old == null && !zsetMeta.isEmpty()) {
+            zsetMeta.remove(java.nio.ByteBuffer.wrap(key)); // a new key: nothing is known of its scores
         }
         reindex(key, old, expiry);
         put(keys, key, encodeCollection(type, expiry, count, head, flags));
@@ -424,8 +422,8 @@ final class Tx {
     void delete(byte[] key, Rec old) {
         if (old.hasFields()) {
             deleteFields(key);
-            if (!zsetBounds.isEmpty()) {
-                zsetBounds.remove(java.nio.ByteBuffer.wrap(key));
+            if (!zsetMeta.isEmpty()) {
+                zsetMeta.remove(java.nio.ByteBuffer.wrap(key));
             }
         }
         if (old.hasExpiry()) {

@@ -60,6 +60,26 @@ final class ZsetCommands {
 
     // ---------------------------------------------------------------- storage
 
+    /**
+     * What is known in memory of one sorted set ({@link Tx#zsetMeta}): sortable lower and upper bounds of its live
+     * members' scores (unsigned; 0 and -1 when unknown), which a pop from an end sets so that the next walk from that
+     * end seeks past the deletions earlier pops left there (RocksDB keeps them until compaction) instead of stepping
+     * over each; and its rank index, once a rank was asked of it.
+     */
+    static final class Meta {
+        long lower;
+        long upper = -1L;
+        RankIndex rank;
+    }
+
+    private static Meta meta(Tx tx, byte[] key) {
+        return tx.zsetMeta.isEmpty() ? null : tx.zsetMeta.get(java.nio.ByteBuffer.wrap(key));
+    }
+
+    private static Meta metaOrNew(Tx tx, byte[] key) {
+        return tx.zsetMeta.computeIfAbsent(java.nio.ByteBuffer.wrap(key.clone()), k -> new Meta());
+    }
+
     /** One member and its score. */
     record Entry(byte[] member, double score) {
     }
@@ -108,29 +128,54 @@ final class ZsetCommands {
         if (listpack && score == 0) {
             score = 0.0; // a listpack stores -0 as the integer 0
         }
-        long[] bounds = tx.zsetBounds.isEmpty() ? null : tx.zsetBounds.get(java.nio.ByteBuffer.wrap(key));
-        if (bounds != null) {
+        Meta meta = meta(tx, key);
+        if (meta != null) {
             long s = Doubles.sortable(score);
-            bounds[0] = Long.compareUnsigned(s, bounds[0]) < 0 ? s : bounds[0];
-            bounds[1] = Long.compareUnsigned(s, bounds[1]) > 0 ? s : bounds[1];
+            meta.lower = Long.compareUnsigned(s, meta.lower) < 0 ? s : meta.lower;
+            meta.upper = Long.compareUnsigned(s, meta.upper) > 0 ? s : meta.upper;
         }
         if (old != null) {
             tx.deleteRecord(orderPrefix(key), orderName(old, member));
+            if (meta != null && meta.rank != null) {
+                meta.rank.removed(orderName(old, member));
+            }
         }
         tx.putRecord(memberPrefix(key), member, scoreBytes(score));
         tx.putRecord(orderPrefix(key), orderName(score, member), EMPTY);
+        if (meta != null && meta.rank != null) {
+            meta.rank.added(tx, key, orderName(score, member));
+        }
     }
 
     static void remove(Tx tx, byte[] key, byte[] member, double score) {
         tx.deleteRecord(memberPrefix(key), member);
         tx.deleteRecord(orderPrefix(key), orderName(score, member));
+        Meta meta = meta(tx, key);
+        if (meta != null && meta.rank != null) {
+            meta.rank.removed(orderName(score, member));
+        }
+    }
+
+    /** The rank index of a set large enough for one to pay, built now if need be; null for a smaller set. */
+    private static RankIndex rankIndex(Tx tx, byte[] key, Rec rec) {
+        if (rec.fieldCount() < RankIndex.minSize) {
+            return null;
+        }
+        Meta meta = metaOrNew(tx, key);
+        if (meta.rank == null) {
+            meta.rank = RankIndex.build(tx, key);
+        }
+        return meta.rank;
     }
 
     /** After a pop from one end: every live member's score is on the far side of {@code last}'s (inclusive). */
     private static void bound(Tx tx, byte[] key, double last, boolean max) {
-        long[] bounds = tx.zsetBounds.computeIfAbsent(java.nio.ByteBuffer.wrap(key.clone()),
-                k -> new long[] {0L, -1L});
-        bounds[max ? 1 : 0] = Doubles.sortable(last);
+        Meta meta = metaOrNew(tx, key);
+        if (max) {
+            meta.upper = Doubles.sortable(last);
+        } else {
+            meta.lower = Doubles.sortable(last);
+        }
     }
 
     /**
@@ -147,17 +192,17 @@ final class ZsetCommands {
             this.it = tx.fieldIterator();
             this.prefix = orderPrefix(key);
             this.reverse = reverse;
-            long[] bounds = tx.zsetBounds.isEmpty() ? null : tx.zsetBounds.get(java.nio.ByteBuffer.wrap(key));
+            Meta bounds = meta(tx, key);
             if (reverse) {
-                if (bounds != null && bounds[1] != -1L) {
-                    seekAtMost(bounds[1]); // past what earlier pops from this end deleted
+                if (bounds != null && bounds.upper != -1L) {
+                    seekAtMost(bounds.upper); // past what earlier pops from this end deleted
                 } else {
                     // no record is named [prefix][0x02]: the last one before it is the set's highest
                     it.seekForPrev(Tx.concat(Tx.fieldPrefix(key), new byte[] {ORDER + 1}));
                 }
             } else {
                 byte[] at = new byte[8];
-                long lower = bounds == null ? 0 : bounds[0];
+                long lower = bounds == null ? 0 : bounds.lower;
                 for (int i = 7; i >= 0; i--) {
                     at[i] = (byte) lower;
                     lower >>>= 8;
@@ -196,8 +241,23 @@ final class ZsetCommands {
             return this;
         }
 
-        /** The next member, or null at the end. */
-        Entry next() {
+        /** Positions the walk so that its next entry is the first whose order name is at least {@code name}. */
+        Walk at(byte[] name) {
+            it.seek(Tx.concat(prefix, name));
+            started = false;
+            return this;
+        }
+
+        /** The next entry's order name ({@code [sortable score][member]}), or null at the end. */
+        byte[] nextName() {
+            if (!advance()) {
+                return null;
+            }
+            byte[] k = it.key();
+            return Arrays.copyOfRange(k, prefix.length, k.length);
+        }
+
+        private boolean advance() {
             if (started) {
                 if (reverse) {
                     it.prev();
@@ -206,7 +266,12 @@ final class ZsetCommands {
                 }
             }
             started = true;
-            if (!it.isValid() || !Tx.startsWith(it.key(), prefix)) {
+            return it.isValid() && Tx.startsWith(it.key(), prefix);
+        }
+
+        /** The next member, or null at the end. */
+        Entry next() {
+            if (!advance()) {
                 return null;
             }
             byte[] k = it.key();
@@ -228,8 +293,24 @@ final class ZsetCommands {
      * index {@code from} to {@code to}, inclusive, counted from the lowest (reverse: the highest).
      */
     static List<Entry> byRank(Tx tx, byte[] key, Rec rec, long from, long to, boolean reverse) {
-        // read from the nearer end
         long n = rec.fieldCount();
+        RankIndex index = Math.min(from, n - 1 - to) > RankIndex.span ? rankIndex(tx, key, rec) : null;
+        if (index != null) {
+            // deep in a large set: the index finds the first, then the walk reads what is returned
+            long lo = reverse ? n - 1 - to : from;
+            long hi = reverse ? n - 1 - from : to;
+            List<Entry> out = new ArrayList<>();
+            try (Walk w = index.walkFrom(tx, key, lo)) {
+                for (long i = lo; i <= hi; i++) {
+                    out.add(w.next());
+                }
+            }
+            if (reverse) {
+                java.util.Collections.reverse(out);
+            }
+            return withStoredScores(tx, key, out);
+        }
+        // read from the nearer end
         boolean flip = from > n - 1 - to;
         long a = flip ? n - 1 - to : from;
         long b = flip ? n - 1 - from : to;
@@ -496,6 +577,12 @@ final class ZsetCommands {
         Double s = rec == null ? null : score(tx, a[1], a[2]);
         if (s == null) {
             r.nullBulk();
+            return;
+        }
+        RankIndex index = rankIndex(tx, a[1], rec);
+        if (index != null) {
+            long rank = index.rank(tx, a[1], orderName(s, a[2]));
+            r.integer(reverse ? rec.fieldCount() - 1 - rank : rank);
             return;
         }
         long below = 0;

@@ -524,8 +524,12 @@ final class ListCommands {
         mpopOptions(a, 1);
     }
 
-    /** The options of LMPOP numkeys key... LEFT|RIGHT [COUNT count]: {numkeys, LEFT ? 1 : 0, count}. */
-    private static long[] mpopOptions(byte[][] a, int numkeysAt) {
+    /**
+     * The options of LMPOP and ZMPOP (and their blocking forms): {@code numkeys key... ONE|OTHER [COUNT count]},
+     * with {@code numkeys} at {@code a[numkeysAt]}; returns {numkeys, 1 for {@code one} or 0 for {@code other},
+     * count (1 when not given)}.
+     */
+    static long[] mpopOptions(byte[][] a, int numkeysAt, String one, String other) {
         long numkeys = Numbers.parseLong(a[numkeysAt], "ERR numkeys should be greater than 0");
         if (numkeys < 1) {
             throw new CommandError("ERR numkeys should be greater than 0");
@@ -534,7 +538,10 @@ final class ListCommands {
         if (whereAt >= a.length) {
             throw new CommandError(CommandError.SYNTAX);
         }
-        boolean left = side(a[(int) whereAt]);
+        byte[] where = a[(int) whereAt];
+        if (!Args.is(where, one) && !Args.is(where, other)) {
+            throw new CommandError(CommandError.SYNTAX);
+        }
         long count = -1;
         for (int j = (int) whereAt + 1; j < a.length; j++) {
             if (count == -1 && Args.is(a[j], "count") && j + 1 < a.length) {
@@ -546,13 +553,21 @@ final class ListCommands {
                 throw new CommandError(CommandError.SYNTAX);
             }
         }
-        return new long[] {numkeys, left ? 1 : 0, count == -1 ? 1 : count};
+        return new long[] {numkeys, Args.is(where, one) ? 1 : 0, count == -1 ? 1 : count};
+    }
+
+    private static long[] mpopOptions(byte[][] a, int numkeysAt) {
+        return mpopOptions(a, numkeysAt, "left", "right");
     }
 
     /** LMPOP: pops from the first non-empty list of the keys; replies [key, [elements]], or nil when all are empty. */
     static void lmpop(Tx tx, byte[][] a, Reply r) {
-        long[] o = mpopOptions(a, 1);
-        for (int i = 2; i < 2 + o[0]; i++) {
+        mpop(tx, a, mpopOptions(a, 1), 2, r);
+    }
+
+    /** Pops as {@code o} says from the first non-empty list of the keys from {@code a[firstKey]}. */
+    private static void mpop(Tx tx, byte[][] a, long[] o, int firstKey, Reply r) {
+        for (int i = firstKey; i < firstKey + o[0]; i++) {
             Rec rec = list(tx, a[i]);
             if (rec != null) {
                 List<byte[]> popped = pop(tx, a[i], rec, o[1] == 1, o[2]);
@@ -647,17 +662,6 @@ final class ListCommands {
     /** BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]. */
     static void blmpop(Tx tx, byte[][] a, Reply r) {
         timeoutMillis(a[1]);
-        long[] o = mpopOptions(a, 2);
-        for (int i = 3; i < 3 + o[0]; i++) {
-            Rec rec = list(tx, a[i]);
-            if (rec != null) {
-                List<byte[]> popped = pop(tx, a[i], rec, o[1] == 1, o[2]);
-                r.array(2);
-                r.bulk(a[i]);
-                SetCommands.bulks(r, popped);
-                return;
-            }
-        }
-        r.nullArray();
+        mpop(tx, a, mpopOptions(a, 2), 3, r);
     }
 }

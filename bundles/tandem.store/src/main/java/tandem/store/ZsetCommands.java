@@ -1018,34 +1018,7 @@ final class ZsetCommands {
 
     /** ZMPOP numkeys key... MIN|MAX [COUNT count]: {numkeys, MAX ? 1 : 0, count}. */
     private static long[] zmpopOptions(byte[][] a, int numkeysAt) {
-        long numkeys = Numbers.parseLong(a[numkeysAt], "ERR numkeys should be greater than 0");
-        if (numkeys < 1) {
-            throw new CommandError("ERR numkeys should be greater than 0");
-        }
-        long whereAt = numkeysAt + numkeys + 1;
-        if (whereAt >= a.length) {
-            throw new CommandError(CommandError.SYNTAX);
-        }
-        boolean max;
-        if (Args.is(a[(int) whereAt], "min")) {
-            max = false;
-        } else if (Args.is(a[(int) whereAt], "max")) {
-            max = true;
-        } else {
-            throw new CommandError(CommandError.SYNTAX);
-        }
-        long count = -1;
-        for (int j = (int) whereAt + 1; j < a.length; j++) {
-            if (count == -1 && Args.is(a[j], "count") && j + 1 < a.length) {
-                count = Numbers.parseLong(a[++j], "ERR count should be greater than 0");
-                if (count < 1) {
-                    throw new CommandError("ERR count should be greater than 0");
-                }
-            } else {
-                throw new CommandError(CommandError.SYNTAX);
-            }
-        }
-        return new long[] {numkeys, max ? 1 : 0, count == -1 ? 1 : count};
+        return ListCommands.mpopOptions(a, numkeysAt, "max", "min");
     }
 
     /** ZMPOP: replies [key, [[member, score], ...]] from the first non-empty sorted set, or nil. */

@@ -149,6 +149,11 @@ final class Blocked {
         return byClient.containsKey(c);
     }
 
+    /** The blocking command {@code c} sent, as it sent it. */
+    byte[][] args(Client c) {
+        return byClient.get(c).args;
+    }
+
     /**
      * @param following true once this node follows a primary: every parked client is answered {@code -UNBLOCKED}
      * @return the parked clients whose time is up (or all, when following), removed: the caller answers them

@@ -672,16 +672,21 @@ public final class Pipeline implements AutoCloseable {
         }
     }
 
-    /** Journals a blocking command again (woken, or touched while in flight); an error answers and unblocks it. */
+    /**
+     * Journals a blocking command again (woken, or touched while in flight), under its woken name
+     * ({@link Keyspace#WOKEN_SUFFIX}); an error answers and unblocks it.
+     */
     private void attemptAgain(Client c, byte[][] args) {
         CommandDescriptor d = keyspace == null ? null : keyspace.describe(name(args));
         String refused = d == null ? unavailable != null ? unavailable : "ERR the store (tandem.store) is not active"
                 : upstream != null ? READONLY : refusal();
         if (refused == null) {
             long ts = nextTimestamp();
+            byte[][] woken = args.clone();
+            woken[0] = (d.name() + Keyspace.WOKEN_SUFFIX).getBytes(StandardCharsets.US_ASCII);
             try {
-                long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(args));
-                pending.add(new Pending(c, Kind.WRITE, seq, ts, args, null, null));
+                long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(woken));
+                pending.add(new Pending(c, Kind.WRITE, seq, ts, woken, null, null));
                 ackLatency.appended(seq, System.nanoTime());
                 c.lastWriteSequence = seq;
                 touch(d, args);
@@ -1638,7 +1643,11 @@ public final class Pipeline implements AutoCloseable {
                 }
             }
             case TRANSACTION, READ_TRANSACTION -> f.executedTransaction(c, p.commands(), durationNs, failed);
-            case READ, REFUSED, WRITE, CONNECTION, WAIT -> f.executed(c, p.args(), durationNs, failed);
+            case READ, REFUSED, WRITE, CONNECTION, WAIT -> {
+                if (!name(p.args()).endsWith(Keyspace.WOKEN_SUFFIX)) { // a blocked command's later tries: counted once
+                    f.executed(c, p.args(), durationNs, failed);
+                }
+            }
             default -> {
             }
         }
@@ -1820,7 +1829,7 @@ public final class Pipeline implements AutoCloseable {
         if (applied && probe.nilOnly()) {
             c.front.resetReply(mark);
             if (!blocked.park(c)) {
-                attemptAgain(c, p.args());
+                attemptAgain(c, blocked.args(c));
             }
             return;
         }

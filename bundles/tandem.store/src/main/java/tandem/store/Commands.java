@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
 
 /**
@@ -254,6 +255,16 @@ final class Commands {
         d("bzmpop", -5, true, 0, 0, 0, List.of("write", "blocking", "movablekeys"), "sorted-set", "7.0.0",
                 "Remove and return members with scores in a sorted set or block until one is available",
                 ZsetCommands::bzmpop, ZsetCommands::checkBzmpop);
+        // a blocking command applied again after it blocked: same descriptor, not listed by COMMAND, never sent by a
+        // client (a name with '|' is a subcommand to the server), journaled by the pipeline only
+        woken("blpop", ListCommands::blpopWoken);
+        woken("brpop", ListCommands::brpopWoken);
+        woken("blmove", ListCommands::blmoveWoken);
+        woken("brpoplpush", ListCommands::brpoplpushWoken);
+        woken("blmpop", ListCommands::blmpopWoken);
+        woken("bzpopmin", ZsetCommands::bzpopminWoken);
+        woken("bzpopmax", ZsetCommands::bzpopmaxWoken);
+        woken("bzmpop", ZsetCommands::bzmpopWoken);
         // sets
         d("sadd", -3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "set", "1.0.0",
                 "Add one or more members to a set", SetCommands::sadd);
@@ -385,12 +396,19 @@ final class Commands {
         DESCRIPTORS.add(descriptor);
     }
 
+    /** A blocking command's form applied again after it blocked ({@link Keyspace#WOKEN_SUFFIX}). */
+    private static void woken(String name, Handler handler) {
+        Spec base = TABLE.get(name);
+        TABLE.put(name + Keyspace.WOKEN_SUFFIX, new Spec(base.descriptor(), handler, base.check()));
+    }
+
     static Collection<CommandDescriptor> descriptors() {
         return Collections.unmodifiableList(DESCRIPTORS);
     }
 
+    /** A command a client may name: not a woken form, which only the node journals. */
     static Spec find(String lowerCaseName) {
-        return TABLE.get(lowerCaseName);
+        return lowerCaseName.endsWith(Keyspace.WOKEN_SUFFIX) ? null : TABLE.get(lowerCaseName);
     }
 
     /** The command of {@code args}, or IllegalArgumentException: unknown commands are the server's to answer. */

@@ -500,15 +500,28 @@ final class ListCommands {
     }
 
     static void lmove(Tx tx, byte[][] a, Reply r) {
-        move(tx, a[1], a[2], side(a[3]), side(a[4]), r);
+        move(tx, a[1], a[2], side(a[3]), side(a[4]), false, r);
     }
 
     static void rpoplpush(Tx tx, byte[][] a, Reply r) {
-        move(tx, a[1], a[2], false, true, r);
+        move(tx, a[1], a[2], false, true, false, r);
     }
 
-    private static void move(Tx tx, byte[] src, byte[] dst, boolean fromHead, boolean toHead, Reply r) {
-        Rec from = list(tx, src);
+    /**
+     * The list at {@code key}, or null; for a woken blocking command (see below) also null when the key holds
+     * another type, which Redis' blocked client waits through, where a first try answers WRONGTYPE.
+     */
+    private static Rec source(Tx tx, byte[] key, boolean woken) {
+        if (!woken) {
+            return list(tx, key);
+        }
+        Rec rec = tx.meta(key);
+        return rec != null && rec.isList() ? rec : null;
+    }
+
+    private static void move(Tx tx, byte[] src, byte[] dst, boolean fromHead, boolean toHead, boolean woken,
+            Reply r) {
+        Rec from = source(tx, src, woken);
         if (from == null) {
             r.nullBulk();
             return;
@@ -562,13 +575,13 @@ final class ListCommands {
 
     /** LMPOP: pops from the first non-empty list of the keys; replies [key, [elements]], or nil when all are empty. */
     static void lmpop(Tx tx, byte[][] a, Reply r) {
-        mpop(tx, a, mpopOptions(a, 1), 2, r);
+        mpop(tx, a, mpopOptions(a, 1), 2, false, r);
     }
 
     /** Pops as {@code o} says from the first non-empty list of the keys from {@code a[firstKey]}. */
-    private static void mpop(Tx tx, byte[][] a, long[] o, int firstKey, Reply r) {
+    private static void mpop(Tx tx, byte[][] a, long[] o, int firstKey, boolean woken, Reply r) {
         for (int i = firstKey; i < firstKey + o[0]; i++) {
-            Rec rec = list(tx, a[i]);
+            Rec rec = source(tx, a[i], woken);
             if (rec != null) {
                 List<byte[]> popped = pop(tx, a[i], rec, o[1] == 1, o[2]);
                 r.array(2);
@@ -603,7 +616,9 @@ final class ListCommands {
      * The blocking commands as they apply: each serves at once when it can, as its non-blocking form, and otherwise
      * writes nothing and replies nil, which is also what it answers inside MULTI. The pipeline parks a client whose
      * blocking command replied nil outside a transaction and applies the command again when a write touches one of
-     * its keys; its timeout runs on the pipeline's clock and is never journaled.
+     * its keys; its timeout runs on the pipeline's clock and is never journaled. Applied again, it is journaled
+     * under its woken name ({@code blpop|woken}…, see Commands), whose handler passes over a key that now holds
+     * another type, as Redis' blocked client does, instead of answering WRONGTYPE as a first try must.
      */
 
     static void checkBlockingPop(byte[][] a, long nowMs) {
@@ -611,18 +626,26 @@ final class ListCommands {
     }
 
     static void blpop(Tx tx, byte[][] a, Reply r) {
-        blockingPop(tx, a, true, r);
+        blockingPop(tx, a, true, false, r);
     }
 
     static void brpop(Tx tx, byte[][] a, Reply r) {
-        blockingPop(tx, a, false, r);
+        blockingPop(tx, a, false, false, r);
+    }
+
+    static void blpopWoken(Tx tx, byte[][] a, Reply r) {
+        blockingPop(tx, a, true, true, r);
+    }
+
+    static void brpopWoken(Tx tx, byte[][] a, Reply r) {
+        blockingPop(tx, a, false, true, r);
     }
 
     /** BLPOP / BRPOP key [key ...] timeout: [key, element] from the first non-empty list. */
-    private static void blockingPop(Tx tx, byte[][] a, boolean head, Reply r) {
+    private static void blockingPop(Tx tx, byte[][] a, boolean head, boolean woken, Reply r) {
         timeoutMillis(a[a.length - 1]);
         for (int i = 1; i < a.length - 1; i++) {
-            Rec rec = list(tx, a[i]);
+            Rec rec = source(tx, a[i], woken);
             if (rec != null) {
                 byte[] v = pop(tx, a[i], rec, head, 1).get(0);
                 r.array(2);
@@ -642,7 +665,12 @@ final class ListCommands {
 
     static void blmove(Tx tx, byte[][] a, Reply r) {
         checkBlmove(a, tx.nowMs);
-        move(tx, a[1], a[2], side(a[3]), side(a[4]), r);
+        move(tx, a[1], a[2], side(a[3]), side(a[4]), false, r);
+    }
+
+    static void blmoveWoken(Tx tx, byte[][] a, Reply r) {
+        checkBlmove(a, tx.nowMs);
+        move(tx, a[1], a[2], side(a[3]), side(a[4]), true, r);
     }
 
     static void checkBrpoplpush(byte[][] a, long nowMs) {
@@ -651,7 +679,12 @@ final class ListCommands {
 
     static void brpoplpush(Tx tx, byte[][] a, Reply r) {
         timeoutMillis(a[3]);
-        move(tx, a[1], a[2], false, true, r);
+        move(tx, a[1], a[2], false, true, false, r);
+    }
+
+    static void brpoplpushWoken(Tx tx, byte[][] a, Reply r) {
+        timeoutMillis(a[3]);
+        move(tx, a[1], a[2], false, true, true, r);
     }
 
     static void checkBlmpop(byte[][] a, long nowMs) {
@@ -662,6 +695,11 @@ final class ListCommands {
     /** BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]. */
     static void blmpop(Tx tx, byte[][] a, Reply r) {
         timeoutMillis(a[1]);
-        mpop(tx, a, mpopOptions(a, 2), 3, r);
+        mpop(tx, a, mpopOptions(a, 2), 3, false, r);
+    }
+
+    static void blmpopWoken(Tx tx, byte[][] a, Reply r) {
+        timeoutMillis(a[1]);
+        mpop(tx, a, mpopOptions(a, 2), 3, true, r);
     }
 }

@@ -1023,12 +1023,21 @@ final class ZsetCommands {
 
     /** ZMPOP: replies [key, [[member, score], ...]] from the first non-empty sorted set, or nil. */
     static void zmpop(Tx tx, byte[][] a, Reply r) {
-        mpop(tx, a, zmpopOptions(a, 1), 2, r);
+        mpop(tx, a, zmpopOptions(a, 1), 2, false, r);
     }
 
-    private static void mpop(Tx tx, byte[][] a, long[] o, int firstKey, Reply r) {
+    /** The sorted set at {@code key}, or null; for a woken blocking command also null for another type. */
+    private static Rec source(Tx tx, byte[] key, boolean woken) {
+        if (!woken) {
+            return zset(tx, key);
+        }
+        Rec rec = tx.meta(key);
+        return rec != null && rec.isZset() ? rec : null;
+    }
+
+    private static void mpop(Tx tx, byte[][] a, long[] o, int firstKey, boolean woken, Reply r) {
         for (int i = firstKey; i < firstKey + o[0]; i++) {
-            Rec rec = zset(tx, a[i]);
+            Rec rec = source(tx, a[i], woken);
             if (rec != null) {
                 List<Entry> popped = pop(tx, a[i], rec, o[1] == 1, o[2]);
                 r.array(2);
@@ -1364,18 +1373,26 @@ final class ZsetCommands {
     }
 
     static void bzpopmin(Tx tx, byte[][] a, Reply r) {
-        blockingZpop(tx, a, false, r);
+        blockingZpop(tx, a, false, false, r);
     }
 
     static void bzpopmax(Tx tx, byte[][] a, Reply r) {
-        blockingZpop(tx, a, true, r);
+        blockingZpop(tx, a, true, false, r);
+    }
+
+    static void bzpopminWoken(Tx tx, byte[][] a, Reply r) {
+        blockingZpop(tx, a, false, true, r);
+    }
+
+    static void bzpopmaxWoken(Tx tx, byte[][] a, Reply r) {
+        blockingZpop(tx, a, true, true, r);
     }
 
     /** BZPOPMIN / BZPOPMAX key [key ...] timeout: [key, member, score] from the first non-empty sorted set. */
-    private static void blockingZpop(Tx tx, byte[][] a, boolean max, Reply r) {
+    private static void blockingZpop(Tx tx, byte[][] a, boolean max, boolean woken, Reply r) {
         ListCommands.timeoutMillis(a[a.length - 1]);
         for (int i = 1; i < a.length - 1; i++) {
-            Rec rec = zset(tx, a[i]);
+            Rec rec = source(tx, a[i], woken);
             if (rec != null) {
                 Entry e = pop(tx, a[i], rec, max, 1).get(0);
                 r.array(3);
@@ -1396,6 +1413,11 @@ final class ZsetCommands {
     /** BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]. */
     static void bzmpop(Tx tx, byte[][] a, Reply r) {
         ListCommands.timeoutMillis(a[1]);
-        mpop(tx, a, zmpopOptions(a, 2), 3, r);
+        mpop(tx, a, zmpopOptions(a, 2), 3, false, r);
+    }
+
+    static void bzmpopWoken(Tx tx, byte[][] a, Reply r) {
+        ListCommands.timeoutMillis(a[1]);
+        mpop(tx, a, zmpopOptions(a, 2), 3, true, r);
     }
 }

@@ -21,7 +21,6 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -457,15 +456,10 @@ class CollectionsClientSystemTest {
     }
 
     /**
-     * Redis 7.0.15 lists a client blocked in BLPOP as {@code flags=b … cmd=blpop}. Tandem's {@code cmd} field is set
-     * only by the commands the server answers itself ({@code CommandTable.dispatch}: PING, CLIENT, INFO…), never by
-     * a keyspace command, so a client blocked in BLPOP shows the command it sent before (here {@code cmd=client},
-     * from CLIENT SETNAME); a client that only ever sent keyspace commands shows {@code cmd=NULL}, and its
-     * {@code idle=} counts from its last server command, not from its last command.
+     * Redis 7.0.15 lists a client blocked in BLPOP as {@code flags=b … cmd=blpop}; Tandem's {@code cmd} (every
+     * command the client sent counts, keyspace commands too) says {@code cmd=blpop} as well (its flags are Tandem's).
      */
     @Test
-    @Disabled("Tandem bug (issue 17 report): CLIENT LIST's cmd= is never updated by keyspace "
-            + "commands, so a client blocked in BLPOP is listed with cmd=client/NULL instead of cmd=blpop")
     void clientListShowsTheBlockingCommandOfABlockedClient() throws Exception {
         try (Jedis control = jedis(); Jedis consumer = jedis()) {
             consumer.clientSetname("blocked-one");
@@ -484,12 +478,9 @@ class CollectionsClientSystemTest {
     /**
      * Redis 7.0.15 leaves a client blocked in BLPOP blocked when its key becomes a string (SET) or a set (SADD): it
      * is served by the list pushed after that key is deleted, or times out with nil. Tandem wakes it on any write to
-     * the key and journals the BLPOP again, which then fails on the new type: the client is answered
-     * {@code -WRONGTYPE Operation against a key holding the wrong kind of value} at once and blocks no more.
+     * the key and applies the BLPOP again in its woken form, which passes over a key of another type.
      */
     @Test
-    @Disabled("Tandem bug (issue 17 report): a client blocked in BLPOP k is answered -WRONGTYPE "
-            + "when another client SETs or SADDs k; Redis 7.0 keeps it blocked until a list is pushed to k")
     void aBlockedClientStaysBlockedWhenItsKeyBecomesAnotherType() throws Exception {
         try (Jedis control = jedis(); Jedis consumer = jedis()) {
             Future<KeyValue<String, String>> got = consumers.submit(() -> consumer.blpop(30.0, "retyped"));

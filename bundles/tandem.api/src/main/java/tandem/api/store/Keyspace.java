@@ -12,6 +12,14 @@ import org.osgi.annotation.versioning.ProviderType;
 @ProviderType
 public interface Keyspace {
 
+    /**
+     * Appended to a blocking command's name ({@code blpop|woken}) when the node applies it again after it blocked,
+     * woken by a write to one of its keys: {@link #apply} then passes over a key that now holds another type, as
+     * Redis' blocked client waits through it, where a first try answers WRONGTYPE. Such a name is never a client's
+     * ({@link #describe} does not know it) and is journaled only by the node.
+     */
+    String WOKEN_SUFFIX = "|woken";
+
     /** @return the keyspace commands this store executes */
     Collection<CommandDescriptor> commands();
 

@@ -50,6 +50,8 @@ public final class NodeSink implements RequestSink {
         }
         byte[][] args = ((RespRequest) message).args();
         frontend.received(c, args);
+        // CLIENT LIST's cmd= and idle=: every command counts, those the node core runs (GET, BLPOP…) too
+        c.session().commandReceived(new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT));
         String password = requirePass.get();
         if (password != null && !c.session().authenticated()) {
             String name = new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);

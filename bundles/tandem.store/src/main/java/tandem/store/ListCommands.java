@@ -56,6 +56,11 @@ final class ListCommands {
 
     /** The elements at indexes {@code from..to} (inclusive, within the list), head to tail. */
     static List<byte[]> range(Tx tx, byte[] key, Rec rec, long from, long to) {
+        if (from == to) {
+            List<byte[]> one = new ArrayList<>(1);
+            one.add(get(tx, key, rec, from)); // a point read: cheaper than an iterator (every LPOP/RPOP of one)
+            return one;
+        }
         byte[] prefix = Tx.fieldPrefix(key);
         List<byte[]> out = new ArrayList<>((int) Math.min(to - from + 1, 1024));
         try (RocksIterator it = tx.fieldIterator()) {

@@ -725,9 +725,16 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         return identity;
     }
 
-    /** The transport a replica connects through now: the first preferred one. */
+    /**
+     * The transport a replica connects through now: the first preferred one. Not synchronized on this component:
+     * the link calls it holding its own monitor, while a transport binding holds this one and calls into the link
+     * ({@link ReplicaLink#transportChanged}); the two orders deadlocked a replica whose first try found no transport
+     * and whose retry ran just as the TCP transport bound (it never streamed again). What it reads is safe to read
+     * without the lock: the settings and the chosen transport are volatile, the bound transports a copy-on-write
+     * list.
+     */
     @Override
-    public synchronized FrameTransport transport() {
+    public FrameTransport transport() {
         List<FrameTransport> chosen = preferred();
         upstreamTransport = chosen.isEmpty() ? null : chosen.get(0);
         return upstreamTransport;

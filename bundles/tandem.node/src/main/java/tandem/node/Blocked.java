@@ -1,7 +1,5 @@
 package tandem.node;
 
-import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -11,6 +9,7 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
+import tandem.api.store.BlockingWait;
 import tandem.api.store.CommandDescriptor;
 
 /**
@@ -69,22 +68,28 @@ final class Blocked {
         return byClient.isEmpty();
     }
 
-    /** The client's blocking command was journaled: it is in flight until applied. */
-    void attempting(Client c, CommandDescriptor d, byte[][] args) {
-        Block b = byClient.get(c);
-        if (b != null) {
-            b.attempting = true; // woken and journaled again: keeps its ticket and deadline
-            b.retouched = false;
-            return;
-        }
-        long timeout = timeoutMillis(d.name(), args);
+    /**
+     * The client's blocking command was journaled for the first time: it is in flight until applied, waiting on the
+     * keys and for the time the store read from it.
+     */
+    void block(Client c, byte[][] args, BlockingWait wait) {
+        long timeout = wait.timeoutMillis();
         long deadline = timeout == 0 || timeout > TimeUnit.DAYS.toMillis(365L * 100) ? Long.MAX_VALUE
                 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
-        b = new Block(c, args, keys(d.name(), args), deadline, tickets++);
+        List<WatchRegistry.Key> keys = new ArrayList<>();
+        wait.keys().forEach(k -> keys.add(new WatchRegistry.Key(k)));
+        Block b = new Block(c, args, keys, deadline, tickets++);
         byClient.put(c, b);
         for (WatchRegistry.Key k : b.keys) {
             byKey.computeIfAbsent(k, x -> new TreeSet<>(Comparator.comparingLong(y -> y.ticket))).add(b);
         }
+    }
+
+    /** The client's blocking command was journaled again (woken): in flight, keeping its ticket and deadline. */
+    void attempting(Client c) {
+        Block b = byClient.get(c);
+        b.attempting = true;
+        b.retouched = false;
     }
 
     /**
@@ -193,46 +198,6 @@ final class Blocked {
     /** @return the clients parked now ({@code INFO}'s {@code blocked_clients}); any thread */
     int parked() {
         return parked;
-    }
-
-    /** The keys a blocking command waits on. */
-    static List<WatchRegistry.Key> keys(String name, byte[][] args) {
-        List<WatchRegistry.Key> keys = new ArrayList<>();
-        switch (name) {
-            case "blmove", "brpoplpush" -> keys.add(new WatchRegistry.Key(args[1]));
-            case "blmpop", "bzmpop" -> {
-                int n = Integer.parseInt(new String(args[2], StandardCharsets.US_ASCII));
-                for (int i = 3; i < 3 + n; i++) {
-                    keys.add(new WatchRegistry.Key(args[i]));
-                }
-            }
-            default -> {
-                for (int i = 1; i < args.length - 1; i++) {
-                    keys.add(new WatchRegistry.Key(args[i]));
-                }
-            }
-        }
-        return keys;
-    }
-
-    /**
-     * The timeout in milliseconds (0: for good), of a command the store's check accepted: seconds times 1000,
-     * truncated. Decimal and hexadecimal floats, as the check takes them; anything else (which the check refuses)
-     * blocks for good.
-     */
-    static long timeoutMillis(String name, byte[][] args) {
-        byte[] arg = name.equals("blmpop") || name.equals("bzmpop") ? args[1] : args[args.length - 1];
-        String s = new String(arg, StandardCharsets.ISO_8859_1).trim();
-        try {
-            return new BigDecimal(s).movePointRight(3).longValue();
-        } catch (NumberFormatException | ArithmeticException e) {
-            try {
-                String t = s.toLowerCase(java.util.Locale.ROOT);
-                return (long) (Double.parseDouble(t.contains("0x") && !t.contains("p") ? t + "p0" : t) * 1000);
-            } catch (NumberFormatException again) {
-                return 0;
-            }
-        }
     }
 
     /** A reply passed through that tells whether the command answered nothing but a nil: it found nothing. */

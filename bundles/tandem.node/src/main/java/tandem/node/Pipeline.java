@@ -690,7 +690,7 @@ public final class Pipeline implements AutoCloseable {
                 ackLatency.appended(seq, System.nanoTime());
                 c.lastWriteSequence = seq;
                 touch(d, args);
-                blocked.attempting(c, d, args);
+                blocked.attempting(c);
                 return;
             } catch (JournalStoppedException e) {
                 refused = journalStopped(e);
@@ -1209,7 +1209,7 @@ public final class Pipeline implements AutoCloseable {
             touch(d, args);
             if (Blocked.isBlocking(d)) {
                 c.parked = true; // nothing after it runs before it is answered: it may block
-                blocked.attempting(c, d, args);
+                blocked.block(c, args, keyspace.blockingWait(args));
             }
         } catch (JournalStoppedException e) {
             immediate(c, args, journalStopped(e));

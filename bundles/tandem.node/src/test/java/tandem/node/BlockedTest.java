@@ -9,6 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import tandem.api.store.BlockingWait;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Reply;
 
@@ -16,8 +17,6 @@ import tandem.api.store.Reply;
 @Timeout(10)
 class BlockedTest {
 
-    private static final CommandDescriptor BLPOP = new CommandDescriptor("blpop", -3, true, 1, -2, 1,
-            List.of("write", "noscript", "blocking"), "list", "2.0.0", "");
     private static final CommandDescriptor BLMPOP = new CommandDescriptor("blmpop", -5, true, 0, 0, 0,
             List.of("write", "blocking", "movablekeys"), "list", "7.0.0", "");
 
@@ -41,9 +40,17 @@ class BlockedTest {
         a[0] = "blpop";
         System.arraycopy(keys, 0, a, 1, keys.length);
         a[a.length - 1] = "0";
-        blocked.attempting(c, BLPOP, args(a));
+        blocked.block(c, args(a), waitOn(keys));
         assertThat(blocked.park(c)).isTrue();
         return c;
+    }
+
+    private static BlockingWait waitOn(String... keys) {
+        List<byte[]> k = new ArrayList<>();
+        for (String key : keys) {
+            k.add(key.getBytes(StandardCharsets.UTF_8));
+        }
+        return new BlockingWait(k, 0);
     }
 
     private List<Client> touch(String key) {
@@ -72,7 +79,7 @@ class BlockedTest {
     void aWokenClientThatFindsNothingParksAgainKeepingItsPlace() {
         Client first = parkedOn("q");
         touch("q");
-        blocked.attempting(first, BLPOP, args("blpop", "q", "0")); // journaled again
+        blocked.attempting(first); // journaled again
         Client later = parkedOn("q");
         assertThat(blocked.park(first)).isTrue(); // someone else took the element
 
@@ -82,7 +89,7 @@ class BlockedTest {
     @Test
     void aWriteWhileTheTryIsInFlightMakesItTryAgainInsteadOfParking() {
         Client c = client();
-        blocked.attempting(c, BLPOP, args("blpop", "q", "0"));
+        blocked.block(c, args("blpop", "q", "0"), waitOn("q"));
         assertThat(touch("q")).isEmpty(); // not parked yet: marked
         assertThat(blocked.park(c)).isFalse(); // the write may have served it: try again
         assertThat(blocked.park(c)).isTrue();
@@ -105,7 +112,7 @@ class BlockedTest {
         Client a = parkedOn("q");
         Client b = parkedOn("r");
         Client inFlight = client();
-        blocked.attempting(inFlight, BLPOP, args("blpop", "s", "0"));
+        blocked.block(inFlight, args("blpop", "s", "0"), waitOn("s"));
         List<Client> answered = new ArrayList<>();
         blocked.expired(true).forEach(x -> answered.add(x.client));
         assertThat(answered).containsExactly(a, b);
@@ -114,16 +121,10 @@ class BlockedTest {
     }
 
     @Test
-    void keysAndTimeoutsAreReadFromEachCommandsPlaces() {
-        assertThat(Blocked.keys("blmpop", args("blmpop", "1.5", "2", "a", "b", "LEFT", "COUNT", "2")))
-                .extracting(k -> new String(k.bytes(), StandardCharsets.UTF_8)).containsExactly("a", "b");
-        assertThat(Blocked.keys("blmove", args("blmove", "src", "dst", "LEFT", "RIGHT", "0")))
-                .extracting(k -> new String(k.bytes(), StandardCharsets.UTF_8)).containsExactly("src");
-        assertThat(Blocked.timeoutMillis("blpop", args("blpop", "k", "1.5"))).isEqualTo(1500);
-        assertThat(Blocked.timeoutMillis("blpop", args("blpop", "k", "0.0001"))).isZero(); // truncated: for good
-        assertThat(Blocked.timeoutMillis("bzmpop", args("bzmpop", "2", "1", "z", "MIN"))).isEqualTo(2000);
-        assertThat(Blocked.timeoutMillis("blpop", args("blpop", "k", "0x10"))).isEqualTo(16000);
+    void aBlockingCommandIsToldByItsDescriptor() {
         assertThat(Blocked.isBlocking(BLMPOP)).isTrue();
+        assertThat(Blocked.isBlocking(new CommandDescriptor("lpop", -2, true, 1, 1, 1, List.of("write", "fast"),
+                "list", "1.0.0", ""))).isFalse();
     }
 
     @Test

@@ -22,6 +22,12 @@ import org.rocksdb.RocksIterator;
  */
 final class Choice {
 
+    /**
+     * The most elements a negative count may ask for: Redis 7.0 answers any number (and so streams without end for
+     * a count near -2^63); Tandem builds a reply in memory, so it refuses more (a documented departure).
+     */
+    static final long MAX_REPEATED = 1_000_000;
+
     /** Up to this many elements, even one element is chosen uniformly from all names. */
     private static final long SMALL = 1024;
 
@@ -29,6 +35,23 @@ final class Choice {
 
     private Choice(long seed) {
         this.random = new SplittableRandom(seed);
+    }
+
+    /** SRANDMEMBER's and ZRANDMEMBER's count: {@code getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX)}. */
+    static long count(byte[] arg) {
+        long count = Numbers.parseLong(arg);
+        if (count == Long.MIN_VALUE) {
+            throw new CommandError("ERR value is out of range, value must between -9223372036854775807 and "
+                    + "9223372036854775807");
+        }
+        return count;
+    }
+
+    /** Refuses a negative count asking for more than {@link #MAX_REPEATED} elements. */
+    static void checkRepeated(long count) {
+        if (count < -MAX_REPEATED) {
+            throw new CommandError("ERR value is out of range, a negative count must be at least -" + MAX_REPEATED);
+        }
     }
 
     static Choice of(Tx tx, byte[][] args) {

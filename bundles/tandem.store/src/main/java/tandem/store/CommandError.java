@@ -14,6 +14,8 @@ final class CommandError extends RuntimeException {
     static final String NOT_FLOAT = "ERR value is not a valid float";
     static final String OVERFLOW = "ERR increment or decrement would overflow";
     static final String NAN_OR_INFINITY = "ERR increment would produce NaN or Infinity";
+    /** {@code getPositiveLongFromObjectOrReply} without a message of its own: a count that is not 0 or more. */
+    static final String MUST_BE_POSITIVE = "ERR value is out of range, must be positive";
     static final String TOO_LONG = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 
     CommandError(String message) {

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.rocksdb.RocksIterator;
 
+import tandem.api.store.BlockingWait;
 import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
 
@@ -27,7 +28,6 @@ import tandem.store.Tx.Rec;
 final class ListCommands {
 
     private static final String NO_SUCH_KEY = "ERR no such key";
-    private static final String MUST_BE_POSITIVE = "ERR value is out of range, must be positive";
 
     private ListCommands() {
     }
@@ -167,16 +167,8 @@ final class ListCommands {
 
     static void checkPop(byte[][] a, long nowMs) {
         if (a.length == 3) {
-            popCount(a[2]);
+            positive(a[2], CommandError.MUST_BE_POSITIVE);
         }
-    }
-
-    private static long popCount(byte[] arg) {
-        long n = Numbers.parseLong(arg, MUST_BE_POSITIVE);
-        if (n < 0) {
-            throw new CommandError(MUST_BE_POSITIVE);
-        }
-        return n;
     }
 
     static void lpop(Tx tx, byte[][] a, Reply r) {
@@ -193,7 +185,7 @@ final class ListCommands {
             throw CommandError.arity(Args.lower(a[0]));
         }
         boolean hasCount = a.length == 3;
-        long count = hasCount ? popCount(a[2]) : 1;
+        long count = hasCount ? positive(a[2], CommandError.MUST_BE_POSITIVE) : 1;
         Rec rec = list(tx, a[1]);
         if (rec == null) {
             if (hasCount) {
@@ -625,6 +617,32 @@ final class ListCommands {
      * under its woken name ({@code blpop|woken}…, see Commands), whose handler passes over a key that now holds
      * another type, as Redis' blocked client does, instead of answering WRONGTYPE as a first try must.
      */
+
+    /**
+     * What a blocking command (list or sorted set) that its check accepted waits for: its keys (a BLMOVE's and a
+     * BRPOPLPUSH's source alone) and its timeout as {@link #timeoutMillis} reads it; null for any other command.
+     */
+    static BlockingWait blockingWait(byte[][] a) {
+        List<byte[]> keys = new ArrayList<>();
+        switch (Args.lower(a[0])) {
+            case "blpop", "brpop", "bzpopmin", "bzpopmax" -> {
+                keys.addAll(Arrays.asList(a).subList(1, a.length - 1));
+                return new BlockingWait(keys, timeoutMillis(a[a.length - 1]));
+            }
+            case "blmove", "brpoplpush" -> {
+                keys.add(a[1]);
+                return new BlockingWait(keys, timeoutMillis(a[a.length - 1]));
+            }
+            case "blmpop", "bzmpop" -> {
+                long numkeys = Numbers.parseLong(a[2]);
+                keys.addAll(Arrays.asList(a).subList(3, (int) (3 + numkeys)));
+                return new BlockingWait(keys, timeoutMillis(a[1]));
+            }
+            default -> {
+                return null;
+            }
+        }
+    }
 
     static void checkBlockingPop(byte[][] a, long nowMs) {
         timeoutMillis(a[a.length - 1]);

@@ -26,13 +26,6 @@ final class SetCommands {
     /** Redis' default {@code set-max-intset-entries}. */
     static final int MAX_INTSET = 512;
     private static final byte[] EMPTY = new byte[0];
-    /**
-     * The most elements a negative count may ask for: Redis 7.0 answers any number (and so streams without end for
-     * a count near -2^63); Tandem builds a reply in memory, so it refuses more (a documented departure).
-     */
-    static final long MAX_REPEATED = 1_000_000;
-    static final String TOO_MANY_REPEATED = "ERR value is out of range, a negative count must be at least -"
-            + MAX_REPEATED;
 
     private SetCommands() {
     }
@@ -317,22 +310,14 @@ final class SetCommands {
             throw new CommandError(CommandError.SYNTAX);
         }
         if (a.length == 3) {
-            spopCount(a[2]);
+            ListCommands.positive(a[2], CommandError.MUST_BE_POSITIVE);
         }
-    }
-
-    private static long spopCount(byte[] arg) {
-        long n = Numbers.parseLong(arg, "ERR value is out of range, must be positive");
-        if (n < 0) {
-            throw new CommandError("ERR value is out of range, must be positive");
-        }
-        return n;
     }
 
     /** SPOP key [count]: removes and returns members drawn from {@link Choice#of}. */
     static void spop(Tx tx, byte[][] a, Reply r) {
         checkSpop(a, tx.nowMs);
-        long count = a.length == 3 ? spopCount(a[2]) : -1;
+        long count = a.length == 3 ? ListCommands.positive(a[2], CommandError.MUST_BE_POSITIVE) : -1;
         Rec rec = tx.typed(a[1], Tx.SET);
         if (rec == null) {
             if (count < 0) {
@@ -367,14 +352,8 @@ final class SetCommands {
         }
         long count = 0;
         if (a.length == 3) {
-            count = Numbers.parseLong(a[2]);
-            if (count == Long.MIN_VALUE) {
-                throw new CommandError("ERR value is out of range, value must between -9223372036854775807 and "
-                        + "9223372036854775807");
-            }
-            if (count < -MAX_REPEATED) {
-                throw new CommandError(TOO_MANY_REPEATED);
-            }
+            count = Choice.count(a[2]);
+            Choice.checkRepeated(count);
         }
         Rec rec = tx.typed(a[1], Tx.SET);
         if (rec == null) {

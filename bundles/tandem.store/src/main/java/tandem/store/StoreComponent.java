@@ -19,6 +19,7 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
+import tandem.api.store.BlockingWait;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
@@ -269,6 +270,11 @@ public final class StoreComponent implements Keyspace {
     @Override
     public String check(byte[][] args, long nowNs) {
         return keyspace.check(args, nowNs);
+    }
+
+    @Override
+    public BlockingWait blockingWait(byte[][] args) {
+        return ListCommands.blockingWait(args);
     }
 
     @Override

@@ -45,7 +45,6 @@ final class ZsetCommands {
     private static final String RANGE_NOT_FLOAT = "ERR min or max is not a float";
     private static final String LEX_NOT_VALID = "ERR min or max not valid string range item";
     private static final String NAN = "ERR resulting score is not a number (NaN)";
-    private static final String MUST_BE_POSITIVE = "ERR value is out of range, must be positive";
 
     private ZsetCommands() {
     }
@@ -979,7 +978,7 @@ final class ZsetCommands {
             throw new CommandError(CommandError.SYNTAX);
         }
         if (a.length == 3) {
-            ListCommands.positive(a[2], MUST_BE_POSITIVE);
+            ListCommands.positive(a[2], CommandError.MUST_BE_POSITIVE);
         }
     }
 
@@ -993,7 +992,7 @@ final class ZsetCommands {
 
     private static void zpop(Tx tx, byte[][] a, boolean max, Reply r) {
         checkZpop(a, tx.nowMs);
-        long count = a.length == 3 ? ListCommands.positive(a[2], MUST_BE_POSITIVE) : 1;
+        long count = a.length == 3 ? ListCommands.positive(a[2], CommandError.MUST_BE_POSITIVE) : 1;
         Rec rec = zset(tx, a[1]);
         if (rec == null || count == 0) {
             r.array(0);
@@ -1061,11 +1060,7 @@ final class ZsetCommands {
         long count = 0;
         boolean withScores = false;
         if (a.length >= 3) {
-            count = Numbers.parseLong(a[2]);
-            if (count == Long.MIN_VALUE) {
-                throw new CommandError("ERR value is out of range, value must between -9223372036854775807 and "
-                        + "9223372036854775807");
-            }
+            count = Choice.count(a[2]);
             if (a.length > 4 || a.length == 4 && !Args.is(a[3], "withscores")) {
                 throw new CommandError(CommandError.SYNTAX);
             }
@@ -1075,9 +1070,7 @@ final class ZsetCommands {
                     throw new CommandError("ERR value is out of range");
                 }
             }
-            if (count < -SetCommands.MAX_REPEATED) {
-                throw new CommandError(SetCommands.TOO_MANY_REPEATED);
-            }
+            Choice.checkRepeated(count);
         }
         Rec rec = zset(tx, a[1]);
         if (rec == null) {

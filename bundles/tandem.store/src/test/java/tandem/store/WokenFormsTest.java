@@ -49,6 +49,24 @@ class WokenFormsTest {
     }
 
     @Test
+    void aBlockingCommandWaitsOnItsKeysForItsTimeout() {
+        assertThat(waitOf("blpop a b 1.5")).isEqualTo("[a, b] 1500");
+        assertThat(waitOf("bzpopmax z 0.0001")).isEqualTo("[z] 0"); // truncated to 0 ms: for good, as Redis
+        assertThat(waitOf("blmove src dst left right 0x10")).isEqualTo("[src] 16000"); // not the destination
+        assertThat(waitOf("brpoplpush src dst 0")).isEqualTo("[src] 0");
+        assertThat(waitOf("blmpop 2 2 a b left count 3")).isEqualTo("[a, b] 2000");
+        assertThat(waitOf("bzmpop 0.25 1 z min")).isEqualTo("[z] 250");
+        assertThat(ListCommands.blockingWait(Harness.bytes("lpop", "a"))).isNull();
+    }
+
+    private static String waitOf(String line) {
+        tandem.api.store.BlockingWait w = ListCommands.blockingWait(Harness.bytes(Harness.split(line)));
+        java.util.List<String> keys = new java.util.ArrayList<>();
+        w.keys().forEach(k -> keys.add(new String(k, java.nio.charset.StandardCharsets.UTF_8)));
+        return keys + " " + w.timeoutMillis();
+    }
+
+    @Test
     void clientsCannotNameTheWokenForms() {
         try (Harness h = new Harness(dir)) {
             assertThat(h.ks.describe("blpop|woken")).isNull();

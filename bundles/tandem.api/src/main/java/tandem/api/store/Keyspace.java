@@ -20,6 +20,16 @@ public interface Keyspace {
      */
     String WOKEN_SUFFIX = "|woken";
 
+    /**
+     * @param args a blocking command (a {@link CommandDescriptor} flagged {@code blocking}) that {@link #check}
+     *        accepted
+     * @return the keys it waits on and its timeout, read as the store reads them when it applies the command; null
+     *         for any other command (the default: a keyspace without blocking commands)
+     */
+    default BlockingWait blockingWait(byte[][] args) {
+        return null;
+    }
+
     /** @return the keyspace commands this store executes */
     Collection<CommandDescriptor> commands();
 

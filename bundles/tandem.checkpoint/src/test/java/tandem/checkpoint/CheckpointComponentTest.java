@@ -72,7 +72,8 @@ class CheckpointComponentTest {
 
     private static void fill(Keyspace k, int n) {
         for (int i = 1; i <= n; i++) {
-            k.apply(i, 1_700_000_000_000_000_000L, new byte[][] {b("SET"), b("key" + i), b("value-" + i)}, DISCARD);
+            byte[][] set = {b("SET"), b("key" + i), b("value-" + i)};
+            k.apply(i, 1_700_000_000_000_000_000L, k.resolve(set), DISCARD);
         }
         k.commit(); // as the pipeline does once its journal holds them
     }

@@ -10,7 +10,9 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import tandem.api.store.BlockingWait;
+import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Keyspace;
 
 /**
  * The clients of blocking commands (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX, BZMPOP), on the
@@ -34,7 +36,7 @@ final class Blocked {
     /** One client's blocking command. */
     static final class Block {
         final Client client;
-        final byte[][] args;
+        final Command command;
         final List<WatchRegistry.Key> keys;
         final long deadlineNanos;
         /** The order in which clients first blocked: the order they are woken in. */
@@ -42,9 +44,9 @@ final class Blocked {
         boolean attempting = true;
         boolean retouched;
 
-        Block(Client client, byte[][] args, List<WatchRegistry.Key> keys, long deadlineNanos, long ticket) {
+        Block(Client client, Command command, List<WatchRegistry.Key> keys, long deadlineNanos, long ticket) {
             this.client = client;
-            this.args = args;
+            this.command = command;
             this.keys = keys;
             this.deadlineNanos = deadlineNanos;
             this.ticket = ticket;
@@ -64,6 +66,11 @@ final class Blocked {
         return d.flags().contains("blocking");
     }
 
+    /** @return true for a blocking command's later try, journaled under its woken name */
+    static boolean isWoken(Command c) {
+        return c.name() != null && c.name().endsWith(Keyspace.WOKEN_SUFFIX);
+    }
+
     boolean isEmpty() {
         return byClient.isEmpty();
     }
@@ -72,13 +79,13 @@ final class Blocked {
      * The client's blocking command was journaled for the first time: it is in flight until applied, waiting on the
      * keys and for the time the store read from it.
      */
-    void block(Client c, byte[][] args, BlockingWait wait) {
+    void block(Client c, Command command, BlockingWait wait) {
         long timeout = wait.timeoutMillis();
         long deadline = timeout == 0 || timeout > TimeUnit.DAYS.toMillis(365L * 100) ? Long.MAX_VALUE
                 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
         List<WatchRegistry.Key> keys = new ArrayList<>();
         wait.keys().forEach(k -> keys.add(new WatchRegistry.Key(k)));
-        Block b = new Block(c, args, keys, deadline, tickets++);
+        Block b = new Block(c, command, keys, deadline, tickets++);
         byClient.put(c, b);
         for (WatchRegistry.Key k : b.keys) {
             byKey.computeIfAbsent(k, x -> new TreeSet<>(Comparator.comparingLong(y -> y.ticket))).add(b);
@@ -155,8 +162,8 @@ final class Blocked {
     }
 
     /** The blocking command {@code c} sent, as it sent it. */
-    byte[][] args(Client c) {
-        return byClient.get(c).args;
+    Command command(Client c) {
+        return byClient.get(c).command;
     }
 
     /**

@@ -6,16 +6,17 @@ import java.util.List;
 
 import tandem.api.node.NodeClient;
 import tandem.api.node.NodeSession;
+import tandem.api.store.Command;
 
 /**
  * One client as the node core sees it: the session its front end hands requests to, and the state of its
- * transaction, {@code WATCH} and {@code WAIT}. The session's methods queue onto the logic thread; every field is
- * the logic thread's alone.
+ * transaction, {@code WATCH} and {@code WAIT}. The session's methods queue onto the logic thread ({@link Inbox});
+ * every field is the logic thread's alone.
  */
 final class Client implements NodeSession {
 
     /** A request the front end refused ({@code NOAUTH}): answered with {@code error} at its turn. */
-    record Refusal(byte[][] command, String error) {
+    record Refusal(Command command, String error) {
     }
 
     /** The client's input could not be decoded: {@code error} (or nothing) is answered, then it closes. */
@@ -23,7 +24,7 @@ final class Client implements NodeSession {
     }
 
     final NodeClient front;
-    private final Pipeline pipeline;
+    private final Inbox inbox;
 
     /** Set when QUIT or a protocol error has been seen: nothing after it is executed or journaled. */
     boolean ending;
@@ -48,7 +49,7 @@ final class Client implements NodeSession {
     boolean parked;
 
     /** Commands queued since MULTI, or null outside a transaction. */
-    List<byte[][]> transaction;
+    List<Command> transaction;
     /** True when a queued command was refused: EXEC answers EXECABORT. */
     boolean transactionFailed;
     /** True when a watched key received a sequenced write since WATCH. */
@@ -56,28 +57,28 @@ final class Client implements NodeSession {
     /** The keys this client watches, as the watch registry knows them. */
     final List<WatchRegistry.Key> watched = new ArrayList<>();
 
-    Client(NodeClient front, Pipeline pipeline) {
+    Client(NodeClient front, Inbox inbox) {
         this.front = front;
-        this.pipeline = pipeline;
+        this.inbox = inbox;
     }
 
     @Override
-    public void request(byte[][] command) {
-        pipeline.submit(this, command);
+    public void request(Command command) {
+        inbox.submit(this, command);
     }
 
     @Override
-    public void refuse(byte[][] command, String error) {
-        pipeline.submit(this, new Refusal(command, error));
+    public void refuse(Command command, String error) {
+        inbox.submit(this, new Refusal(command, error));
     }
 
     @Override
     public void fail(String error) {
-        pipeline.submit(this, new Failure(error));
+        inbox.submit(this, new Failure(error));
     }
 
     @Override
     public void closed() {
-        pipeline.closed(this);
+        inbox.submit(this, Inbox.CLOSED);
     }
 }

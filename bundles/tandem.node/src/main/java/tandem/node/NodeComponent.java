@@ -38,7 +38,7 @@ import tandem.api.store.Keyspace;
 import tandem.api.store.StoreStatus;
 
 /**
- * The node core: one ordered pipeline ({@link Pipeline}) bound to the journal and the store, offered to the front
+ * The node core: one ordered core ({@link NodeCore}) bound to the journal and the store, offered to the front
  * end as {@link Node} and to the replication protocols as {@link ReplicationHub}. It references neither the front
  * end nor a replication protocol: they reference it, so the services form no cycle.
  */
@@ -50,7 +50,7 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     private static final Logger LOG = System.getLogger("tandem.node");
 
     @ObjectClassDefinition(id = NodeSettings.PID, name = "Tandem node core",
-            description = "The sequencer, ordered pipeline and replication hub of the node.")
+            description = "The sequencer, ordered core and replication hub of the node.")
     public @interface Config {
 
         @AttributeDefinition(description = "How long, in milliseconds, a command waits for the journal or the store "
@@ -64,7 +64,7 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
         String state_directory() default "";
     }
 
-    private final Pipeline pipeline;
+    private final NodeCore core;
     private final Role role;
     private volatile NodeSettings settings;
     private volatile Journal boundJournal;
@@ -75,22 +75,22 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     @Activate
     public NodeComponent(Config config, BundleContext context) {
         this.settings = NodeSettings.of(config, context.getProperty("tandem.home"));
-        this.pipeline = new Pipeline(settings.pauseMaxMs());
+        this.core = new NodeCore(settings.pauseMaxMs());
         this.role = new Role(settings.stateDirectory());
         Role.Declared last = role.read();
         if (last == null) {
             // a first start: a replica's protocol may not have said so yet; no client write is sequenced before
-            pipeline.awaitRole();
+            core.awaitRole();
             LOG.log(Level.INFO, "node core: no role recorded yet; keyspace commands wait (up to {0} ms) until a "
                     + "replication protocol declares it", settings.pauseMaxMs());
         } else if (last.awaitsProtocol()) {
-            pipeline.awaitRole();
+            core.awaitRole();
             LOG.log(Level.INFO, "node core: a primary as the {0} protocol declared; keyspace commands wait (up to "
                     + "{1} ms) until it declares the role again, with its fence if it has one", last.protocol(),
                     settings.pauseMaxMs());
         } else if (last.upstream() != null) {
             // before the front end can open a client: a replica never journals a client's write, not even at start
-            pipeline.follow(last.upstream());
+            core.follow(last.upstream());
             upstreamProtocol = last.protocol();
             LOG.log(Level.INFO, "node core: following {0} ({1}) as recorded; client writes are refused",
                     last.upstream(), last.protocol());
@@ -113,7 +113,7 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Deactivate
     void deactivate() {
-        pipeline.close();
+        core.close();
         LOG.log(Level.INFO, "node core stopped");
     }
 
@@ -123,13 +123,13 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
             policyOption = ReferencePolicyOption.GREEDY)
     void bindJournal(Journal journal) {
         boundJournal = journal;
-        pipeline.journal(journal);
+        core.journal(journal);
     }
 
     void unbindJournal(Journal journal) {
         if (boundJournal == journal) {
             boundJournal = null;
-            pipeline.journal(null); // returns once the logic thread no longer uses it
+            core.journal(null); // returns once the logic thread no longer uses it
         }
     }
 
@@ -137,13 +137,13 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
             policyOption = ReferencePolicyOption.GREEDY)
     void bindKeyspace(Keyspace keyspace) {
         boundKeyspace = keyspace;
-        pipeline.keyspace(keyspace);
+        core.keyspace(keyspace);
     }
 
     void unbindKeyspace(Keyspace keyspace) {
         if (boundKeyspace == keyspace) {
             boundKeyspace = null;
-            pipeline.keyspace(null);
+            core.keyspace(null);
         }
     }
 
@@ -169,13 +169,13 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     void bindAdmission(WriteAdmission admission, Map<String, Object> properties) {
         Object ranking = properties.get(Constants.SERVICE_RANKING);
         Object required = properties.get(Admissions.REQUIRED);
-        pipeline.addAdmission(admission, ranking instanceof Integer r ? r : 0,
+        core.addAdmission(admission, ranking instanceof Integer r ? r : 0,
                 required == null ? null : required.toString());
         LOG.log(Level.INFO, "write admission: {0} is consulted before every write", admission.getClass().getName());
     }
 
     void unbindAdmission(WriteAdmission admission) {
-        pipeline.removeAdmission(admission);
+        core.removeAdmission(admission);
         LOG.log(Level.INFO, "write admission: {0} is no longer consulted", admission.getClass().getName());
     }
 
@@ -183,60 +183,65 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Override
     public void attach(Frontend frontend) {
-        pipeline.frontend(frontend);
+        core.frontend(frontend);
     }
 
     @Override
     public void detach(Frontend frontend) {
-        pipeline.detach(frontend);
+        core.detach(frontend);
     }
 
     @Override
     public NodeSession open(NodeClient client) {
-        return pipeline.open(client);
+        return core.open(client);
     }
 
     @Override
     public List<CommandDescriptor> commands() {
-        return pipeline.commands();
+        return core.commands();
     }
 
     @Override
     public CommandDescriptor describe(String name) {
-        return pipeline.describe(name);
+        return core.describe(name);
+    }
+
+    @Override
+    public tandem.api.store.Command resolve(byte[][] args) {
+        return core.resolve(args);
     }
 
     @Override
     public void minReplicasToWrite(int replicas, long maxLagMillis) {
-        pipeline.minReplicasToWrite(replicas, maxLagMillis);
+        core.minReplicasToWrite(replicas, maxLagMillis);
     }
 
     @Override
     public boolean loading() {
-        return pipeline.loading();
+        return core.loading();
     }
 
     @Override
     public String notReady() {
-        return pipeline.notReady();
+        return core.notReady();
     }
 
     @Override
     public void collect(MetricsSink sink) {
-        pipeline.ackLatency().collect(sink);
+        core.ackLatency().collect(sink);
         sink.gauge("tandem_applied_sequence", "The last journal sequence the store applied",
-                pipeline.appliedSequence());
-        sink.gauge("tandem_blocked_clients", "Clients parked in WAIT", pipeline.blockedClients());
+                core.appliedSequence());
+        sink.gauge("tandem_blocked_clients", "Clients parked in WAIT", core.blockedClients());
     }
 
     @Override
     public int blockedClients() {
-        return pipeline.blockedClients();
+        return core.blockedClients();
     }
 
     @Override
     public String applyStopped() {
-        return pipeline.applyStopped();
+        return core.applyStopped();
     }
 
     @Override
@@ -274,27 +279,27 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Override
     public ReplicaSlot attach(String id, String protocol, String address) {
-        return pipeline.gate().attach(id, protocol, address);
+        return core.gate().attach(id, protocol, address);
     }
 
     @Override
     public ReplicaSlot attach(String id, String protocol, String address, Runnable requestAck) {
-        return pipeline.gate().attach(id, protocol, address, requestAck);
+        return core.gate().attach(id, protocol, address, requestAck);
     }
 
     @Override
     public void ackPolicy(AckPolicy policy) {
-        pipeline.gate().policy(policy);
+        core.gate().policy(policy);
     }
 
     @Override
     public AckPolicy ackPolicy() {
-        return pipeline.gate().policy();
+        return core.gate().policy();
     }
 
     @Override
     public synchronized void follow(String upstream, String protocol) {
-        if (!Objects.equals(upstream, pipeline.upstream())) {
+        if (!Objects.equals(upstream, core.upstream())) {
             LOG.log(Level.INFO, upstream == null ? "this node is a primary: client writes are accepted"
                     : "following " + upstream + " (" + protocol + "): client writes are refused");
         }
@@ -302,12 +307,12 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
         Journal j = boundJournal;
         if (upstream == null) {
             splitBrain.promoted();
-        } else if (pipeline.upstream() == null && pipeline.tookClientWrites() && j != null) {
+        } else if (core.upstream() == null && core.tookClientWrites() && j != null) {
             // a primary that took writes turns replica: what no replica held may be discarded by its resync
-            splitBrain.demoted(pipeline.gate().highestHeld(), j.lastSequence(), selfAddress());
+            splitBrain.demoted(core.gate().highestHeld(), j.lastSequence(), selfAddress());
         }
         upstreamProtocol = upstream == null ? null : protocol;
-        pipeline.follow(upstream);
+        core.follow(upstream);
     }
 
     /** This node as its clients reach it, for the split-brain audit's header. */
@@ -318,45 +323,45 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Override
     public String upstream() {
-        return pipeline.upstream();
+        return core.upstream();
     }
 
     @Override
     public String upstreamProtocol() {
-        return pipeline.upstream() == null ? null : upstreamProtocol;
+        return core.upstream() == null ? null : upstreamProtocol;
     }
 
     @Override
     public tandem.api.server.ServerStatus frontend() {
-        Frontend f = pipeline.frontend();
+        Frontend f = core.frontend();
         return f == null ? null : f.status();
     }
 
     @Override
     public void appended(long sequence) {
         splitBrain.continued(sequence);
-        pipeline.appended(sequence);
+        core.appended(sequence);
     }
 
     @Override
     public long appliedSequence() {
-        return pipeline.appliedSequence();
+        return core.appliedSequence();
     }
 
     @Override
     public long install(java.nio.file.Path checkpoint, long sequence, byte[] chain) throws InterruptedException {
         SplitBrainTail.Captured divergent = splitBrain.capture(boundJournal, boundKeyspace);
-        long held = pipeline.install(checkpoint, sequence, chain);
+        long held = core.install(checkpoint, sequence, chain);
         Keyspace k = boundKeyspace;
         if (k != null) {
-            splitBrain.record(divergent, k, pipeline.upstream(), upstreamProtocol);
+            splitBrain.record(divergent, k, core.upstream(), upstreamProtocol);
         }
         return held;
     }
 
     @Override
     public synchronized long lead(long epoch) throws InterruptedException {
-        long sequence = pipeline.lead(epoch);
+        long sequence = core.lead(epoch);
         splitBrain.promoted();
         role.write(new Role.Declared(null, null));
         LOG.log(Level.INFO, "this node is a primary now, at epoch {0} (EpochBump at sequence {1}): client writes "
@@ -366,8 +371,8 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Override
     public void fence(String error) {
-        String was = pipeline.fence();
-        pipeline.fence(error);
+        String was = core.fence();
+        core.fence(error);
         if (!Objects.equals(was, error)) {
             if (error == null) {
                 LOG.log(Level.WARNING, "the fence is lifted: client writes are accepted");
@@ -379,6 +384,6 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Override
     public String fence() {
-        return pipeline.fence();
+        return core.fence();
     }
 }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import tandem.api.store.BlockingWait;
+import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Reply;
 
@@ -22,12 +23,15 @@ class BlockedTest {
 
     private final Blocked blocked = new Blocked();
 
-    private static byte[][] args(String... a) {
+    private static final CommandDescriptor BLPOP = new CommandDescriptor("blpop", -3, true, 1, -2, 1,
+            List.of("write", "blocking"), "list", "2.0.0", "");
+
+    private static Command args(String... a) {
         byte[][] b = new byte[a.length][];
         for (int i = 0; i < a.length; i++) {
             b[i] = a[i].getBytes(StandardCharsets.UTF_8);
         }
-        return b;
+        return Command.keyspace(b, a[0], BLPOP, null, 0);
     }
 
     private static Client client() {

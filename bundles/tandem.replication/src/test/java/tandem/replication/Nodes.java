@@ -118,7 +118,7 @@ final class Nodes {
             @Override
             public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
                 if (tag == EntryTag.APP) {
-                    store.apply(sequence, timestampNs, CommandPayload.decode(payload).get(0), discard);
+                    store.apply(sequence, timestampNs, store.resolve(CommandPayload.decode(payload).get(0)), discard);
                 } else if (tag == EntryTag.TICK) {
                     store.tick(sequence, timestampNs);
                 } else {

@@ -203,8 +203,8 @@ public final class RespServer implements ServerContext, MetricsSource {
         this.version = context.getBundle().getVersion().toString();
         this.node = node;
         this.table = Commands.table().with(() -> KeyspaceCommands.specs(node.commands()));
-        this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, table, node::describe, this);
-        this.sink = new NodeSink(node::open, frontend, () -> settings.requirePass());
+        this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, this);
+        this.sink = new NodeSink(node::open, node::resolve, table, frontend, () -> settings.requirePass());
         node.attach(frontend);
         boolean epoll = switch (s.transport()) {
             case "epoll" -> {

@@ -7,9 +7,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
+import tandem.protocol.command.KeyHash;
+import tandem.protocol.command.NameTable;
 
 /**
  * The keyspace command table: each command's descriptor, as Redis 7.0's {@code COMMAND INFO} and
@@ -35,19 +38,33 @@ final class Commands {
         void check(byte[][] args, long nowMs);
     }
 
-    /** @param check null when the command has no check beyond its arity */
-    record Spec(CommandDescriptor descriptor, Handler handler, Check check) {
+    /**
+     * A {@link Check} that returns what it parsed, for the apply of the same command on the node that sequences it
+     * ({@link Tx#parsed}): its handler then parses nothing again.
+     */
+    @FunctionalInterface
+    interface Parse {
+        /** @param nowMs the time the write would be applied at, or an earlier one */
+        Object parse(byte[][] args, long nowMs);
+    }
+
+    /**
+     * @param name  as the table spells it (a woken form: {@code blpop|woken})
+     * @param check null when the command has no check beyond its arity
+     */
+    record Spec(String name, CommandDescriptor descriptor, Handler handler, Parse check) {
     }
 
     private static final Map<String, Spec> TABLE = new HashMap<>();
     private static final List<CommandDescriptor> DESCRIPTORS = new ArrayList<>();
+    private static final NameTable<Spec> NAMES;
 
     static {
         // strings
         d("get", 2, false, 1, 1, 1, List.of("readonly", "fast"), "string", "1.0.0",
                 "Get the value of a key", StringCommands::get);
         d("set", -3, true, 1, 1, 1, List.of("write", "denyoom"), "string", "1.0.0",
-                "Set the string value of a key", StringCommands::set, StringCommands::checkSet);
+                "Set the string value of a key", StringCommands::set, (Parse) StringCommands::checkSet);
         d("mget", -2, false, 1, -1, 1, List.of("readonly", "fast"), "string", "1.0.0",
                 "Get the values of all the given keys", StringCommands::mget);
         d("mset", -3, true, 1, -1, 2, List.of("write", "denyoom"), "string", "1.0.1",
@@ -378,6 +395,7 @@ final class Commands {
                 "Intersect multiple sorted sets and return the cardinality of the result", ZsetCommands::zintercard);
         d("zscan", -3, false, 1, 1, 1, List.of("readonly"), "sorted-set", "2.8.0",
                 "Incrementally iterate sorted sets elements and associated scores", ZsetCommands::zscan);
+        NAMES = new NameTable<>(TABLE);
     }
 
     private Commands() {
@@ -385,21 +403,31 @@ final class Commands {
 
     private static void d(String name, int arity, boolean write, int firstKey, int lastKey, int keyStep,
             List<String> flags, String group, String since, String summary, Handler handler) {
-        d(name, arity, write, firstKey, lastKey, keyStep, flags, group, since, summary, handler, null);
+        d(name, arity, write, firstKey, lastKey, keyStep, flags, group, since, summary, handler, (Parse) null);
     }
 
     private static void d(String name, int arity, boolean write, int firstKey, int lastKey, int keyStep,
             List<String> flags, String group, String since, String summary, Handler handler, Check check) {
+        d(name, arity, write, firstKey, lastKey, keyStep, flags, group, since, summary, handler,
+                check == null ? (Parse) null : (a, nowMs) -> {
+                    check.check(a, nowMs);
+                    return null;
+                });
+    }
+
+    private static void d(String name, int arity, boolean write, int firstKey, int lastKey, int keyStep,
+            List<String> flags, String group, String since, String summary, Handler handler, Parse check) {
         CommandDescriptor descriptor = new CommandDescriptor(name, arity, write, firstKey, lastKey, keyStep, flags,
                 group, since, summary);
-        TABLE.put(name, new Spec(descriptor, handler, check));
+        TABLE.put(name, new Spec(name, descriptor, handler, check));
         DESCRIPTORS.add(descriptor);
     }
 
     /** A blocking command's form applied again after it blocked ({@link Keyspace#WOKEN_SUFFIX}). */
     private static void woken(String name, Handler handler) {
         Spec base = TABLE.get(name);
-        TABLE.put(name + Keyspace.WOKEN_SUFFIX, new Spec(base.descriptor(), handler, base.check()));
+        String woken = name + Keyspace.WOKEN_SUFFIX;
+        TABLE.put(woken, new Spec(woken, base.descriptor(), handler, base.check()));
     }
 
     static Collection<CommandDescriptor> descriptors() {
@@ -411,15 +439,40 @@ final class Commands {
         return lowerCaseName.endsWith(Keyspace.WOKEN_SUFFIX) ? null : TABLE.get(lowerCaseName);
     }
 
-    /** The command of {@code args}, or IllegalArgumentException: unknown commands are the server's to answer. */
-    static Spec of(byte[][] args) {
+    /**
+     * Resolves {@code args} once ({@link tandem.api.store.Keyspace#resolve}): woken forms too.
+     *
+     * @return the command, or null when no keyspace command has its name
+     */
+    static Command resolve(byte[][] args) {
         if (args == null || args.length == 0) {
-            throw new IllegalArgumentException("empty command");
+            return null;
         }
-        Spec spec = TABLE.get(Args.lower(args[0]));
+        Spec spec = NAMES.get(args[0]);
         if (spec == null) {
-            throw new IllegalArgumentException("unknown keyspace command '" + Args.text(args[0]) + "'");
+            return null;
         }
-        return spec;
+        CommandDescriptor d = spec.descriptor();
+        long keyHash = d.write() && d.firstKey() > 0 && d.firstKey() < args.length
+                ? KeyHash.fnv1a64(args[d.firstKey()]) : 0;
+        return Command.keyspace(args, spec.name(), d, spec, keyHash);
+    }
+
+    /** The command of {@code args}, or IllegalArgumentException: unknown commands are the server's to answer. */
+    static Command of(byte[][] args) {
+        Command c = resolve(args);
+        if (c == null) {
+            throw new IllegalArgumentException(args == null || args.length == 0 ? "empty command"
+                    : "unknown keyspace command '" + Args.text(args[0]) + "'");
+        }
+        return c;
+    }
+
+    /**
+     * @return the table entry of {@code c}: its own when this table resolved it, else (a command resolved by a
+     *         keyspace since replaced, whose classes were another bundle generation's) found again by name
+     */
+    static Spec spec(Command c) {
+        return c.implementation() instanceof Spec s ? s : of(c.args()).implementation() instanceof Spec s ? s : null;
     }
 }

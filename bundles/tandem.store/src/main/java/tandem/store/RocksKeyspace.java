@@ -30,6 +30,7 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Snapshot;
 import org.rocksdb.WriteOptions;
 
+import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Reply;
 import tandem.api.store.StoreStatus;
@@ -251,16 +252,25 @@ final class RocksKeyspace implements AutoCloseable {
         return spec == null ? null : spec.descriptor();
     }
 
-    public void apply(long sequence, long timestampNs, byte[][] args, Reply reply) {
-        Spec spec = Commands.of(args);
+    public Command resolve(byte[][] args) {
+        return Commands.resolve(args);
+    }
+
+    /** For tests and tools: {@link #apply(long, long, Command, Reply)} of a command not resolved yet. */
+    void apply(long sequence, long timestampNs, byte[][] args, Reply reply) {
+        apply(sequence, timestampNs, Commands.of(args), reply);
+    }
+
+    public void apply(long sequence, long timestampNs, Command command, Reply reply) {
+        Spec spec = Commands.spec(command);
         Lock lock = enter();
         try {
             begin(sequence, timestampNs);
-            if (isFlush(spec, args)) {
+            if (isFlush(spec, command.args())) {
                 flushEverything(sequence, reply);
                 return;
             }
-            run(spec, args, reply);
+            run(spec, command, reply);
             applied(sequence);
         } finally {
             lock.unlock();
@@ -333,10 +343,19 @@ final class RocksKeyspace implements AutoCloseable {
         return sum;
     }
 
-    public void applyTransaction(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
-        List<Spec> specs = new ArrayList<>(commands.size());
+    /** For tests: {@link #applyTransaction(long, long, List, Reply)} of commands not resolved yet. */
+    void applyTransactionOf(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
+        List<Command> resolved = new ArrayList<>(commands.size());
         for (byte[][] c : commands) {
-            specs.add(Commands.of(c)); // all known before anything runs
+            resolved.add(Commands.of(c));
+        }
+        applyTransaction(sequence, timestampNs, resolved, reply);
+    }
+
+    public void applyTransaction(long sequence, long timestampNs, List<Command> commands, Reply reply) {
+        List<Spec> specs = new ArrayList<>(commands.size());
+        for (Command c : commands) {
+            specs.add(Commands.spec(c)); // all known before anything runs
         }
         Lock lock = enter();
         try {
@@ -416,8 +435,13 @@ final class RocksKeyspace implements AutoCloseable {
         return epoch;
     }
 
-    public void read(long nowNs, byte[][] args, Reply reply) {
-        Spec spec = Commands.of(args);
+    /** For tests: {@link #read(long, Command, Reply)} of a command not resolved yet. */
+    void read(long nowNs, byte[][] args, Reply reply) {
+        read(nowNs, Commands.of(args), reply);
+    }
+
+    public void read(long nowNs, Command command, Reply reply) {
+        Spec spec = Commands.spec(command);
         if (spec.descriptor().write()) {
             throw new IllegalArgumentException("'" + spec.descriptor().name() + "' writes: it must be applied");
         }
@@ -427,7 +451,7 @@ final class RocksKeyspace implements AutoCloseable {
             tx.timestampNs = nowNs;
             tx.refusing = true; // a read writes nothing: one that tries is a bug, and throws
             try {
-                run(spec, args, reply);
+                run(spec, command, reply);
             } finally {
                 tx.refusing = false;
             }
@@ -436,14 +460,20 @@ final class RocksKeyspace implements AutoCloseable {
         }
     }
 
-    public String check(byte[][] args, long nowNs) {
-        Spec spec = Commands.of(args);
+    /** For tests: {@link #check(Command, long)} of a command not resolved yet. */
+    String check(byte[][] args, long nowNs) {
+        return check(Commands.of(args), nowNs);
+    }
+
+    public String check(Command command, long nowNs) {
+        Spec spec = Commands.spec(command);
+        byte[][] args = command.args();
         String arity = arityError(spec.descriptor(), args);
         if (arity != null || spec.check() == null) {
             return arity;
         }
         try {
-            spec.check().check(args, Math.floorDiv(nowNs, 1_000_000L));
+            command.parsed(spec.check().parse(args, Math.floorDiv(nowNs, 1_000_000L)));
             return null;
         } catch (CommandError e) {
             return e.getMessage();
@@ -456,8 +486,14 @@ final class RocksKeyspace implements AutoCloseable {
      * handler wrote nothing: a handler that tries to write means its check refused a write that would have
      * succeeded, a bug answered with the check's error and logged.
      */
-    public void refuse(long nowNs, byte[][] args, Reply reply) {
-        Spec spec = Commands.of(args);
+    /** For tests: {@link #refuse(long, Command, Reply)} of a command not resolved yet. */
+    void refuse(long nowNs, byte[][] args, Reply reply) {
+        refuse(nowNs, Commands.of(args), reply);
+    }
+
+    public void refuse(long nowNs, Command command, Reply reply) {
+        Spec spec = Commands.spec(command);
+        byte[][] args = command.args();
         Lock lock = enter();
         try {
             tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
@@ -473,7 +509,7 @@ final class RocksKeyspace implements AutoCloseable {
             } catch (CommandError e) {
                 reply.error(e.getMessage());
             } catch (Tx.WriteWhileRefusing e) {
-                String error = check(args, nowNs);
+                String error = check(command, nowNs);
                 System.getLogger("tandem.store").log(System.Logger.Level.ERROR, "''{0}'' was refused before it was "
                         + "sequenced ({1}) but would have written: its check is wrong", spec.descriptor().name(), error);
                 reply.error(error == null ? "ERR internal error: the command was refused" : error);
@@ -733,14 +769,16 @@ final class RocksKeyspace implements AutoCloseable {
                 ? "ERR wrong number of arguments for '" + d.name() + "' command" : null;
     }
 
-    private void run(Spec spec, byte[][] args, Reply reply) {
+    private void run(Spec spec, Command command, Reply reply) {
         CommandDescriptor d = spec.descriptor();
+        byte[][] args = command.args();
         tx.mutating = d.write();
         String arity = arityError(d, args);
         if (arity != null) {
             reply.error(arity);
             return;
         }
+        tx.parsed = command.parsed();
         try {
             spec.handler().run(tx, args, reply);
         } catch (CommandError e) {
@@ -750,6 +788,8 @@ final class RocksKeyspace implements AutoCloseable {
                 tx.dropWrites(); // this apply's writes go, the round's earlier ones stay
             }
             throw e;
+        } finally {
+            tx.parsed = null;
         }
     }
 

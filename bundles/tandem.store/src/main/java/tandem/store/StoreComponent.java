@@ -20,6 +20,7 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import tandem.api.store.BlockingWait;
+import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
@@ -233,12 +234,17 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
-    public void apply(long sequence, long timestampNs, byte[][] args, Reply reply) {
-        keyspace.apply(sequence, timestampNs, args, reply);
+    public Command resolve(byte[][] args) {
+        return Commands.resolve(args);
     }
 
     @Override
-    public void applyTransaction(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
+    public void apply(long sequence, long timestampNs, Command command, Reply reply) {
+        keyspace.apply(sequence, timestampNs, command, reply);
+    }
+
+    @Override
+    public void applyTransaction(long sequence, long timestampNs, List<Command> commands, Reply reply) {
         keyspace.applyTransaction(sequence, timestampNs, commands, reply);
     }
 
@@ -263,23 +269,23 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
-    public void read(long nowNs, byte[][] args, Reply reply) {
-        keyspace.read(nowNs, args, reply);
+    public void read(long nowNs, Command command, Reply reply) {
+        keyspace.read(nowNs, command, reply);
     }
 
     @Override
-    public String check(byte[][] args, long nowNs) {
-        return keyspace.check(args, nowNs);
+    public String check(Command command, long nowNs) {
+        return keyspace.check(command, nowNs);
     }
 
     @Override
-    public BlockingWait blockingWait(byte[][] args) {
-        return ListCommands.blockingWait(args);
+    public BlockingWait blockingWait(Command command) {
+        return ListCommands.blockingWait(command.args());
     }
 
     @Override
-    public void refuse(long nowNs, byte[][] args, Reply reply) {
-        keyspace.refuse(nowNs, args, reply);
+    public void refuse(long nowNs, Command command, Reply reply) {
+        keyspace.refuse(nowNs, command, reply);
     }
 
     @Override

@@ -106,11 +106,13 @@ final class StringCommands {
 
     // ---- checks before sequencing (see Commands.Check): the argument errors Redis raises before it looks at a key
 
-    static void checkSet(byte[][] a, long nowMs) {
+    /** @return the options parsed, which the apply of the same command takes ({@link Tx#parsed}) */
+    static Options checkSet(byte[][] a, long nowMs) {
         Options o = options(a, true);
         if (o.expire() != null) {
             deadline(nowMs, o, "set");
         }
+        return o;
     }
 
     static void checkSetex(byte[][] a, long nowMs) {
@@ -184,7 +186,7 @@ final class StringCommands {
     }
 
     static void set(Tx tx, byte[][] a, Reply r) {
-        Options o = options(a, true);
+        Options o = tx.parsed instanceof Options parsed ? parsed : options(a, true);
         setGeneric(tx, a[1], a[2], o, "set", r, false);
     }
 

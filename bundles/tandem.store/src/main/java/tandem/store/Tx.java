@@ -143,6 +143,11 @@ final class Tx {
      * every random choice a write makes, so that each replica of either protocol makes the same one.
      */
     long timestampNs;
+    /**
+     * What the command's check parsed before it was sequenced, on the node that sequenced it ({@link
+     * Commands.Parse}); null on a replica, in a replay and for a command whose check returns nothing.
+     */
+    Object parsed;
     /** True while a write command runs: expired keys met are deleted. */
     boolean mutating;
     /**

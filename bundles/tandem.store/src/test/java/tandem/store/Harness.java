@@ -72,7 +72,7 @@ final class Harness implements AutoCloseable {
             commands.add(bytes(split(l)));
         }
         RespRecorder r = new RespRecorder();
-        ks.applyTransaction(++seq, nowNs(), commands, r);
+        ks.applyTransactionOf(++seq, nowNs(), commands, r);
         if (autoCommit) {
             ks.commit();
         }

@@ -66,7 +66,7 @@ class StoreComponentTest {
     void activatesAppliesModifiesAndReopens() {
         StoreComponent store = new StoreComponent(config("flush.interval.ms", 10), context());
         RespRecorder r = new RespRecorder();
-        store.apply(1, Harness.T0 * 1_000_000L, Harness.bytes("set", "k", "v"), r);
+        store.apply(1, Harness.T0 * 1_000_000L, store.resolve(Harness.bytes("set", "k", "v")), r);
         store.commit();
         assertThat(r.escaped()).isEqualTo("+OK\\r\\n");
         assertThat(store.status().directory()).isEqualTo(home.resolve("data/store").toString());
@@ -88,7 +88,7 @@ class StoreComponentTest {
             assertThat(again.appliedSequence()).isEqualTo(1);
             assertThat(again.status().flushedSequence()).isEqualTo(1);
             RespRecorder get = new RespRecorder();
-            again.read(Harness.T0 * 1_000_000L, Harness.bytes("get", "k"), get);
+            again.read(Harness.T0 * 1_000_000L, again.resolve(Harness.bytes("get", "k")), get);
             assertThat(get.escaped()).isEqualTo("$1\\r\\nv\\r\\n");
         } finally {
             again.deactivate();

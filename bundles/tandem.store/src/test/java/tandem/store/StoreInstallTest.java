@@ -71,7 +71,7 @@ class StoreInstallTest {
     }
 
     private static void put(StoreComponent store, long seq, String key) {
-        store.apply(seq, Harness.T0 * 1_000_000L, Harness.bytes("SET", key, "1"), new RespRecorder());
+        store.apply(seq, Harness.T0 * 1_000_000L, store.resolve(Harness.bytes("SET", key, "1")), new RespRecorder());
         store.commit();
     }
 

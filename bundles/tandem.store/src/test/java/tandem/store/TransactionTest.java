@@ -58,7 +58,7 @@ class TransactionTest {
     void anUnknownCommandRefusesTheWholeTransactionBeforeAnythingRuns() {
         try (Harness h = new Harness(dir)) {
             RespRecorder r = new RespRecorder();
-            assertThatThrownBy(() -> h.ks.applyTransaction(1, h.nowNs(),
+            assertThatThrownBy(() -> h.ks.applyTransactionOf(1, h.nowNs(),
                     List.of(Harness.bytes("set", "a", "1"), Harness.bytes("xadd", "s", "*", "f", "v")), r))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThat(r.bytes()).isEmpty();

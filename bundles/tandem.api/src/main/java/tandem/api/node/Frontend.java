@@ -18,8 +18,8 @@ public interface Frontend {
     void roundEnd();
 
     /**
-     * The logic thread starts on {@code what}: a request ({@code byte[][]}), a journal entry's payload
-     * ({@code byte[]}) or a description ({@code String}).
+     * The logic thread starts on {@code what}: a request ({@link tandem.api.store.Command}), a journal entry's
+     * payload ({@code byte[]}) or a description ({@code String}).
      */
     void busy(Object what);
 
@@ -27,11 +27,12 @@ public interface Frontend {
     void idle();
 
     /** {@code command} of {@code client} ran in {@code durationNs}; {@code failed} when it answered an error. */
-    void executed(NodeClient client, byte[][] command, long durationNs, boolean failed);
+    void executed(NodeClient client, tandem.api.store.Command command, long durationNs, boolean failed);
 
     /** {@code command} of {@code client} was refused before it ran. */
-    void rejected(NodeClient client, byte[][] command);
+    void rejected(NodeClient client, tandem.api.store.Command command);
 
     /** A transaction of {@code client} ran ({@code EXEC}), its {@code commands} with it. */
-    void executedTransaction(NodeClient client, List<byte[][]> commands, long durationNs, boolean failed);
+    void executedTransaction(NodeClient client, List<tandem.api.store.Command> commands, long durationNs,
+            boolean failed);
 }

@@ -38,6 +38,16 @@ public interface Node {
     CommandDescriptor describe(String name);
 
     /**
+     * Resolves a client's request against the bound store's commands, once ({@link
+     * tandem.api.store.Keyspace#resolve}); thread-safe, called by the front end as it decodes.
+     *
+     * @return the keyspace command, or null when the store has none of that name (or none is bound, or the name is
+     *         one only the node may journal)
+     * @since 2.0
+     */
+    tandem.api.store.Command resolve(byte[][] args);
+
+    /**
      * Refuses writes, before they are sequenced, with {@code -NOREPLICAS} while fewer than {@code replicas}
      * replicas are good (0: never); a replica is good when it acknowledged within {@code maxLagMillis} (0: any
      * connected replica) or has nothing left to acknowledge. Redis' {@code min-replicas-to-write}; the first

@@ -28,18 +28,15 @@ public interface NodeClient {
     /** @return how many error replies this client has been written, to tell a failed call */
     long errorReplies();
 
-    /** @return whether {@code name} (lower case) is a command of the front end's own table */
-    boolean ownsCommand(String name);
-
     /**
-     * Runs a command of the front end's table, or answers an unknown command, at its turn: its reply goes to
-     * {@link #reply()}.
+     * Runs a command of the front end's table ({@link tandem.api.store.Command#isFrontend()}), or answers an unknown
+     * one, at its turn: its reply goes to {@link #reply()}.
      *
      * @return work that finishes the command off the logic thread ({@code REPLICAOF} waits for replication), whose
      *         result ({@code +OK} or {@code -ERR …}) becomes the reply; the client's later requests wait for it.
      *         Null when the command answered.
      */
-    Supplier<String> run(byte[][] command);
+    Supplier<String> run(tandem.api.store.Command command);
 
     /** Closes the connection once the replies written so far have been sent. */
     void closeAfterReply();
@@ -54,5 +51,5 @@ public interface NodeClient {
     void flush();
 
     /** {@code command}, given to {@link NodeSession#request}, ran or was dropped: the node holds it no longer. */
-    void released(byte[][] command);
+    void released(tandem.api.store.Command command);
 }

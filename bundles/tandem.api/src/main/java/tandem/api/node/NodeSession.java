@@ -10,16 +10,16 @@ import org.osgi.annotation.versioning.ProviderType;
 public interface NodeSession {
 
     /**
-     * A decoded request: {@code command[0]} is its name, the rest its arguments. The node takes ownership of the
-     * arrays. Executed at its turn; a command the node does not own runs through {@link NodeClient#run}.
+     * A decoded request, resolved ({@link Node#resolve}, or the front end's own table). The node takes ownership of
+     * it. Executed at its turn; a command that is not the keyspace's runs through {@link NodeClient#run}.
      */
-    void request(byte[][] command);
+    void request(tandem.api.store.Command command);
 
     /**
      * A request the front end refuses ({@code NOAUTH}): answered {@code -error} at its turn, in order with the
      * client's other replies; inside {@code MULTI} it makes {@code EXEC} abort, as a refused command does.
      */
-    void refuse(byte[][] command, String error);
+    void refuse(tandem.api.store.Command command, String error);
 
     /**
      * The client's input cannot be decoded: answered {@code -error} at its turn (nothing when {@code error} is

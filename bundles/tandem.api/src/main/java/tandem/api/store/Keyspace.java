@@ -21,14 +21,25 @@ public interface Keyspace {
     String WOKEN_SUFFIX = "|woken";
 
     /**
-     * @param args a blocking command (a {@link CommandDescriptor} flagged {@code blocking}) that {@link #check}
+     * @param command a blocking command (a {@link CommandDescriptor} flagged {@code blocking}) that {@link #check}
      *        accepted
      * @return the keys it waits on and its timeout, read as the store reads them when it applies the command; null
      *         for any other command (the default: a keyspace without blocking commands)
      */
-    default BlockingWait blockingWait(byte[][] args) {
+    default BlockingWait blockingWait(Command command) {
         return null;
     }
+
+    /**
+     * Resolves a request's name against this keyspace's table, once: the {@link Command} returned carries the
+     * descriptor, the keyspace's implementation and the first key's hash to every later call. Woken forms
+     * ({@link #WOKEN_SUFFIX}) resolve too, for the node's journaled entries; a client's request must never name one
+     * (the node refuses names with a {@code |}). Thread-safe: the front end resolves on its own threads.
+     *
+     * @param args the name and arguments, as received (not copied)
+     * @return the command, or null when this keyspace has no command of that name
+     */
+    Command resolve(byte[][] args);
 
     /** @return the keyspace commands this store executes */
     Collection<CommandDescriptor> commands();
@@ -44,15 +55,15 @@ public interface Keyspace {
      * and only when its journal holds them durably: the store never writes on its own what a journal may still lose.
      * Closing the store drops what was not committed (the journal replays it).
      *
-     * @param args the command: name and arguments, arity already checked
+     * @param command resolved by {@link #resolve} (of this keyspace or an earlier one), arity already checked
      */
-    void apply(long sequence, long timestampNs, byte[][] args, Reply reply);
+    void apply(long sequence, long timestampNs, Command command, Reply reply);
 
     /**
      * Applies a committed transaction atomically: its commands in order, one batch; the reply is an array with
      * one reply per command (errors inside do not abort the others, as in Redis).
      */
-    void applyTransaction(long sequence, long timestampNs, java.util.List<byte[][]> commands, Reply reply);
+    void applyTransaction(long sequence, long timestampNs, java.util.List<Command> commands, Reply reply);
 
     /**
      * Applies a Tick: deletes, in deadline order, up to a fixed number of keys whose deadline is at or before
@@ -73,26 +84,27 @@ public interface Keyspace {
     long epoch();
 
     /** Runs a read-only command with "now" = {@code nowNs}; an expired key reads as absent, nothing is written. */
-    void read(long nowNs, byte[][] args, Reply reply);
+    void read(long nowNs, Command command, Reply reply);
 
     /**
      * Looks at a write before it is sequenced: whether it fails whatever the keyspace holds (a malformed option, an
      * integer out of range, an offset past the largest string, an increment that cannot be added). Such a write is
-     * never journaled; {@link #refuse} answers it at its turn. Pure: reads nothing, writes nothing.
+     * never journaled; {@link #refuse} answers it at its turn. Reads nothing, writes nothing; what it parsed it may
+     * leave in the command ({@link Command#parsed(Object)}) for the apply of the same command.
      *
-     * @param args  the command, arity already checked
+     * @param command the command, arity already checked
      * @param nowNs the timestamp the write would be sequenced with
      * @return null when the write may succeed; otherwise one error it certainly gets (Redis may name another
      *         first, such as a type error, which only {@link #refuse} can tell)
      */
-    String check(byte[][] args, long nowNs);
+    String check(Command command, long nowNs);
 
     /**
      * Answers, at its turn in the pipeline, a write that {@link #check} refused: the reply Redis gives in the present
      * state (a type error before an argument error where Redis looks at the key first). Writes nothing, records no
      * sequence.
      */
-    void refuse(long nowNs, byte[][] args, Reply reply);
+    void refuse(long nowNs, Command command, Reply reply);
 
     /**
      * Writes every apply since the last commit to the database in one batch with the applied sequence: a round of

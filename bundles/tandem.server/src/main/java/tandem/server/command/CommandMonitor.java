@@ -119,7 +119,7 @@ public final class CommandMonitor implements AutoCloseable {
     // ---- what the logic thread reports ------------------------------------------------------------------------
 
     /**
-     * The logic thread starts on {@code what}: a request's arguments ({@code byte[][]}), a journal entry's payload
+     * The logic thread starts on {@code what}: a request ({@code Command}, or its arguments), a journal entry's payload
      * ({@code byte[]}) or a description ({@code String}); the watchdog names it only if it stalls.
      */
     public void busy(Object what) {
@@ -441,6 +441,9 @@ public final class CommandMonitor implements AutoCloseable {
 
     /** Names what the logic thread works on, for the log: the command, without its arguments. */
     static String describe(Object what) {
+        if (what instanceof tandem.api.store.Command command) {
+            what = command.args();
+        }
         if (what instanceof byte[][] args && args.length > 0) {
             return "'" + new String(args[0], StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT) + "' ("
                     + args.length + " arguments)";

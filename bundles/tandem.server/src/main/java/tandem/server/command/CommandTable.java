@@ -8,7 +8,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
+
+import tandem.protocol.command.NameTable;
 
 /**
  * The commands a server answers, and the dispatch rules of Redis 7: lookup by case-insensitive name, then
@@ -17,10 +20,13 @@ import java.util.function.Supplier;
 public final class CommandTable {
 
     private final Map<String, CommandSpec> commands;
+    private final NameTable<CommandSpec> names;
     private final Supplier<Collection<CommandSpec>> others;
 
-    private CommandTable(Map<String, CommandSpec> commands, Supplier<Collection<CommandSpec>> others) {
+    private CommandTable(Map<String, CommandSpec> commands, NameTable<CommandSpec> names,
+            Supplier<Collection<CommandSpec>> others) {
         this.commands = Collections.unmodifiableMap(commands);
+        this.names = names;
         this.others = others;
     }
 
@@ -29,7 +35,21 @@ public final class CommandTable {
      *         keyspace's); they are executed elsewhere, so {@link #dispatch} does not run them
      */
     public CommandTable with(Supplier<Collection<CommandSpec>> others) {
-        return new CommandTable(commands, others);
+        return new CommandTable(commands, names, others);
+    }
+
+    /**
+     * Resolves a request once, as it is decoded: a command of this table, else what {@code others} resolves (the
+     * keyspace's), else an unknown command.
+     */
+    public tandem.api.store.Command resolve(byte[][] args,
+            Function<byte[][], tandem.api.store.Command> others) {
+        CommandSpec spec = names.get(args[0]);
+        if (spec != null) {
+            return tandem.api.store.Command.frontend(args, spec.name(), spec);
+        }
+        tandem.api.store.Command other = others.apply(args);
+        return other != null ? other : tandem.api.store.Command.unknown(args);
     }
 
     /** @return every command the server answers: its own in registration order, then the others */
@@ -69,11 +89,16 @@ public final class CommandTable {
         return container == null ? null : container.subcommands().get(lower.substring(bar + 1));
     }
 
-    /** Runs one request: lookup, subcommand, arity, then the handler. */
+    /** Runs one request that arrived now: lookup, subcommand, arity, then the handler. */
     public void dispatch(CommandContext ctx, byte[][] args) {
-        String name = ascii(args[0]).toLowerCase(Locale.ROOT);
-        CommandSpec spec = commands.get(name);
-        ctx.session().commandReceived(name);
+        ctx.session().commandReceived(ascii(args[0]).toLowerCase(Locale.ROOT));
+        dispatch(ctx, resolve(args, a -> null));
+    }
+
+    /** Runs a request resolved when it arrived: subcommand, arity, then the handler. */
+    public void dispatch(CommandContext ctx, tandem.api.store.Command command) {
+        byte[][] args = command.args();
+        CommandSpec spec = command.implementation() instanceof CommandSpec own ? own : null;
         if (spec == null) {
             ctx.reply().error(unknownCommand(args));
             return;
@@ -82,7 +107,7 @@ public final class CommandTable {
             CommandSpec sub = spec.subcommands().get(ascii(args[1]).toLowerCase(Locale.ROOT));
             if (sub == null) {
                 ctx.reply().error("ERR unknown subcommand '" + truncate(cString(args[1]), 128) + "'. Try "
-                        + name.toUpperCase(Locale.ROOT) + " HELP.");
+                        + spec.name().toUpperCase(Locale.ROOT) + " HELP.");
                 return;
             }
             spec = sub;
@@ -146,7 +171,7 @@ public final class CommandTable {
         }
 
         public CommandTable build() {
-            return new CommandTable(new LinkedHashMap<>(commands), List::of);
+            return new CommandTable(new LinkedHashMap<>(commands), new NameTable<>(commands), List::of);
         }
     }
 

@@ -137,12 +137,7 @@ public final class Connection implements CommandContext, NodeClient {
     }
 
     @Override
-    public boolean ownsCommand(String name) {
-        return table.find(name) != null;
-    }
-
-    @Override
-    public java.util.function.Supplier<String> run(byte[][] command) {
+    public java.util.function.Supplier<String> run(tandem.api.store.Command command) {
         table.dispatch(this, command);
         return takeLater();
     }
@@ -153,8 +148,8 @@ public final class Connection implements CommandContext, NodeClient {
     }
 
     @Override
-    public void released(byte[][] command) {
-        frontend.released(this, command);
+    public void released(tandem.api.store.Command command) {
+        frontend.released(this, command.args());
     }
 
     /** Sends the replies collected so far in one write, and closes the channel after them if asked to. */

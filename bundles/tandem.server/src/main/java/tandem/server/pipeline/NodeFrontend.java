@@ -3,14 +3,12 @@ package tandem.server.pipeline;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
 
 import tandem.api.node.Frontend;
 import tandem.api.node.NodeClient;
-import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Command;
 import tandem.server.command.CommandMonitor;
 import tandem.server.command.CommandSpec;
-import tandem.server.command.CommandTable;
 
 /**
  * The RESP server as the node core's front end: sends each round's due replies (one task per event loop), keeps
@@ -25,22 +23,14 @@ public final class NodeFrontend implements Frontend {
     private final Outbound outbound = new Outbound();
     private final InboundBudget inbound;
     private final CommandMonitor monitor;
-    private final CommandTable table;
-    private final Function<String, CommandDescriptor> keyspace;
     private final tandem.api.server.ServerStatus status;
     private volatile boolean logicThreadKnown;
 
-    /**
-     * @param keyspace the keyspace command of a name (lower case), or null
-     * @param status   the server's listener and clients
-     */
-    public NodeFrontend(InboundBudget inbound, CommandMonitor monitor, CommandTable table,
-            Function<String, CommandDescriptor> keyspace, tandem.api.server.ServerStatus status) {
+    /** @param status the server's listener and clients */
+    public NodeFrontend(InboundBudget inbound, CommandMonitor monitor, tandem.api.server.ServerStatus status) {
         this.status = status;
         this.inbound = inbound;
         this.monitor = monitor;
-        this.table = table;
-        this.keyspace = keyspace;
     }
 
     /** {@code c}'s replies so far leave at the end of the round. */
@@ -86,15 +76,16 @@ public final class NodeFrontend implements Frontend {
     }
 
     @Override
-    public void executed(NodeClient client, byte[][] command, long durationNs, boolean failed) {
+    public void executed(NodeClient client, Command command, long durationNs, boolean failed) {
         String name = statName(command);
         if (name != null) {
-            monitor.executed(name, isFast(name), command, ((Connection) client).session(), durationNs, failed);
+            monitor.executed(name, isFast(command), command.args(), ((Connection) client).session(), durationNs,
+                    failed);
         }
     }
 
     @Override
-    public void rejected(NodeClient client, byte[][] command) {
+    public void rejected(NodeClient client, Command command) {
         String name = statName(command);
         if (name != null) {
             monitor.rejected(name);
@@ -102,9 +93,9 @@ public final class NodeFrontend implements Frontend {
     }
 
     @Override
-    public void executedTransaction(NodeClient client, List<byte[][]> commands, long durationNs, boolean failed) {
-        for (byte[][] command : commands) {
-            monitor.counted(name(command[0]));
+    public void executedTransaction(NodeClient client, List<Command> commands, long durationNs, boolean failed) {
+        for (Command command : commands) {
+            monitor.counted(command.name() != null ? command.name() : name(command.args()[0]));
         }
         monitor.executed("exec", false, EXEC, ((Connection) client).session(), durationNs, failed);
     }
@@ -113,29 +104,34 @@ public final class NodeFrontend implements Frontend {
      * @return the name Redis keeps statistics under ({@code get}, {@code client|list}), or null for a command
      *         this node does not know
      */
-    private String statName(byte[][] args) {
-        if (args == null || args.length == 0) {
+    private static String statName(Command command) {
+        if (command.isKeyspace()) {
+            return command.name();
+        }
+        if (!(command.implementation() instanceof CommandSpec spec)) {
             return null;
         }
-        String name = name(args[0]);
-        CommandSpec spec = table.find(name);
-        if (spec != null) {
-            if (spec.isContainer() && args.length > 1) {
-                String sub = name(args[1]);
-                return spec.subcommands().containsKey(sub) ? name + "|" + sub : null;
-            }
-            return name;
+        byte[][] args = command.args();
+        if (spec.isContainer() && args.length > 1) {
+            String sub = name(args[1]);
+            return spec.subcommands().containsKey(sub) ? spec.name() + "|" + sub : null;
         }
-        return keyspace.apply(name) != null ? name : null;
+        return spec.name();
     }
 
-    private boolean isFast(String statName) {
-        CommandSpec spec = table.find(statName);
-        if (spec != null) {
-            return spec.flags().contains("fast");
+    private static boolean isFast(Command command) {
+        if (command.isKeyspace()) {
+            return command.descriptor().flags().contains("fast");
         }
-        CommandDescriptor d = keyspace.apply(statName);
-        return d != null && d.flags().contains("fast");
+        if (!(command.implementation() instanceof CommandSpec spec)) {
+            return false;
+        }
+        byte[][] args = command.args();
+        if (spec.isContainer() && args.length > 1) {
+            CommandSpec sub = spec.subcommands().get(name(args[1]));
+            return sub != null && sub.flags().contains("fast");
+        }
+        return spec.flags().contains("fast");
     }
 
     private static String name(byte[] bytes) {

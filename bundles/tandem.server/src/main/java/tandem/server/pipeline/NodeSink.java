@@ -8,7 +8,9 @@ import java.util.function.Supplier;
 
 import tandem.api.node.NodeClient;
 import tandem.api.node.NodeSession;
+import tandem.api.store.Command;
 import tandem.server.command.Auth;
+import tandem.server.command.CommandTable;
 import tandem.server.resp.RespProtocolError;
 import tandem.server.resp.RespRequest;
 
@@ -23,15 +25,22 @@ public final class NodeSink implements RequestSink {
     static final String NOAUTH = "NOAUTH Authentication required.";
 
     private final Function<NodeClient, NodeSession> node;
+    private final Function<byte[][], Command> keyspace;
+    private final CommandTable table;
     private final NodeFrontend frontend;
     private final Supplier<String> requirePass;
 
     /**
      * @param node        opens a connection's session with the node core
+     * @param keyspace    resolves a keyspace command ({@link tandem.api.node.Node#resolve}), or null
+     * @param table       the server's own commands, resolved first
      * @param requirePass the password of {@code requirepass} now, or null
      */
-    public NodeSink(Function<NodeClient, NodeSession> node, NodeFrontend frontend, Supplier<String> requirePass) {
+    public NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][], Command> keyspace, CommandTable table,
+            NodeFrontend frontend, Supplier<String> requirePass) {
         this.node = node;
+        this.keyspace = keyspace;
+        this.table = table;
         this.frontend = frontend;
         this.requirePass = requirePass;
     }
@@ -50,11 +59,13 @@ public final class NodeSink implements RequestSink {
         }
         byte[][] args = ((RespRequest) message).args();
         frontend.received(c, args);
+        Command command = table.resolve(args, keyspace);
+        String name = command.name() != null ? command.name()
+                : new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
         // CLIENT LIST's cmd= and idle=: every command counts, those the node core runs (GET, BLPOP…) too
-        c.session().commandReceived(new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT));
+        c.session().commandReceived(name);
         String password = requirePass.get();
         if (password != null && !c.session().authenticated()) {
-            String name = new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
             if (name.equals("auth") || name.equals("hello")) {
                 // decided now, in arrival order: a client may pipeline its first command right behind AUTH
                 byte[][] credentials = Auth.credentials(args);
@@ -63,11 +74,11 @@ public final class NodeSink implements RequestSink {
                 }
             }
             if (!c.session().authenticated() && !AUTH_EXEMPT.contains(name)) {
-                c.node().refuse(args, NOAUTH);
+                c.node().refuse(command, NOAUTH);
                 return;
             }
         }
-        c.node().request(args);
+        c.node().request(command);
     }
 
     @Override

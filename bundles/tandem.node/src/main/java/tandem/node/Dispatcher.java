@@ -1,0 +1,213 @@
+package tandem.node;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+
+import tandem.api.store.Command;
+
+/**
+ * Takes each client message at its arrival and gives it its turn: the node's own commands (transactions,
+ * {@code WAIT}, {@code QUIT}, {@code REPLICAOF}), the front end's commands, keyspace reads, and keyspace writes, which
+ * the sequencer admits and journals. A client parked in {@code WAIT}, in a blocking command or in a command that
+ * finishes on another thread sends nothing else until it is answered: what it sends meanwhile waits, in order, and
+ * is dispatched when it resumes. The logic thread's alone.
+ */
+final class Dispatcher {
+
+    private static final Logger LOG = System.getLogger("tandem.node");
+
+    private final Services services;
+    private final Replay replay;
+    private final Sequencer sequencer;
+    private final Transactions transactions;
+    private final Turns turns;
+    private final Replies replies;
+    private final Waits waits;
+    private final Blocked blocked;
+    private final RoleState role;
+
+    Dispatcher(Services services, Replay replay, Sequencer sequencer, Transactions transactions, Turns turns,
+            Replies replies, Waits waits, Blocked blocked, RoleState role) {
+        this.services = services;
+        this.replay = replay;
+        this.sequencer = sequencer;
+        this.transactions = transactions;
+        this.turns = turns;
+        this.replies = replies;
+        this.waits = waits;
+        this.blocked = blocked;
+        this.role = role;
+    }
+
+    /**
+     * Dispatches one client message with a guard: one that fails unexpectedly here is answered with an error; then
+     * journals again the blocked clients its write woke.
+     */
+    void accept(Client c, Object message) {
+        try {
+            dispatch(c, message);
+            wakeBlocked();
+        } catch (RuntimeException | Error t) {
+            LOG.log(Level.ERROR, "a request failed unexpectedly before it was sequenced; it is answered with an error",
+                    t);
+            if (message != Inbox.CLOSED) {
+                turns.add(Pending.immediate(c, null, "-ERR internal error: " + t));
+            }
+        }
+    }
+
+    /** {@code c} was answered while parked (its {@code WAIT}, blocking command, or work elsewhere): what it sent
+     * meanwhile is dispatched now, in order. */
+    void resume(Client c) {
+        c.waiting = null;
+        c.parked = false;
+        while (!c.deferred.isEmpty() && c.waiting == null && !c.parked) {
+            dispatch(c, c.deferred.poll());
+            wakeBlocked();
+        }
+    }
+
+    private void dispatch(Client c, Object message) {
+        if (message == Inbox.CLOSED) {
+            closed(c);
+            return;
+        }
+        if (c.waiting != null || c.parked) {
+            c.deferred.add(message); // a client in WAIT sends nothing else until it is answered
+            return;
+        }
+        if (c.ending) {
+            return; // after QUIT or a protocol error nothing is executed, and nothing is journaled
+        }
+        if (message instanceof Client.Failure failure) {
+            c.ending = true;
+            turns.add(Pending.error(c, failure.error()));
+            return;
+        }
+        if (message instanceof Client.Refusal refusal) {
+            Transactions.refusedInside(c);
+            immediate(c, refusal.command(), refusal.error());
+            return;
+        }
+        Command command = (Command) message;
+        String node = command.isFrontend() ? command.name() : "";
+        switch (node) {
+            case "multi" -> transactions.multi(c, command);
+            case "exec" -> transactions.exec(c, command);
+            case "discard" -> transactions.discard(c, command);
+            case "watch" -> transactions.watch(c, command);
+            case "unwatch" -> transactions.unwatch(c, command);
+            case "quit" -> {
+                c.ending = true;
+                turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));
+            }
+            case "wait" -> {
+                if (Transactions.open(c)) {
+                    transactions.queue(c, command);
+                } else {
+                    waitCommand(c, command);
+                }
+            }
+            case "replicaof", "slaveof" -> {
+                if (Transactions.open(c)) {
+                    transactions.queue(c, command);
+                } else {
+                    c.parked = true; // nothing after it runs before its answer: the role may change
+                    turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));
+                }
+            }
+            default -> {
+                if (Transactions.open(c)) {
+                    transactions.queue(c, command);
+                } else {
+                    single(c, command);
+                }
+            }
+        }
+    }
+
+    private void single(Client c, Command command) {
+        if (command.isFrontend()) {
+            turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));
+            return;
+        }
+        services.await();
+        replay.prepare();
+        if (services.unavailable() != null) {
+            immediate(c, command, services.unavailable());
+            return;
+        }
+        command = Services.resolveAgain(services.keyspace(), command);
+        if (!command.isKeyspace()) {
+            turns.add(Pending.of(c, Pending.Kind.CONNECTION, command)); // unknown command error
+            return;
+        }
+        if (!command.arityHolds()) {
+            immediate(c, command, "ERR wrong number of arguments for '" + command.name() + "' command");
+            return;
+        }
+        if (!command.isWrite()) {
+            turns.add(Pending.of(c, Pending.Kind.READ, command));
+            return;
+        }
+        String refused = sequencer.writeRefusal();
+        if (refused != null) {
+            immediate(c, command, refused);
+            return;
+        }
+        sequencer.write(c, command);
+    }
+
+    /**
+     * {@code WAIT numreplicas timeout}: the number of replicas, of every protocol, that acknowledged this
+     * connection's last write; answered at once when enough did, else once enough do or the timeout (ms; 0 =
+     * forever) passes. Nothing else of the connection runs meanwhile.
+     */
+    private void waitCommand(Client c, Command command) {
+        byte[][] args = command.args();
+        if (role.following() && args.length == 3) {
+            immediate(c, command, Waits.ON_REPLICA);
+            return;
+        }
+        Object parsed = Waits.parse(args, c.lastWriteSequence);
+        if (parsed instanceof String error) {
+            immediate(c, command, error);
+            return;
+        }
+        c.waiting = (Waits.Wait) parsed;
+        turns.add(Pending.of(c, Pending.Kind.WAIT, command));
+    }
+
+    /** Journals again the blocked clients a write just woke; one that cannot be is answered and resumes. */
+    private void wakeBlocked() {
+        for (var woken = sequencer.takeWoken(); !woken.isEmpty(); woken = sequencer.takeWoken()) {
+            for (Blocked.Block b : woken) {
+                retry(b.client, b.command);
+            }
+        }
+    }
+
+    /**
+     * Journals a blocking command again (woken, or touched while in flight); an error answers and unblocks it.
+     */
+    void retry(Client c, Command command) {
+        String refused = sequencer.attemptAgain(c, command);
+        if (refused != null) {
+            c.front.reply().error(refused);
+            replies.touched(c);
+            resume(c);
+        }
+    }
+
+    private void closed(Client c) {
+        replies.closed(c);
+        transactions.closed(c);
+        waits.remove(c);
+        blocked.remove(c);
+        c.deferred.clear();
+    }
+
+    private void immediate(Client c, Command command, String error) {
+        turns.add(Pending.immediate(c, command, "-" + error));
+    }
+}

@@ -1,0 +1,142 @@
+package tandem.node;
+
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * Clients parked until something else answers them: in {@code WAIT} until enough replicas acknowledged, in a blocking
+ * command until a write serves it or its time is up, in a command that finishes on another thread
+ * ({@code REPLICAOF}). Each answered client resumes ({@link Dispatcher#resume}). The logic thread's, but the admin
+ * thread, which runs the work handed to it one piece at a time and posts its answer back.
+ */
+final class Parking {
+
+    private final Waits waits;
+    private final Blocked blocked;
+    private final Dispatcher dispatcher;
+    private final Replies replies;
+    private final RoleState role;
+    private final Inbox inbox;
+    /** Runs what commands finish off the logic thread ({@code REPLICAOF}), one at a time. */
+    private final ExecutorService admin = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "tandem-admin");
+        t.setDaemon(true);
+        return t;
+    });
+
+    Parking(Waits waits, Blocked blocked, Dispatcher dispatcher, Replies replies, RoleState role, Inbox inbox) {
+        this.waits = waits;
+        this.blocked = blocked;
+        this.dispatcher = dispatcher;
+        this.replies = replies;
+        this.role = role;
+        this.inbox = inbox;
+    }
+
+    /** {@code c}'s {@code WAIT} takes its turn: answered at once when enough replicas acknowledged, else parked. */
+    void startWait(Client c) {
+        if (waits.start(c)) {
+            replies.touched(c);
+            dispatcher.resume(c);
+        }
+    }
+
+    /** Answers the parked {@code WAIT}s whose replicas acknowledged or whose time is up, and resumes them. */
+    void answerWaits() {
+        List<Client> done = waits.answer(role.following());
+        for (Client c : done) {
+            replies.touched(c);
+            dispatcher.resume(c);
+        }
+    }
+
+    /**
+     * Answers the parked clients of blocking commands whose timeout passed with Redis' timeout reply (a nil array),
+     * or all of them with {@code -UNBLOCKED} once this node follows a primary; nothing is journaled for it.
+     */
+    void answerBlocked() {
+        boolean following = role.following();
+        for (Blocked.Block b : blocked.expired(following)) {
+            if (following) {
+                b.client.front.reply().error(Blocked.UNBLOCKED);
+            } else {
+                b.client.front.reply().nullArray();
+            }
+            replies.touched(b.client);
+            dispatcher.resume(b.client);
+        }
+    }
+
+    /**
+     * A blocking command was applied: served (or answered with an error), its client is unblocked and resumes; when
+     * it found nothing (its reply taken back by the caller), the client parks, or is journaled again at once when a
+     * write touched its keys while it was in flight.
+     */
+    void blockingApplied(Client c, boolean foundNothing) {
+        if (foundNothing) {
+            if (!blocked.park(c)) {
+                dispatcher.retry(c, blocked.command(c));
+            }
+            return;
+        }
+        blocked.done(c);
+        dispatcher.resume(c);
+    }
+
+    /** @return true while {@code c}'s blocking command is in flight or parked */
+    boolean blocks(Client c) {
+        return blocked.has(c);
+    }
+
+    /** A blocking command of {@code c} was answered with an error at its turn: it blocks no more. */
+    void blockingRefused(Client c) {
+        if (blocked.has(c)) {
+            blocked.done(c);
+            dispatcher.resume(c);
+        }
+    }
+
+    /**
+     * A command that finishes on another thread ran ({@link tandem.api.node.NodeClient#run} returned its work): the
+     * work goes to the admin thread, whose answer comes back to the logic thread as the reply; the client stays
+     * parked until then. Without work it was answered at once (an argument error).
+     */
+    void finishLater(Client c, Supplier<String> work) {
+        if (work == null) {
+            dispatcher.resume(c);
+            return;
+        }
+        admin.execute(() -> {
+            String line;
+            try {
+                line = work.get();
+            } catch (RuntimeException e) {
+                line = "-ERR " + e.getMessage();
+            }
+            String answer = line;
+            inbox.post(() -> {
+                if (c.parked) {
+                    Drain.replyLine(c, answer);
+                    replies.touched(c);
+                    dispatcher.resume(c);
+                }
+            });
+        });
+    }
+
+    /** @return the clients parked in {@code WAIT} or in a blocking command now; any thread */
+    int parked() {
+        return waits.blocked() + blocked.parked();
+    }
+
+    /** @return how long the logic thread may sleep, at most {@code maxNanos}: until the nearest deadline */
+    long pollNanos(long maxNanos) {
+        return blocked.pollNanos(waits.pollNanos(maxNanos));
+    }
+
+    void close() {
+        admin.shutdownNow();
+    }
+}

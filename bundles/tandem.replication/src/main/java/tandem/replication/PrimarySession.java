@@ -21,18 +21,15 @@ import tandem.api.replication.ReplicationStatus;
 import tandem.api.transport.FrameLink;
 import tandem.api.transport.FrameSession;
 import tandem.protocol.replication.Ack;
-import tandem.protocol.replication.AuthFailed;
-import tandem.protocol.replication.AuthOk;
 import tandem.protocol.replication.Challenge;
 import tandem.protocol.replication.ChallengeResponse;
 import tandem.protocol.replication.FrameException;
 import tandem.protocol.replication.Frames;
 import tandem.protocol.replication.Handshake;
-import tandem.protocol.replication.HashMismatch;
 import tandem.protocol.replication.Heartbeat;
-import tandem.protocol.replication.NeedSnapshot;
 import tandem.protocol.replication.Rotate;
 import tandem.protocol.replication.SegmentSeedBegin;
+import tandem.protocol.replication.Signal;
 import tandem.protocol.replication.SnapshotBegin;
 import tandem.protocol.replication.SnapshotEnd;
 import tandem.protocol.replication.StreamStart;
@@ -200,14 +197,14 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
         ReplicaAuthorizer.Verdict verdict = authorizer.verify(key, nonce, ChallengeResponse.signature(p));
         String keyText = Base64.getEncoder().encodeToString(key);
         if (verdict != ReplicaAuthorizer.Verdict.ALLOWED) {
-            link.send(ByteBuffer.wrap(AuthFailed.frame()));
+            link.send(ByteBuffer.wrap(Signal.AUTH_FAILED.frame()));
             LOG.log(Level.WARNING, "replica {0} with key {1} refused: {2}", link.remoteAddress(), keyText, verdict);
             link.close("authentication failed: " + verdict);
             return;
         }
         id = keyText;
         state = State.HANDSHAKING;
-        link.send(ByteBuffer.wrap(AuthOk.frame()));
+        link.send(ByteBuffer.wrap(Signal.AUTH_OK.frame()));
     }
 
     private void handshake(ByteBuffer p, byte tag) {
@@ -399,7 +396,8 @@ final class PrimarySession implements FrameSession, Fanout.Sink {
             }
             register();
             try {
-                sendFrames(ByteBuffer.wrap(divergence != null ? HashMismatch.frame() : NeedSnapshot.frame()));
+                Signal signal = divergence != null ? Signal.HASH_MISMATCH : Signal.NEED_SNAPSHOT;
+                sendFrames(ByteBuffer.wrap(signal.frame()));
                 node.snapshotSent();
                 sendSnapshot(snapshot);
             } finally {

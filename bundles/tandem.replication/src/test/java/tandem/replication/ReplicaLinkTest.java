@@ -292,7 +292,7 @@ class ReplicaLinkTest {
         long s;
         try (Checkpoints.Cut cut = cps.cut("replica")) {
             s = cut.appliedSequence();
-            cut.send(PrimarySession.TRAILER_ID, 0, java.nio.channels.Channels.newChannel(stream));
+            cut.send(OutgoingSnapshot.TRAILER_ID, 0, java.nio.channels.Channels.newChannel(stream));
         }
         java.io.ByteArrayOutputStream seed = new java.io.ByteArrayOutputStream();
         primary.writeSeed(s, java.nio.channels.Channels.newChannel(seed));

@@ -130,8 +130,18 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     private volatile PsyncSettings settings;
     private volatile Identity identity;
     private volatile ReplicaClient client;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile Checkpoints checkpoints;
+    /**
+     * The FRPL command stream: it streams every replica's journal and applies this replica's stream. When it goes
+     * (an update), it ends those streams itself; replicas reconnect and continue once one is back.
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile FrplStreams frpl;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile Keyspace keyspace;
 
     @Activate
@@ -508,45 +518,5 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     @Override
     public String version() {
         return context.getBundle().getVersion().toString();
-    }
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindCheckpoints(Checkpoints c) {
-        checkpoints = c;
-    }
-
-    void unbindCheckpoints(Checkpoints c) {
-        if (checkpoints == c) {
-            checkpoints = null;
-        }
-    }
-
-    /**
-     * The FRPL command stream: it streams every replica's journal and applies this replica's stream. When it goes
-     * (an update), it ends those streams itself; replicas reconnect and continue once one is back.
-     */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindFrpl(FrplStreams f) {
-        frpl = f;
-    }
-
-    void unbindFrpl(FrplStreams f) {
-        if (frpl == f) {
-            frpl = null;
-        }
-    }
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindKeyspace(Keyspace k) {
-        keyspace = k;
-    }
-
-    void unbindKeyspace(Keyspace k) {
-        if (keyspace == k) {
-            keyspace = null;
-        }
     }
 }

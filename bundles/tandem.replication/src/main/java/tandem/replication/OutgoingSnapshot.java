@@ -147,39 +147,51 @@ final class OutgoingSnapshot implements AutoCloseable {
         long length = streamLength();
         long started = System.nanoTime();
         sink.send(ByteBuffer.wrap(SnapshotBegin.frame(length, sequence, chain)));
+        sendBody(sink, closed, new Part("snapshot", "checkpoint", length, started),
+                body -> cut.send(TRAILER_ID, 0, body));
+        sink.send(ByteBuffer.wrap(SegmentSeedBegin.frame(seedLength)));
+        sendBody(sink, closed, new Part("segment seed", "segment seed", seedLength, System.nanoTime()),
+                this::copySeed);
+        transfer = null;
+    }
+
+    /** One body of the transfer and how it is named: in the status, and when sending it fails. */
+    private record Part(String status, String body, long length, long startedNanos) {
+    }
+
+    /** Writes a body into a channel. */
+    private interface BodyWriter {
+        void write(ChunkChannel body) throws IOException;
+    }
+
+    /** A body in SnapshotChunks, then the SnapshotEnd with its CRC32C. */
+    private void sendBody(ChunkChannel.Sink sink, BooleanSupplier closed, Part part, BodyWriter writer)
+            throws InterruptedException {
         ChunkChannel body = new ChunkChannel(sink);
-        transfer = new Transfer("snapshot", body, length, started);
+        transfer = new Transfer(part, body);
         try {
-            cut.send(TRAILER_ID, 0, body);
+            writer.write(body);
         } catch (IOException e) {
             if (closed.getAsBoolean() || Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException("closed during the snapshot");
+                throw new InterruptedException("closed during the " + part.status());
             }
-            throw new UncheckedIOException("sending the checkpoint: " + e.getMessage(), e);
+            throw new UncheckedIOException("sending the " + part.body() + ": " + e.getMessage(), e);
         }
         flush(body);
         sink.send(ByteBuffer.wrap(SnapshotEnd.frame(body.crc())));
-        ChunkChannel seedBody = new ChunkChannel(sink);
-        transfer = new Transfer("segment seed", seedBody, seedLength, System.nanoTime());
-        sink.send(ByteBuffer.wrap(SegmentSeedBegin.frame(seedLength)));
+    }
+
+    private void copySeed(ChunkChannel body) throws IOException {
         try (FileChannel in = FileChannel.open(seed)) {
             long at = 0;
             while (at < seedLength) {
-                long n = in.transferTo(at, seedLength - at, seedBody);
+                long n = in.transferTo(at, seedLength - at, body);
                 if (n <= 0) {
                     throw new IOException("the seed copy ends at byte " + at + " of " + seedLength);
                 }
                 at += n;
             }
-        } catch (IOException e) {
-            if (closed.getAsBoolean() || Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException("closed during the segment seed");
-            }
-            throw new UncheckedIOException("sending the segment seed: " + e.getMessage(), e);
         }
-        flush(seedBody);
-        sink.send(ByteBuffer.wrap(SnapshotEnd.frame(seedBody.crc())));
-        transfer = null;
     }
 
     private static void flush(ChunkChannel body) throws InterruptedException {
@@ -207,11 +219,12 @@ final class OutgoingSnapshot implements AutoCloseable {
     }
 
     /** A body being sent, for status. */
-    private record Transfer(String what, ChunkChannel channel, long total, long startedNanos) {
+    private record Transfer(Part part, ChunkChannel channel) {
         ReplicationStatus.Transfer status() {
-            long elapsed = System.nanoTime() - startedNanos;
+            long elapsed = System.nanoTime() - part.startedNanos();
             long done = channel.written();
-            return new ReplicationStatus.Transfer(what, done, total, elapsed <= 0 ? 0 : done * 1e9 / elapsed);
+            return new ReplicationStatus.Transfer(part.status(), done, part.length(),
+                    elapsed <= 0 ? 0 : done * 1e9 / elapsed);
         }
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import tandem.journal.JournalComponent;
 
 /**
  * A promotion's steps in their order, with a real journal and epoch file and a hub that records its calls; the
@@ -27,34 +25,28 @@ class PromotionTest {
     @TempDir
     Path root;
 
-    private final TestHub hub = new TestHub();
-    private final EpochFile epoch = new EpochFile();
     private final List<String> protocol = new CopyOnWriteArrayList<>();
-    private JournalComponent journal;
-    private Path state;
+    private Tenure node;
+    private TestHub hub;
     private RestartFence fence;
     private volatile ReplicationSettings settings;
 
     @BeforeEach
     void start() throws IOException {
-        Path home = Nodes.home(root, "node");
-        state = home.resolve("data/replication");
-        journal = Nodes.journal(home);
-        Files.createDirectories(state);
-        EpochFile.write(state, 3);
-        epoch.load(state);
-        fence = new RestartFence(journal, hub, epoch);
+        node = new Tenure(root, 3);
+        hub = node.hub;
+        fence = node.fence;
         settings = new ReplicationSettings("127.0.0.1", 7379, "127.0.0.1", 7380, "auto", 128 * 1024, 1000, 10_000,
-                1_000, 4L * 128 * 1024, state, List.of("tcp"));
+                1_000, 4L * 128 * 1024, node.state, List.of("tcp"));
     }
 
     @AfterEach
     void stop() {
-        Nodes.close(journal);
+        node.close();
     }
 
     private Promotion promotion() {
-        return new Promotion(journal, hub, epoch, fence, new Promotion.Protocol() {
+        return new Promotion(node.journal, hub, node.epoch, fence, new Promotion.Protocol() {
             @Override
             public ReplicationSettings settings() {
                 return settings;
@@ -90,14 +82,14 @@ class PromotionTest {
 
     @Test
     void aReplicaLeadsTheNextEpochRecordedFirstAndRestartsAsAPrimary() throws Exception {
-        Nodes.append(journal, 5, "k");
+        Nodes.append(node.journal, 5, "k");
         String out = promotion().promote(false);
         assertThat(out).isEqualTo("promoted: primary at epoch 4 (EpochBump at sequence 1); replicas connect to "
                 + "127.0.0.1:7379");
         assertThat(protocol).containsExactly("stop following", "start as primary");
         assertThat(hub.events).containsExactly("lead 4");
-        assertThat(EpochFile.read(state)).as("recorded before the node leads it").isEqualTo(4);
-        assertThat(journal.durableSequence()).as("what it received is durable").isEqualTo(5);
+        assertThat(EpochFile.read(node.state)).as("recorded before the node leads it").isEqualTo(4);
+        assertThat(node.journal.durableSequence()).as("what it received is durable").isEqualTo(5);
     }
 
     @Test

@@ -13,8 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import tandem.journal.JournalComponent;
-
 /**
  * The restart fence of a primary, with a real journal: what a crash (the marker left behind) with registered
  * replicas makes of the node core's fence, how replicas lift it, and what a clean stop leaves for the next start.
@@ -25,24 +23,22 @@ class RestartFenceTest {
     @TempDir
     Path root;
 
-    private final TestHub hub = new TestHub();
-    private final EpochFile epoch = new EpochFile();
-    private JournalComponent journal;
+    private Tenure node;
+    private TestHub hub;
     private Path state;
     private RestartFence fence;
 
     @BeforeEach
     void start() throws IOException {
-        Path home = Nodes.home(root, "primary");
-        state = home.resolve("data/replication");
-        journal = Nodes.journal(home);
-        epoch.load(state);
-        fence = new RestartFence(journal, hub, epoch);
+        node = new Tenure(root, 0);
+        hub = node.hub;
+        state = node.state;
+        fence = node.fence;
     }
 
     @AfterEach
     void stop() {
-        Nodes.close(journal);
+        node.close();
     }
 
     @Test
@@ -57,7 +53,6 @@ class RestartFenceTest {
 
     @Test
     void aCrashWithoutRegisteredReplicasIsNotFenced() throws IOException {
-        Files.createDirectories(state);
         Files.createFile(state.resolve(RestartFence.MARKER));
         fence.guard(state, List.of());
         assertThat(fence.error()).isNull();
@@ -65,7 +60,6 @@ class RestartFenceTest {
 
     @Test
     void aCrashIsFencedUntilEveryRegisteredReplicaShowedItIsNotAhead() throws IOException {
-        Files.createDirectories(state);
         Files.createFile(state.resolve(RestartFence.MARKER));
         fence.guard(state, List.of("a", "b"));
         assertThat(hub.fence).isEqualTo("FENCED this primary restarted after a crash; it accepts writes once every "
@@ -91,7 +85,7 @@ class RestartFenceTest {
     @Test
     void aReplicaThatSawAHigherEpochFencesThePrimaryUntilItIsCleared() throws IOException {
         EpochFile.write(state, 3);
-        epoch.load(state);
+        node.epoch.load(state);
         fence.guard(state, List.of());
         fence.superseded(5);
         assertThat(fence.error()).isEqualTo("FENCED another node was promoted after this one: a replica has seen "

@@ -53,9 +53,7 @@ public enum Signal {
     }
 
     public byte[] frame() {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, this::write);
     }
 
     /** @throws FrameException when {@code payload} is empty or not this frame */

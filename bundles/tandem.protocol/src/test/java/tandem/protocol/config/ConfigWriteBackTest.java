@@ -9,6 +9,7 @@ import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
@@ -42,10 +43,7 @@ class ConfigWriteBackTest {
                         }
                         @SuppressWarnings("unchecked")
                         Dictionary<String, Object> d = (Dictionary<String, Object>) args[0];
-                        for (var keys = d.keys(); keys.hasMoreElements();) {
-                            String k = keys.nextElement();
-                            stored.put(k, d.get(k));
-                        }
+                        Collections.list(d.keys()).forEach(k -> stored.put(k, d.get(k)));
                         yield null;
                     }
                     default -> throw new UnsupportedOperationException(method.getName());

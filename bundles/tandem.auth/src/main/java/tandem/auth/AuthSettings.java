@@ -4,6 +4,8 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.function.Function;
 
+import tandem.protocol.config.PropertyCheck;
+
 /**
  * The validated configuration of replication authentication. Every check names the property it refuses, so that an
  * operator who mistypes {@code etc/tandem.auth.cfg} reads which line is wrong.
@@ -18,18 +20,16 @@ record AuthSettings(Path home, Path keyFile, Path authorizedKeys, long reloadChe
 
     static final String PID = "tandem.auth";
     static final String HOME_PROPERTY = "tandem.home";
+    private static final PropertyCheck CHECK = new PropertyCheck(PID);
 
     static AuthSettings of(AuthComponent.Config c, Function<String, String> frameworkProperty) {
         Path home = home(frameworkProperty.apply(HOME_PROPERTY));
         Path keyFile = file("key.file", c.key_file(), home);
         Path authorizedKeys = file("authorized.keys", c.authorized_keys(), home);
         if (keyFile.equals(authorizedKeys)) {
-            throw invalid("authorized.keys", c.authorized_keys(), "is the same file as key.file");
+            throw CHECK.invalid("authorized.keys", c.authorized_keys(), "is the same file as key.file");
         }
-        long reload = c.reload_check_ms();
-        if (reload < 0 || reload > 3_600_000) {
-            throw invalid("reload.check.ms", Long.toString(reload), "must be between 0 and 3600000");
-        }
+        long reload = CHECK.range("reload.check.ms", c.reload_check_ms(), 0, 3_600_000);
         return new AuthSettings(home, keyFile, authorizedKeys, reload);
     }
 
@@ -62,21 +62,17 @@ record AuthSettings(Path home, Path keyFile, Path authorizedKeys, long reloadChe
     private static Path file(String property, String configured, Path home) {
         String value = configured == null ? "" : configured.trim();
         if (value.isEmpty()) {
-            throw invalid(property, "", "must name a file (relative to tandem.home or absolute)");
+            throw CHECK.invalid(property, "", "must name a file (relative to tandem.home or absolute)");
         }
         Path path;
         try {
             path = resolve(home, value);
         } catch (InvalidPathException e) {
-            throw invalid(property, value, "is not a valid path");
+            throw CHECK.invalid(property, value, "is not a valid path");
         }
         if (path.getFileName() == null || path.equals(home)) {
-            throw invalid(property, value, "must name a file, not a directory");
+            throw CHECK.invalid(property, value, "must name a file, not a directory");
         }
         return path;
-    }
-
-    private static IllegalArgumentException invalid(String property, String value, String why) {
-        return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
     }
 }

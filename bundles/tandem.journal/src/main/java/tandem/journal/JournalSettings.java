@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.function.Function;
 
+import tandem.protocol.config.PropertyCheck;
+
 /**
  * The validated configuration of the journal. Every check names the property it refuses, so that an operator who
  * mistypes {@code etc/tandem.journal.cfg} reads which line is wrong.
@@ -12,22 +14,23 @@ record JournalSettings(Path directory, long segmentSize, WaitStrategy waitStrate
         long retentionMaxBytes, long retentionMaxAgeSeconds, int lineageArchivesKeep) {
 
     static final String PID = "tandem.journal";
+    private static final PropertyCheck CHECK = new PropertyCheck(PID);
     static final long MIN_SEGMENT_SIZE = 64 * 1024;
 
     static JournalSettings of(JournalComponent.Config c, Function<String, String> frameworkProperty) {
         Path directory = directory(c.directory(), frameworkProperty.apply("tandem.home"));
-        long segmentSize = range("segment.size", c.segment_size(), MIN_SEGMENT_SIZE, 1L << 40);
+        long segmentSize = CHECK.range("segment.size", c.segment_size(), MIN_SEGMENT_SIZE, 1L << 40);
         WaitStrategy wait;
         try {
             wait = WaitStrategy.parse(c.wait_strategy());
         } catch (IllegalArgumentException e) {
-            throw invalid("wait.strategy", c.wait_strategy(), "must be blocking, spin-yield or busy-spin");
+            throw CHECK.invalid("wait.strategy", c.wait_strategy(), "must be blocking, spin-yield or busy-spin");
         }
-        int maxBatch = (int) range("max.batch.entries", c.max_batch_entries(), 1, 1 << 20);
-        long retentionBytes = range("retention.max.bytes", c.retention_max_bytes(), 0, Long.MAX_VALUE);
-        long retentionAge = range("retention.max.age.seconds", c.retention_max_age_seconds(), 0,
+        int maxBatch = (int) CHECK.range("max.batch.entries", c.max_batch_entries(), 1, 1 << 20);
+        long retentionBytes = CHECK.range("retention.max.bytes", c.retention_max_bytes(), 0, Long.MAX_VALUE);
+        long retentionAge = CHECK.range("retention.max.age.seconds", c.retention_max_age_seconds(), 0,
                 Long.MAX_VALUE / 1000);
-        int keep = (int) range("lineage.archives.keep", c.lineage_archives_keep(), 0, 1000);
+        int keep = (int) CHECK.range("lineage.archives.keep", c.lineage_archives_keep(), 0, 1000);
         return new JournalSettings(directory, segmentSize, wait, maxBatch, retentionBytes, retentionAge, keep);
     }
 
@@ -56,7 +59,8 @@ record JournalSettings(Path directory, long segmentSize, WaitStrategy waitStrate
         Path path;
         if (value.isEmpty()) {
             if (home == null || home.isBlank()) {
-                throw invalid("directory", "", "is not set and the framework property tandem.home is not set either");
+                throw CHECK.invalid("directory", "",
+                        "is not set and the framework property tandem.home is not set either");
             }
             path = Paths.get(home.trim(), "data", "journal");
         } else {
@@ -66,20 +70,9 @@ record JournalSettings(Path directory, long segmentSize, WaitStrategy waitStrate
             }
         }
         if (!path.isAbsolute()) {
-            throw invalid("directory", value.isEmpty() ? path.toString() : value,
+            throw CHECK.invalid("directory", value.isEmpty() ? path.toString() : value,
                     "must be an absolute path (or relative to an absolute tandem.home)");
         }
         return path.normalize();
-    }
-
-    private static long range(String property, long value, long min, long max) {
-        if (value < min || value > max) {
-            throw invalid(property, Long.toString(value), "must be between " + min + " and " + max);
-        }
-        return value;
-    }
-
-    private static IllegalArgumentException invalid(String property, String value, String why) {
-        return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
     }
 }

@@ -10,14 +10,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Dictionary;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.osgi.framework.BundleContext;
-import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -47,6 +44,7 @@ import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
 import tandem.protocol.command.KeyHash;
+import tandem.protocol.config.ConfigWriteBack;
 
 /**
  * The psync protocol (spec 001) of a node, on the RESP port: on a primary, {@link PsyncService} answers each
@@ -106,7 +104,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     private final BundleContext context;
     private final Journal journal;
     private final ReplicationHub hub;
-    private final ConfigurationAdmin configAdmin;
+    private final ConfigWriteBack writeBack;
     private final List<PrimaryStream> streams = new CopyOnWriteArrayList<>();
     private final AtomicLong syncFull = new AtomicLong();
     private final AtomicLong syncPartialOk = new AtomicLong();
@@ -132,8 +130,18 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     private volatile PsyncSettings settings;
     private volatile Identity identity;
     private volatile ReplicaClient client;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile Checkpoints checkpoints;
+    /**
+     * The FRPL command stream: it streams every replica's journal and applies this replica's stream. When it goes
+     * (an update), it ends those streams itself; replicas reconnect and continue once one is back.
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile FrplStreams frpl;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile Keyspace keyspace;
 
     @Activate
@@ -143,7 +151,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         this.context = context;
         this.journal = journal;
         this.hub = hub;
-        this.configAdmin = configAdmin;
+        this.writeBack = new ConfigWriteBack(configAdmin, PsyncSettings.PID, context.getProperty("tandem.home"));
         this.settings = PsyncSettings.of(config, context.getProperty("tandem.home"));
         this.identity = loadIdentity(settings.stateDirectory());
         journal.addDurabilityListener(durability);
@@ -353,7 +361,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         }
         stopClient();
         settings = next;
-        persist("replicaof", next.replicaOf());
+        writeBack.put("replicaof", next.replicaOf());
         follow(next);
         return "following " + next.replicaOf() + ": client writes are refused";
     }
@@ -390,7 +398,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
             throw e instanceof RuntimeException r ? r : new UncheckedIOException((IOException) e);
         }
         settings = settings.withReplicaOf(null);
-        persist("replicaof", "");
+        writeBack.put("replicaof", "");
         LOG.log(Level.WARNING, "psync: promoted: primary with replication id {0} (the former {1} stays valid up "
                 + "to offset {2}), EpochBump at sequence {3}", next.replicationId(), next.secondaryId(),
                 Long.toString(offset), Long.toString(bump));
@@ -510,80 +518,5 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     @Override
     public String version() {
         return context.getBundle().getVersion().toString();
-    }
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindCheckpoints(Checkpoints c) {
-        checkpoints = c;
-    }
-
-    void unbindCheckpoints(Checkpoints c) {
-        if (checkpoints == c) {
-            checkpoints = null;
-        }
-    }
-
-    /**
-     * The FRPL command stream: it streams every replica's journal and applies this replica's stream. When it goes
-     * (an update), it ends those streams itself; replicas reconnect and continue once one is back.
-     */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindFrpl(FrplStreams f) {
-        frpl = f;
-    }
-
-    void unbindFrpl(FrplStreams f) {
-        if (frpl == f) {
-            frpl = null;
-        }
-    }
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindKeyspace(Keyspace k) {
-        keyspace = k;
-    }
-
-    void unbindKeyspace(Keyspace k) {
-        if (keyspace == k) {
-            keyspace = null;
-        }
-    }
-
-    // ---- configuration ----------------------------------------------------------------------------------------
-
-    /**
-     * Keeps a property in ConfigurationAdmin and in {@code etc/tandem.psync.cfg}, when there is one: that file is
-     * the node's configuration, and FileInstall would otherwise bring its older value back. {@link #settings} is
-     * set already, so the callback that follows finds nothing to change.
-     */
-    private void persist(String key, String value) {
-        writeEtc(key, value);
-        try {
-            Configuration c = configAdmin.getConfiguration(PsyncSettings.PID, "?");
-            Dictionary<String, Object> props = c.getProperties();
-            if (props == null) {
-                props = new Hashtable<>();
-            }
-            props.put(key, value);
-            c.update(props);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot store " + key + "=" + value + ": " + e.getMessage(), e);
-        }
-    }
-
-    private void writeEtc(String key, String value) {
-        String home = context.getProperty("tandem.home");
-        if (home == null) {
-            return;
-        }
-        Path cfg = Path.of(home, "etc", PsyncSettings.PID + ".cfg");
-        try {
-            tandem.protocol.files.CfgFile.put(cfg, key, value);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + key + " to " + cfg + ": " + e.getMessage(), e);
-        }
     }
 }

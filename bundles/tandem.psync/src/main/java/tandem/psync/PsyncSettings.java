@@ -4,22 +4,25 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 
+import tandem.protocol.config.PropertyCheck;
+
 /** The validated configuration of PID {@value #PID}; every error names its property. */
 record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth, int ackIntervalMs,
         int writeTimeoutMs, int maxLagFrames, int handshakeTimeoutMs, int reconnectMaxMs, Path stateDirectory) {
 
     static final String PID = "tandem.psync";
+    private static final PropertyCheck CHECK = new PropertyCheck(PID);
 
     static PsyncSettings of(PsyncComponent.Config c, String home) {
         String[] hostPort = address(c.replicaof());
         return new PsyncSettings(hostPort == null ? null : hostPort[0],
                 hostPort == null ? 0 : Integer.parseInt(hostPort[1]),
                 c.masterauth() == null || c.masterauth().isEmpty() ? null : c.masterauth(),
-                range("ack.interval.ms", c.ack_interval_ms(), 10, 60_000),
-                range("write.timeout.ms", c.write_timeout_ms(), 0, 600_000),
-                range("max.lag.frames", c.max_lag_frames(), 100, 10_000_000),
-                range("handshake.timeout.ms", c.handshake_timeout_ms(), 100, 600_000),
-                range("reconnect.max.ms", c.reconnect_max_ms(), 100, 600_000),
+                CHECK.range("ack.interval.ms", c.ack_interval_ms(), 10, 60_000),
+                CHECK.range("write.timeout.ms", c.write_timeout_ms(), 0, 600_000),
+                CHECK.range("max.lag.frames", c.max_lag_frames(), 100, 10_000_000),
+                CHECK.range("handshake.timeout.ms", c.handshake_timeout_ms(), 100, 600_000),
+                CHECK.range("reconnect.max.ms", c.reconnect_max_ms(), 100, 600_000),
                 directory(c.state_directory(), home));
     }
 
@@ -51,7 +54,7 @@ record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth,
         try {
             return tandem.protocol.net.IpLiteral.hostPort(text);
         } catch (IllegalArgumentException e) {
-            throw invalid("replicaof", text.trim(), e.getMessage() + " (the primary's RESP port)");
+            throw CHECK.invalid("replicaof", text.trim(), e.getMessage() + " (the primary's RESP port)");
         }
     }
 
@@ -63,16 +66,5 @@ record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth,
         }
         Path p = Paths.get(d);
         return p.isAbsolute() ? p : base.resolve(p).toAbsolutePath();
-    }
-
-    private static int range(String property, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw invalid(property, Integer.toString(value), "must be between " + min + " and " + max);
-        }
-        return value;
-    }
-
-    static IllegalArgumentException invalid(String property, String value, String why) {
-        return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
     }
 }

@@ -68,19 +68,21 @@ final class Fanout implements JournalTap {
     public void rotated(long boundarySequence, byte[] tailHash) {
         control.clear();
         Rotate.write(control, boundarySequence, tailHash);
-        control.flip();
-        for (Sink o : outboxes) {
-            o.offer(Outbox.Kind.ROTATE, control, boundarySequence, boundarySequence);
-        }
+        offerControl(Outbox.Kind.ROTATE, boundarySequence);
     }
 
     @Override
     public void chainCheck(long sequence, byte[] chainHash) {
         control.clear();
         ChainCheck.write(control, sequence, chainHash);
+        offerControl(Outbox.Kind.CHAIN_CHECK, sequence);
+    }
+
+    /** Offers the control frame just written, about {@code sequence}, to every replica. */
+    private void offerControl(Outbox.Kind kind, long sequence) {
         control.flip();
         for (Sink o : outboxes) {
-            o.offer(Outbox.Kind.CHAIN_CHECK, control, sequence, sequence);
+            o.offer(kind, control, sequence, sequence);
         }
     }
 }

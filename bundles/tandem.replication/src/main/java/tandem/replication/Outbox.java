@@ -82,11 +82,7 @@ final class Outbox {
     Chunk poll(long timeoutNanos) throws InterruptedException {
         lock.lock();
         try {
-            long left = timeoutNanos;
-            while (queue.isEmpty() && !overflowed && !closed && left > 0) {
-                left = ready.awaitNanos(left);
-            }
-            return overflowed || closed ? null : queue.poll();
+            return awaitChunk(timeoutNanos) ? queue.poll() : null;
         } finally {
             lock.unlock();
         }

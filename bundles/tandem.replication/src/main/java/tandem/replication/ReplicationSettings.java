@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 
 import tandem.api.replication.AckPolicy;
+import tandem.protocol.config.PropertyCheck;
 
 /** The validated configuration of PID {@value #PID}; every error names its property. */
 record ReplicationSettings(String bind, int port, String primaryHost, int primaryPort, String ackPolicy,
@@ -14,11 +15,12 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
         Path stateDirectory, List<String> transports) {
 
     static final String PID = "tandem.replication";
+    private static final PropertyCheck CHECK = new PropertyCheck(PID);
 
     static ReplicationSettings of(ReplicationComponent.Config c, String home) {
         String bind = c.bind().trim();
-        literal("bind", bind);
-        int port = range("port", c.port(), 0, 65535);
+        CHECK.ipLiteral("bind", bind);
+        int port = CHECK.range("port", c.port(), 0, 65535);
         String[] hostPort = primary(c.primary());
         String primaryHost = hostPort == null ? null : hostPort[0];
         int primaryPort = hostPort == null ? 0 : Integer.parseInt(hostPort[1]);
@@ -27,16 +29,17 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
             try {
                 AckPolicy.parse(policy);
             } catch (IllegalArgumentException e) {
-                throw invalid("ack.policy", c.ack_policy(), "must be auto, disk, disk+ram, two-disks or ram");
+                throw CHECK.invalid("ack.policy", c.ack_policy(), "must be auto, disk, disk+ram, two-disks or ram");
             }
         }
-        int maxFrame = range("max.frame.bytes", c.max_frame_bytes(), 128 * 1024, 64 * 1024 * 1024);
-        int heartbeat = range("heartbeat.ms", c.heartbeat_ms(), 10, 60_000);
-        int handshake = range("handshake.timeout.ms", c.handshake_timeout_ms(), 100, 600_000);
-        int reconnect = range("reconnect.max.ms", c.reconnect_max_ms(), 100, 600_000);
+        int maxFrame = CHECK.range("max.frame.bytes", c.max_frame_bytes(), 128 * 1024, 64 * 1024 * 1024);
+        int heartbeat = CHECK.range("heartbeat.ms", c.heartbeat_ms(), 10, 60_000);
+        int handshake = CHECK.range("handshake.timeout.ms", c.handshake_timeout_ms(), 100, 600_000);
+        int reconnect = CHECK.range("reconnect.max.ms", c.reconnect_max_ms(), 100, 600_000);
         long ring = c.ring_max_bytes();
         if (ring < 4L * maxFrame || ring > (1L << 34)) {
-            throw invalid("ring.max.bytes", Long.toString(ring), "must be between 4 × max.frame.bytes and 16 GiB");
+            throw CHECK.invalid("ring.max.bytes", Long.toString(ring),
+                    "must be between 4 × max.frame.bytes and 16 GiB");
         }
         Path dir = directory(c.state_directory(), home);
         return new ReplicationSettings(bind, port, primaryHost, primaryPort, policy, maxFrame, heartbeat, handshake,
@@ -52,7 +55,7 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
         try {
             return tandem.protocol.net.IpLiteral.hostPort(text);
         } catch (IllegalArgumentException e) {
-            throw invalid("primary", text.trim(), e.getMessage());
+            throw CHECK.invalid("primary", text.trim(), e.getMessage());
         }
     }
 
@@ -62,15 +65,15 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
         for (String part : text.split(",")) {
             String name = part.trim().toLowerCase(Locale.ROOT);
             if (!name.matches("[a-z][a-z0-9-]{0,31}")) {
-                throw invalid("transports", text, "\"" + part.trim() + "\" is not a transport name");
+                throw CHECK.invalid("transports", text, "\"" + part.trim() + "\" is not a transport name");
             }
             if (names.contains(name)) {
-                throw invalid("transports", text, name + " is named twice");
+                throw CHECK.invalid("transports", text, name + " is named twice");
             }
             names.add(name);
         }
         if (names.size() > 8) {
-            throw invalid("transports", text, "names more than 8 transports");
+            throw CHECK.invalid("transports", text, "names more than 8 transports");
         }
         return List.copyOf(names);
     }
@@ -118,25 +121,5 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
             return p;
         }
         return (home == null ? Paths.get("") : Paths.get(home)).resolve(p).toAbsolutePath();
-    }
-
-    /** Accepts only IP literals: a name would need a lookup, and a node must never depend on DNS. */
-    private static void literal(String property, String host) {
-        try {
-            tandem.protocol.net.IpLiteral.parse(host);
-        } catch (IllegalArgumentException e) {
-            throw invalid(property, host, e.getMessage());
-        }
-    }
-
-    private static int range(String property, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw invalid(property, Integer.toString(value), "must be between " + min + " and " + max);
-        }
-        return value;
-    }
-
-    static IllegalArgumentException invalid(String property, String value, String why) {
-        return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
     }
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The epoch a node has seen, as {@link ReplicationComponent} records it in its state directory. */
+/** The epoch a node has seen, as {@link EpochFile} records it in its state directory. */
 @Timeout(10)
 class EpochFileTest {
 
@@ -21,30 +21,47 @@ class EpochFileTest {
     @Test
     void theEpochIsReplacedWholeAndReadBack() throws IOException {
         Path state = dir.resolve("replication");
-        assertThat(ReplicationComponent.readEpoch(state)).isZero();
-        ReplicationComponent.writeEpoch(state, 3);
-        assertThat(ReplicationComponent.readEpoch(state)).isEqualTo(3);
-        ReplicationComponent.writeEpoch(state, 12);
-        assertThat(ReplicationComponent.readEpoch(state)).isEqualTo(12);
+        assertThat(EpochFile.read(state)).isZero();
+        EpochFile.write(state, 3);
+        assertThat(EpochFile.read(state)).isEqualTo(3);
+        EpochFile.write(state, 12);
+        assertThat(EpochFile.read(state)).isEqualTo(12);
         assertThat(state.resolve("epoch")).hasContent("12");
         assertThat(state.resolve("epoch.tmp")).doesNotExist();
     }
 
     @Test
     void aTemporaryFileACrashLeftChangesNothing() throws IOException {
-        ReplicationComponent.writeEpoch(dir, 5);
+        EpochFile.write(dir, 5);
         Files.writeString(dir.resolve("epoch.tmp"), "9"); // torn before its rename
-        assertThat(ReplicationComponent.readEpoch(dir)).isEqualTo(5);
-        ReplicationComponent.writeEpoch(dir, 6);
-        assertThat(ReplicationComponent.readEpoch(dir)).isEqualTo(6);
+        assertThat(EpochFile.read(dir)).isEqualTo(5);
+        EpochFile.write(dir, 6);
+        assertThat(EpochFile.read(dir)).isEqualTo(6);
         assertThat(dir.resolve("epoch.tmp")).doesNotExist();
     }
 
     @Test
     void anEpochThatCannotBeWrittenLeavesTheOldOne() throws IOException {
-        ReplicationComponent.writeEpoch(dir, 5);
+        EpochFile.write(dir, 5);
         Files.createDirectories(dir.resolve("epoch.tmp/in-the-way"));
-        assertThatThrownBy(() -> ReplicationComponent.writeEpoch(dir, 6)).isInstanceOf(IOException.class);
-        assertThat(ReplicationComponent.readEpoch(dir)).isEqualTo(5);
+        assertThatThrownBy(() -> EpochFile.write(dir, 6)).isInstanceOf(IOException.class);
+        assertThat(EpochFile.read(dir)).isEqualTo(5);
+    }
+
+    @Test
+    void anEpochOnlyAdvancesAndIsRecordedBeforeItIsCurrent() throws IOException {
+        EpochFile.write(dir, 4);
+        EpochFile epoch = new EpochFile();
+        epoch.load(dir);
+        assertThat(epoch.current()).isEqualTo(4);
+        epoch.advance(3);
+        assertThat(epoch.current()).as("never back").isEqualTo(4);
+        epoch.advance(7);
+        assertThat(epoch.current()).isEqualTo(7);
+        assertThat(EpochFile.read(dir)).isEqualTo(7);
+        Files.createDirectories(dir.resolve("epoch.tmp/in-the-way"));
+        assertThatThrownBy(() -> epoch.advance(8)).hasMessageStartingWith("cannot record epoch 8 in " + dir);
+        assertThat(epoch.current()).as("not current unless recorded").isEqualTo(7);
+        assertThat(EpochFile.read(dir)).isEqualTo(7);
     }
 }

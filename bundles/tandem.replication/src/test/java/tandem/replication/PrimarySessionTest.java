@@ -634,7 +634,7 @@ class PrimarySessionTest {
                 assertThat(receive.feed(ByteBuffer.wrap(stream))).isTrue();
                 staged = receive.commit();
             }
-            assertThat(staged.replicationId()).isEqualTo(PrimarySession.TRAILER_ID);
+            assertThat(staged.replicationId()).isEqualTo(OutgoingSnapshot.TRAILER_ID);
             copy.install(staged.directory(), primaryStore.appliedSequence(), new byte[32]);
             assertThat(copy.digest()).isEqualTo(primaryStore.digest());
         } finally {

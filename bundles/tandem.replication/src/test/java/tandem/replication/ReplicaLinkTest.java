@@ -37,8 +37,6 @@ import tandem.api.transport.FrameTransport;
 import tandem.auth.AuthComponent;
 import tandem.journal.JournalComponent;
 import tandem.protocol.replication.Ack;
-import tandem.protocol.replication.AuthFailed;
-import tandem.protocol.replication.AuthOk;
 import tandem.protocol.replication.ChainCheck;
 import tandem.protocol.replication.Challenge;
 import tandem.protocol.replication.ChallengeResponse;
@@ -47,9 +45,8 @@ import tandem.protocol.replication.Handshake;
 import tandem.protocol.replication.Heartbeat;
 import tandem.protocol.replication.InputBatch;
 import tandem.protocol.replication.Rotate;
-import tandem.protocol.replication.HashMismatch;
-import tandem.protocol.replication.NeedSnapshot;
 import tandem.protocol.replication.SegmentSeedBegin;
+import tandem.protocol.replication.Signal;
 import tandem.protocol.replication.SnapshotBegin;
 import tandem.protocol.replication.SnapshotChunk;
 import tandem.protocol.replication.SnapshotEnd;
@@ -221,7 +218,7 @@ class ReplicaLinkTest {
         assertThat(Ed25519.verify(signature, 0, key, 0, nonce, 0, nonce.length)).isTrue();
         assertThat(primaryAuth.verify(key, nonce, signature)).isEqualTo(ReplicaAuthorizer.Verdict.ALLOWED);
         assertThat(link.status().state()).isEqualTo("authenticating");
-        p.feed(AuthOk.frame(), byteByByte);
+        p.feed(Signal.AUTH_OK.frame(), byteByByte);
         return p.expect(Frames.TAG_HANDSHAKE);
     }
 
@@ -295,7 +292,7 @@ class ReplicaLinkTest {
         long s;
         try (Checkpoints.Cut cut = cps.cut("replica")) {
             s = cut.appliedSequence();
-            cut.send(PrimarySession.TRAILER_ID, 0, java.nio.channels.Channels.newChannel(stream));
+            cut.send(OutgoingSnapshot.TRAILER_ID, 0, java.nio.channels.Channels.newChannel(stream));
         }
         java.io.ByteArrayOutputStream seed = new java.io.ByteArrayOutputStream();
         primary.writeSeed(s, java.nio.channels.Channels.newChannel(seed));
@@ -351,7 +348,7 @@ class ReplicaLinkTest {
             Peer p = connect();
             ByteBuffer h = ByteBuffer.wrap(authenticate(p, false)).order(ByteOrder.LITTLE_ENDIAN);
             assertThat(Handshake.chainHash(h)).isEqualTo(ownChain);
-            p.feed(HashMismatch.frame(), byteByByte);
+            p.feed(Signal.HASH_MISMATCH.frame(), byteByByte);
             Peer.await(() -> "snapshot".equals(link.status().state()), "receiving a snapshot");
             p.feed(transfer(snap, false, false), byteByByte);
             Peer.await(() -> "snapshot-installed".equals(link.status().state()), "the snapshot installed");
@@ -394,7 +391,7 @@ class ReplicaLinkTest {
             node.checkpoints = cps;
             Peer p = connect();
             authenticate(p, false);
-            p.feed(NeedSnapshot.frame(), false);
+            p.feed(Signal.NEED_SNAPSHOT.frame(), false);
             // a chunk corrupted in transit, or a seed whose SnapshotEnd does not match what arrived
             p.feed(transfer(snap, corruptChunk, !corruptChunk), false);
             p.awaitClosed();
@@ -417,7 +414,7 @@ class ReplicaLinkTest {
         node.checkpoints = Nodes.checkpoints(Nodes.home(root, "replica"), null);
         Peer p = connect();
         authenticate(p, false);
-        p.feed(HashMismatch.frame(), false);
+        p.feed(Signal.HASH_MISMATCH.frame(), false);
         p.feed(SegmentSeedBegin.frame(4096), false);
         p.awaitClosed();
         assertThat(link.status().lastError()).contains("expected SnapshotBegin, got SegmentSeedBegin");
@@ -428,7 +425,7 @@ class ReplicaLinkTest {
         node.checkpoints = null;
         Peer q = connect();
         authenticate(q, false);
-        q.feed(NeedSnapshot.frame(), false);
+        q.feed(Signal.NEED_SNAPSHOT.frame(), false);
         q.awaitClosed();
         assertThat(link.status().state()).isEqualTo("needs-snapshot");
         assertThat(link.status().lastError()).contains("no checkpoint service is active");
@@ -523,7 +520,7 @@ class ReplicaLinkTest {
         Peer p = connect();
         p.feed(Challenge.frame(new byte[32]), byteByByte);
         p.expect(Frames.TAG_CHALLENGE_RESPONSE);
-        p.feed(AuthFailed.frame(), byteByByte);
+        p.feed(Signal.AUTH_FAILED.frame(), byteByByte);
         p.awaitClosed();
         assertThat(link.status().state()).isEqualTo("refused");
         String[] line = replicaAuth.authorizedKeysLine().split(" ", 3);

@@ -65,7 +65,7 @@ class ReplicationComponentTest {
         Path state = home.resolve("data/replication");
         Files.createDirectories(state);
         new Registry(state).register("a2V5LTE=", 0);
-        Files.createFile(state.resolve(ReplicationComponent.RUNNING));
+        Files.createFile(state.resolve(RestartFence.MARKER));
         journal = Nodes.journal(home);
         auth = Nodes.auth(home);
         transport = tcp();

@@ -109,8 +109,14 @@ final class TestHub implements ReplicationHub {
         return sequence;
     }
 
+    /** Thrown by {@link #lead} when a test sets it: a node core that cannot lead. */
+    volatile RuntimeException leadFailure;
+
     @Override
     public long lead(long epoch) {
+        if (leadFailure != null) {
+            throw leadFailure;
+        }
         events.add("lead " + epoch);
         upstream = null;
         return appended + 1;

@@ -2,6 +2,8 @@ package tandem.store;
 
 import java.nio.file.Path;
 
+import tandem.protocol.config.PropertyCheck;
+
 /**
  * The validated configuration of the store. Every check names the property it refuses, so that an operator who
  * mistypes {@code etc/tandem.store.cfg} reads which line is wrong.
@@ -14,6 +16,7 @@ import java.nio.file.Path;
 record StoreSettings(Path directory, int flushIntervalMs, int expireKeysPerTick, int scanCursors) {
 
     static final String PID = "tandem.store";
+    private static final PropertyCheck CHECK = new PropertyCheck(PID);
 
     /**
      * @param tandemHome the framework property {@code tandem.home} (null when unset: the working directory), the
@@ -28,23 +31,12 @@ record StoreSettings(Path directory, int flushIntervalMs, int expireKeysPerTick,
             try {
                 directory = Path.of(dir);
             } catch (RuntimeException e) {
-                throw invalid("directory", dir, "is not a valid path");
+                throw CHECK.invalid("directory", dir, "is not a valid path");
             }
         }
-        int flush = range("flush.interval.ms", c.flush_interval_ms(), 10, 3_600_000);
-        int perTick = range("expire.keys.per.tick", c.expire_keys_per_tick(), 1, 1_000_000);
-        int cursors = range("scan.cursors", c.scan_cursors(), 1, 1_000_000);
+        int flush = CHECK.range("flush.interval.ms", c.flush_interval_ms(), 10, 3_600_000);
+        int perTick = CHECK.range("expire.keys.per.tick", c.expire_keys_per_tick(), 1, 1_000_000);
+        int cursors = CHECK.range("scan.cursors", c.scan_cursors(), 1, 1_000_000);
         return new StoreSettings(directory.toAbsolutePath().normalize(), flush, perTick, cursors);
-    }
-
-    private static int range(String property, int value, int min, int max) {
-        if (value < min || value > max) {
-            throw invalid(property, Integer.toString(value), "must be between " + min + " and " + max);
-        }
-        return value;
-    }
-
-    private static IllegalArgumentException invalid(String property, String value, String why) {
-        return new IllegalArgumentException(PID + ": " + property + "=" + value + " is invalid: " + why);
     }
 }

@@ -34,9 +34,7 @@ public final class Ack {
     }
 
     public static byte[] frame(long ackedSequence, long inMemorySequence) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, ackedSequence, inMemorySequence);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, ackedSequence, inMemorySequence));
     }
 
     /** @throws FrameException when {@code payload} is not an Ack of at least {@value #LENGTH} bytes */

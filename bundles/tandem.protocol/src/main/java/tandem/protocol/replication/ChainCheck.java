@@ -34,9 +34,7 @@ public final class ChainCheck {
     }
 
     public static byte[] frame(long sequence, byte[] chainHash) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, sequence, chainHash);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, sequence, chainHash));
     }
 
     /** @throws FrameException when {@code payload} is not a ChainCheck of at least {@value #LENGTH} bytes */

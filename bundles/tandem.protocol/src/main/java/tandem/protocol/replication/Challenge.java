@@ -29,9 +29,7 @@ public final class Challenge {
     }
 
     public static byte[] frame(byte[] nonce) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, nonce);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, nonce));
     }
 
     /** @throws FrameException when {@code payload} is not a Challenge of at least {@value #LENGTH} bytes */

@@ -32,9 +32,7 @@ public final class ChallengeResponse {
     }
 
     public static byte[] frame(byte[] signature, byte[] publicKey) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, signature, publicKey);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, signature, publicKey));
     }
 
     /** @throws FrameException when {@code payload} is not a ChallengeResponse of at least {@value #LENGTH} bytes */

@@ -54,9 +54,7 @@ public final class Handshake {
     }
 
     public static byte[] frame(long lastSequence, byte[] chainHash, long epoch, int protocolVersion) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, lastSequence, chainHash, epoch, protocolVersion);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, lastSequence, chainHash, epoch, protocolVersion));
     }
 
     /** @throws FrameException when {@code payload} is not a Handshake of at least {@value #LENGTH} bytes */

@@ -33,9 +33,7 @@ public final class Heartbeat {
     }
 
     public static byte[] frame(long sequence, byte ackPolicy) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, sequence, ackPolicy);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, sequence, ackPolicy));
     }
 
     /** @throws FrameException when {@code payload} is not a Heartbeat of at least {@value #LENGTH} bytes */

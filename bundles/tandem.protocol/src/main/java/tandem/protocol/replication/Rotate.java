@@ -35,9 +35,7 @@ public final class Rotate {
     }
 
     public static byte[] frame(long boundarySeq, byte[] tailHash) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, boundarySeq, tailHash);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, boundarySeq, tailHash));
     }
 
     /** @throws FrameException when {@code payload} is not a Rotate of at least {@value #LENGTH} bytes */

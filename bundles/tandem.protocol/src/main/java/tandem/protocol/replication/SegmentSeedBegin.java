@@ -31,9 +31,7 @@ public final class SegmentSeedBegin {
     }
 
     public static byte[] frame(long seedLen) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, seedLen);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, seedLen));
     }
 
     /** @throws FrameException when {@code payload} is not a SegmentSeedBegin of at least {@value #LENGTH} bytes */

@@ -37,9 +37,7 @@ public final class SnapshotBegin {
     }
 
     public static byte[] frame(long snapshotLen, long snapSequence, byte[] snapChainHash) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, snapshotLen, snapSequence, snapChainHash);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, snapshotLen, snapSequence, snapChainHash));
     }
 
     /** @throws FrameException when {@code payload} is not a SnapshotBegin of at least {@value #LENGTH} bytes */

@@ -34,9 +34,7 @@ public final class SnapshotChunk {
     }
 
     public static byte[] frame(ByteBuffer data) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH + data.remaining());
-        write(b, data);
-        return Wire.array(b);
+        return Wire.frame(LENGTH + data.remaining(), b -> write(b, data));
     }
 
     /** @throws FrameException when {@code payload} is empty or not a SnapshotChunk */

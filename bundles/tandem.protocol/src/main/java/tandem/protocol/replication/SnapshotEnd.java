@@ -31,9 +31,7 @@ public final class SnapshotEnd {
     }
 
     public static byte[] frame(int crc32c) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, crc32c);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, crc32c));
     }
 
     /** @throws FrameException when {@code payload} is not a SnapshotEnd of at least {@value #LENGTH} bytes */

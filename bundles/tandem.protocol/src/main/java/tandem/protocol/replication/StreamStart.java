@@ -65,10 +65,8 @@ public final class StreamStart {
 
     public static byte[] frame(long startSequence, long segmentStartSequence, byte[] anchorHash, long epoch,
             byte ackPolicy, boolean genesisKnown, long genesisEntries, long segmentStartOffset) {
-        ByteBuffer b = ByteBuffer.allocate(Frames.LENGTH_PREFIX + LENGTH);
-        write(b, startSequence, segmentStartSequence, anchorHash, epoch, ackPolicy, genesisKnown, genesisEntries,
-                segmentStartOffset);
-        return Wire.array(b);
+        return Wire.frame(LENGTH, b -> write(b, startSequence, segmentStartSequence, anchorHash, epoch, ackPolicy,
+                genesisKnown, genesisEntries, segmentStartOffset));
     }
 
     /** @throws FrameException when {@code payload} is not a StreamStart of at least {@value #LENGTH} bytes */

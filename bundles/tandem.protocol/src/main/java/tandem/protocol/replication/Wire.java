@@ -5,6 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.function.Consumer;
 
 /**
  * Little-endian access at absolute indexes, shared by the frame classes. View var handles fix the byte order, so
@@ -41,8 +42,15 @@ final class Wire {
         dst.position(payload + payloadLength);
     }
 
-    /** @return a byte array holding exactly what {@code dst} received, for the allocating {@code frame()} helpers */
-    static byte[] array(ByteBuffer written) {
+    /**
+     * The allocating {@code frame()} helpers' one body.
+     *
+     * @param payloadLength the payload's length, which {@code writer} must fill exactly
+     * @return a new array holding the length prefix and the payload {@code writer} wrote
+     */
+    static byte[] frame(int payloadLength, Consumer<ByteBuffer> writer) {
+        ByteBuffer written = ByteBuffer.allocate(Frames.LENGTH_PREFIX + payloadLength);
+        writer.accept(written);
         if (written.hasRemaining()) {
             throw new IllegalStateException("frame size miscomputed: " + written.remaining() + " bytes left");
         }

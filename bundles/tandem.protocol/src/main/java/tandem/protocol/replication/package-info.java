@@ -8,7 +8,7 @@
  * offset without checking: a receiver calls the frame's {@code check} first (InputBatch's cursor checks as it goes).
  */
 @Export
-@Version("1.1.0")
+@Version("2.0.0")
 package tandem.protocol.replication;
 
 import org.osgi.annotation.bundle.Export;

@@ -11,7 +11,6 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -60,8 +59,8 @@ class FrameBoundsTest {
                             ChallengeResponse.check(p);
                             return List.of(hex(ChallengeResponse.signature(p)), hex(ChallengeResponse.publicKey(p)));
                         }),
-                tagOnly("AuthOk", Frames.TAG_AUTH_OK, AuthOk.frame(), AuthOk::check),
-                tagOnly("AuthFailed", Frames.TAG_AUTH_FAILED, AuthFailed.frame(), AuthFailed::check),
+                tagOnly("AuthOk", Frames.TAG_AUTH_OK, Signal.AUTH_OK),
+                tagOnly("AuthFailed", Frames.TAG_AUTH_FAILED, Signal.AUTH_FAILED),
                 new Kind("StreamStart", Frames.TAG_STREAM_START,
                         StreamStart.frame(1, 2, run(6, 32), 3, (byte) 2, true, 4, 5), p -> {
                             StreamStart.check(p);
@@ -70,8 +69,8 @@ class FrameBoundsTest {
                                     StreamStart.genesisKnown(p), StreamStart.genesisEntries(p),
                                     StreamStart.segmentStartOffset(p));
                         }),
-                tagOnly("NeedSnapshot", Frames.TAG_NEED_SNAPSHOT, NeedSnapshot.frame(), NeedSnapshot::check),
-                tagOnly("HashMismatch", Frames.TAG_HASH_MISMATCH, HashMismatch.frame(), HashMismatch::check),
+                tagOnly("NeedSnapshot", Frames.TAG_NEED_SNAPSHOT, Signal.NEED_SNAPSHOT),
+                tagOnly("HashMismatch", Frames.TAG_HASH_MISMATCH, Signal.HASH_MISMATCH),
                 new Kind("SnapshotBegin", Frames.TAG_SNAPSHOT_BEGIN, SnapshotBegin.frame(100, 7, run(7, 32)), p -> {
                     SnapshotBegin.check(p);
                     return List.of(SnapshotBegin.snapshotLen(p), SnapshotBegin.snapSequence(p),
@@ -210,9 +209,9 @@ class FrameBoundsTest {
         assertThat(b.hasRemaining()).isFalse();
     }
 
-    private static Kind tagOnly(String name, byte tag, byte[] frame, Consumer<ByteBuffer> check) {
-        return new Kind(name, tag, frame, p -> {
-            check.accept(p);
+    private static Kind tagOnly(String name, byte tag, Signal signal) {
+        return new Kind(name, tag, signal.frame(), p -> {
+            signal.check(p);
             return List.of(name);
         });
     }

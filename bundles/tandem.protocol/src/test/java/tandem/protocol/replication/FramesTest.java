@@ -71,7 +71,7 @@ class FramesTest {
         ByteBuffer empty = ByteBuffer.wrap(Bytes.hex("ee 16")).position(1).limit(1);
         assertThatThrownBy(() -> Frames.tag(empty)).isInstanceOf(FrameException.class).hasMessage("empty frame");
         assertThatThrownBy(() -> Ack.check(empty)).isInstanceOf(FrameException.class).hasMessage("empty frame");
-        assertThatThrownBy(() -> AuthOk.check(ByteBuffer.allocate(0))).isInstanceOf(FrameException.class)
+        assertThatThrownBy(() -> Signal.AUTH_OK.check(ByteBuffer.allocate(0))).isInstanceOf(FrameException.class)
                 .hasMessage("empty frame");
     }
 

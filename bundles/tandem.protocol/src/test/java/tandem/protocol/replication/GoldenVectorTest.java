@@ -109,10 +109,10 @@ class GoldenVectorTest {
     @Test
     void tagOnlyFrames() {
         // melin §1.3: AuthOk = 01 00 00 00 05, AuthFailed = ... 06
-        assertTagOnly(hex("01000000 05"), AuthOk.frame(), AuthOk::write, AuthOk::check);
-        assertTagOnly(hex("01000000 06"), AuthFailed.frame(), AuthFailed::write, AuthFailed::check);
-        assertTagOnly(hex("01000000 11"), NeedSnapshot.frame(), NeedSnapshot::write, NeedSnapshot::check);
-        assertTagOnly(hex("01000000 12"), HashMismatch.frame(), HashMismatch::write, HashMismatch::check);
+        assertTagOnly(hex("01000000 05"), Signal.AUTH_OK);
+        assertTagOnly(hex("01000000 06"), Signal.AUTH_FAILED);
+        assertTagOnly(hex("01000000 11"), Signal.NEED_SNAPSHOT);
+        assertTagOnly(hex("01000000 12"), Signal.HASH_MISMATCH);
     }
 
     @Test
@@ -354,10 +354,10 @@ class GoldenVectorTest {
         assertThat(Bytes.slice(b, AT + expected.length, b.capacity())).containsOnly(Bytes.FILL);
     }
 
-    private static void assertTagOnly(byte[] expected, byte[] frame, Consumer<ByteBuffer> writer,
-            Consumer<ByteBuffer> check) {
-        assertThat(frame).isEqualTo(expected);
-        assertWrites(expected, writer);
-        check.accept(payload(expected));
+    private static void assertTagOnly(byte[] expected, Signal signal) {
+        assertThat(signal.frame()).isEqualTo(expected);
+        assertWrites(expected, signal::write);
+        signal.check(payload(expected));
+        assertThat(signal.tag()).isEqualTo(expected[Frames.LENGTH_PREFIX]);
     }
 }

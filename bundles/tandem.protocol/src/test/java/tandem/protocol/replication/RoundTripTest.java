@@ -58,10 +58,9 @@ class RoundTripTest {
             assertThat(ChallengeResponse.signature(p)).isEqualTo(sig);
             assertThat(ChallengeResponse.publicKey(p)).isEqualTo(h);
 
-            AuthOk.check(roundTrip(AuthOk.frame(), AuthOk::write));
-            AuthFailed.check(roundTrip(AuthFailed.frame(), AuthFailed::write));
-            NeedSnapshot.check(roundTrip(NeedSnapshot.frame(), NeedSnapshot::write));
-            HashMismatch.check(roundTrip(HashMismatch.frame(), HashMismatch::write));
+            for (Signal signal : Signal.values()) {
+                signal.check(roundTrip(signal.frame(), signal::write));
+            }
 
             p = roundTrip(StreamStart.frame(a, b, h, c, policy, known, d, e),
                     x -> StreamStart.write(x, a, b, h, c, policy, known, d, e));

@@ -121,7 +121,12 @@ final class Tx {
      * The writes of every apply since the last {@link RocksKeyspace} commit: a round of applies is written to
      * RocksDB at once. Each apply sets a save point first, so that a failing one is taken back alone.
      */
-    final WriteBatchWithIndex batch = new WriteBatchWithIndex(true); // true: a later write of a key replaces it
+    WriteBatchWithIndex batch = new WriteBatchWithIndex(true); // true: a later write of a key replaces it
+    /**
+     * Waits until the rounds handed to the store's writer are in the database: every read of RocksDB waits for it
+     * first (reads of the in-memory index never do), so that a read sees every earlier round.
+     */
+    private final Runnable written;
     final ScanCursors cursors;
     /** Every key's header, and short strings' values: the pending batch included, so always this thread's view. */
     final KeyIndex index;
@@ -131,7 +136,8 @@ final class Tx {
      */
     final java.util.HashMap<java.nio.ByteBuffer, ZsetCommands.Meta> zsetMeta = new java.util.HashMap<>();
     /** The index entries the running apply replaced, key then entry (null: the key was absent), to take it back. */
-    private final java.util.ArrayList<Object> undo = new java.util.ArrayList<>();
+    private Object[] undo = new Object[16];
+    private int undone;
     /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
     private long nextDeadlineMs;
     private boolean deadlineKnown;
@@ -165,7 +171,8 @@ final class Tx {
     boolean wrote;
 
     Tx(RocksDB db, ColumnFamilyHandle keys, ColumnFamilyHandle fields, ColumnFamilyHandle deadlines,
-            ReadOptions readOptions, ScanCursors cursors, KeyIndex index) {
+            ReadOptions readOptions, ScanCursors cursors, KeyIndex index, Runnable written) {
+        this.written = written;
         this.db = db;
         this.keys = keys;
         this.fields = fields;
@@ -182,7 +189,7 @@ final class Tx {
         this.keyDelta = 0;
         this.expiringDelta = 0;
         this.deadlineSecondsDelta = 0;
-        undo.clear();
+        clearUndo();
     }
 
     /** An apply that writes begins: marks where its writes start in the batch. */
@@ -197,7 +204,7 @@ final class Tx {
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB save point: " + e.getMessage(), e);
         }
-        undo.clear();
+        clearUndo();
     }
 
     /**
@@ -210,16 +217,16 @@ final class Tx {
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB save point: " + e.getMessage(), e);
         }
-        for (int i = undo.size() - 2; i >= 0; i -= 2) {
-            byte[] key = (byte[]) undo.get(i);
-            KeyIndex.Entry previous = (KeyIndex.Entry) undo.get(i + 1);
+        for (int i = undone - 2; i >= 0; i -= 2) {
+            byte[] key = (byte[]) undo[i];
+            KeyIndex.Entry previous = (KeyIndex.Entry) undo[i + 1];
             if (previous == null) {
                 index.remove(key);
             } else {
                 index.put(previous);
             }
         }
-        undo.clear();
+        clearUndo();
         keyDelta = 0;
         expiringDelta = 0;
         deadlineSecondsDelta = 0;
@@ -227,10 +234,16 @@ final class Tx {
         zsetMeta.clear(); // a bound this apply moved may no longer hold
     }
 
-    /** The batch was written: the next round starts empty. */
-    void committed() {
-        batch.clear();
+    /**
+     * The round's batch goes to the store's writer: the next round starts with {@code empty}.
+     *
+     * @return the round's batch
+     */
+    WriteBatchWithIndex hand(WriteBatchWithIndex empty) {
+        WriteBatchWithIndex full = batch;
+        batch = empty;
         wrote = false;
+        return full;
     }
 
     /** The earliest deadline of any key, pending writes included (Long.MAX_VALUE: none). */
@@ -442,8 +455,21 @@ final class Tx {
         remove(keys, key);
         keyDelta--;
         KeyIndex.Entry previous = index.remove(key);
-        undo.add(previous == null ? key : previous.key());
-        undo.add(previous);
+        remember(previous == null ? key : previous.key(), previous);
+    }
+
+    /** Remembers that the index held {@code previous} (null: nothing) for {@code key} before this apply. */
+    private void remember(byte[] key, KeyIndex.Entry previous) {
+        if (undone + 2 > undo.length) {
+            undo = Arrays.copyOf(undo, undo.length * 2);
+        }
+        undo[undone++] = key;
+        undo[undone++] = previous;
+    }
+
+    private void clearUndo() {
+        Arrays.fill(undo, 0, undone, null);
+        undone = 0;
     }
 
     /** Records a key's new header in the index (the batch got its record), remembering the old one for undo. */
@@ -452,8 +478,7 @@ final class Tx {
         byte[] k = current == null ? key.clone() : current.key();
         int hash = current == null ? index.hash(k) : current.hash();
         index.put(new KeyIndex.Entry(k, hash, typeByte, expiryMs, fieldCount, head, value));
-        undo.add(k);
-        undo.add(current);
+        remember(k, current);
     }
 
     private void reindex(byte[] key, Rec old, long expiryMs) {
@@ -601,6 +626,7 @@ final class Tx {
 
     /** An iterator over a column family as this apply sees it (the database with the pending batch on top). */
     RocksIterator iterator(ColumnFamilyHandle cf) {
+        written.run();
         return batch.newIteratorWithBase(cf, db.newIterator(cf, readOptions), readOptions);
     }
 
@@ -609,6 +635,7 @@ final class Tx {
     }
 
     private byte[] get(ColumnFamilyHandle cf, byte[] key) {
+        written.run();
         try {
             // the batch is empty until this apply writes: a plain get is then the same read at less than half
             // the cost of merging with the batch

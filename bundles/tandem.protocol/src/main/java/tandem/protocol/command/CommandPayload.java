@@ -75,12 +75,14 @@ public final class CommandPayload {
     }
 
     private static int writeDecimal(int value, byte[] out, int at) {
-        byte[] digits = Integer.toString(value).getBytes(StandardCharsets.US_ASCII);
-        System.arraycopy(digits, 0, out, at, digits.length);
-        at += digits.length;
-        out[at++] = '\r';
-        out[at++] = '\n';
-        return at;
+        int end = at + digits(value);
+        for (int i = end - 1; i >= at; i--) {
+            out[i] = (byte) ('0' + value % 10);
+            value /= 10;
+        }
+        out[end] = '\r';
+        out[end + 1] = '\n';
+        return end + 2;
     }
 
     /** @return the number of decimal digits of a non-negative int */

@@ -1,6 +1,6 @@
 package tandem.server.resp;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntSupplier;
 
@@ -45,7 +45,9 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
 
     private State state = State.START;
     private long argsExpected;
-    private List<byte[]> args;
+    /** The arguments received so far, {@link #argc} of them; grown as they arrive, never from the count sent. */
+    private byte[][] args;
+    private int argc;
     private int bulkLength;
     private long requestBytes;
 
@@ -106,7 +108,8 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
         }
         maxRequestSize = maxRequestSizeSource.getAsInt();
         argsExpected = count;
-        args = new ArrayList<>((int) Math.min(count, INITIAL_ARGS_CAPACITY));
+        args = new byte[(int) Math.min(count, INITIAL_ARGS_CAPACITY)][];
+        argc = 0;
         requestBytes = 0;
         state = State.BULK_HEADER;
         return true;
@@ -147,9 +150,12 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
         byte[] arg = new byte[bulkLength];
         in.readBytes(arg);
         in.skipBytes(2);
-        args.add(arg);
-        if (args.size() == argsExpected) {
-            out.add(new RespRequest(args.toArray(new byte[0][]), false));
+        if (argc == args.length) {
+            args = Arrays.copyOf(args, (int) Math.min(argsExpected, 2L * argc));
+        }
+        args[argc++] = arg;
+        if (argc == argsExpected) {
+            out.add(new RespRequest(args, false)); // exactly the count: the count was reached
             args = null;
             state = State.START;
         } else {

@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HexFormat;
@@ -22,10 +23,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import tandem.api.journal.EntryTag;
-import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.JournalReader;
+import tandem.api.journal.SlotVisitor;
 import tandem.api.replication.PsyncLink;
 import tandem.protocol.command.CommandPayload;
+import tandem.protocol.replication.InputBatch;
 
 /** A primary's FRPL stream against an in-memory journal and a link that records what it is sent. */
 @Timeout(20)
@@ -40,12 +42,11 @@ class JournalStreamerTest {
     private final JournalReader journal = (JournalReader) Proxy.newProxyInstance(getClass().getClassLoader(),
             new Class<?>[] {JournalReader.class}, (proxy, method, args) -> switch (method.getName()) {
                 case "durableSequence", "lastSequence" -> durable;
-                case "read" -> {
+                case "readSlots" -> {
                     long after = (Long) args[0];
-                    EntryVisitor v = (EntryVisitor) args[1];
+                    SlotVisitor v = (SlotVisitor) args[1];
                     for (Entry e : entries) {
-                        if (e.sequence() > after && e.sequence() <= durable
-                                && !v.entry(e.sequence(), e.timestampNs(), 0, e.tag(), e.payload())) {
+                        if (e.sequence() > after && e.sequence() <= durable && !v.slot(e.sequence(), slot(e))) {
                             break;
                         }
                     }
@@ -53,6 +54,13 @@ class JournalStreamerTest {
                 }
                 default -> throw new UnsupportedOperationException(method.getName());
             });
+
+    /** The entry as the journal hands it to a reader of slots: without its magic and CRC, little-endian. */
+    private static ByteBuffer slot(Entry e) {
+        ByteBuffer b = ByteBuffer.allocate(InputBatch.slotLength(e.payload().length)).order(ByteOrder.LITTLE_ENDIAN);
+        InputBatch.writeSlot(b, e.sequence(), e.timestampNs(), 0, 0, e.tag(), ByteBuffer.wrap(e.payload()));
+        return b.flip();
+    }
 
     /** A link that keeps every byte sent; {@code writable} is the test's to switch. */
     private static final class RecordingLink implements PsyncLink {

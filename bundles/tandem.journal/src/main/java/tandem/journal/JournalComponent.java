@@ -24,6 +24,7 @@ import tandem.api.journal.SegmentInfo;
 import tandem.api.journal.SlotVisitor;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
+import tandem.protocol.frpl.FrplPayload;
 
 /**
  * Registers the node's {@link Journal}: opens (recovers) the segmented journal when it activates and closes it,
@@ -86,7 +87,7 @@ public final class JournalComponent implements Journal, MetricsSource {
     JournalComponent(Config config, Function<String, String> frameworkProperty) {
         this.frameworkProperty = frameworkProperty;
         JournalSettings s = JournalSettings.of(config, frameworkProperty);
-        this.journal = new SegmentedJournal(s);
+        this.journal = new SegmentedJournal(s, FrplPayload::length);
         JournalStatus st = journal.status();
         LOG.log(Level.INFO, "journal {0} open: sequences {1}..{2}, {3} segments, chain {4}", s.directory(),
                 st.firstSequence(), st.lastSequence(), st.segments(), st.chainHex());
@@ -130,8 +131,8 @@ public final class JournalComponent implements Journal, MetricsSource {
     }
 
     @Override
-    public long append(long timestampNs, long keyHash, byte tag, byte[] payload) {
-        return journal.append(timestampNs, keyHash, tag, payload);
+    public long append(long timestampNs, long keyHash, byte tag, ByteBuffer payload, long offsetLength) {
+        return journal.append(timestampNs, keyHash, tag, payload, offsetLength);
     }
 
     @Override
@@ -191,8 +192,8 @@ public final class JournalComponent implements Journal, MetricsSource {
 
     @Override
     public void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
-            ByteBuffer payload) {
-        journal.appendReplicated(sequence, timestampNs, keyHash, requestSeq, tag, payload);
+            ByteBuffer payload, long offsetLength) {
+        journal.appendReplicated(sequence, timestampNs, keyHash, requestSeq, tag, payload, offsetLength);
     }
 
     @Override

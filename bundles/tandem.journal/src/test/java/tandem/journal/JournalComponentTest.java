@@ -28,7 +28,7 @@ class JournalComponentTest {
                 ? home.toString() : null);
         try {
             assertThat(c.status().directory()).isEqualTo(home.resolve("data/journal").toString());
-            long seq = c.append(1, 0, Fixtures.APP, Fixtures.command("SET", "a", "1"));
+            long seq = Fixtures.append(c, 1, 0, Fixtures.APP, Fixtures.command("SET", "a", "1"));
             c.awaitDurable(seq);
             assertThat(c.journal().settings().segmentSize()).isEqualTo(256L * 1024 * 1024);
             assertThat(c.journal().settings().maxBatchEntries()).isEqualTo(4096);

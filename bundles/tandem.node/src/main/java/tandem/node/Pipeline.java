@@ -31,6 +31,7 @@ import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
 import tandem.protocol.command.CommandPayload;
 import tandem.protocol.command.KeyHash;
+import tandem.protocol.frpl.FrplPayload;
 
 /**
  * The ordered pipeline: every request of every connection passes, in arrival order, through one logic thread that
@@ -406,7 +407,8 @@ public final class Pipeline implements AutoCloseable {
             byte[] payload = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(epoch).array();
             long seq;
             try {
-                seq = journal.append(ts, 0, EntryTag.EPOCH_BUMP, payload);
+                seq = journal.append(ts, 0, EntryTag.EPOCH_BUMP, payload,
+                        FrplPayload.length(EntryTag.EPOCH_BUMP, ts, payload));
             } catch (JournalStoppedException e) {
                 throw new IllegalStateException(journalStopped(e), e);
             }
@@ -685,7 +687,9 @@ public final class Pipeline implements AutoCloseable {
             byte[][] woken = args.clone();
             woken[0] = (d.name() + Keyspace.WOKEN_SUFFIX).getBytes(StandardCharsets.US_ASCII);
             try {
-                long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(woken));
+                byte[] entry = CommandPayload.encode(woken);
+                long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, entry,
+                        FrplPayload.length(EntryTag.APP, ts, entry));
                 pending.add(new Pending(c, Kind.WRITE, seq, ts, woken, null, null));
                 ackLatency.appended(seq, System.nanoTime());
                 c.lastWriteSequence = seq;
@@ -1199,7 +1203,9 @@ public final class Pipeline implements AutoCloseable {
             return;
         }
         try {
-            long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, CommandPayload.encode(args));
+            byte[] entry = CommandPayload.encode(args);
+            long seq = journal.append(ts, keyHash(d, args), EntryTag.APP, entry,
+                    FrplPayload.length(EntryTag.APP, ts, entry));
             if (!tookClientWrites) {
                 tookClientWrites = true;
             }
@@ -1307,7 +1313,8 @@ public final class Pipeline implements AutoCloseable {
         }
         long ts = nextTimestamp();
         try {
-            long seq = journal.append(ts, 0, EntryTag.APP, CommandPayload.encodeTransaction(commands));
+            byte[] entry = CommandPayload.encodeTransaction(commands);
+            long seq = journal.append(ts, 0, EntryTag.APP, entry, FrplPayload.length(EntryTag.APP, ts, entry));
             if (!tookClientWrites) {
                 tookClientWrites = true;
             }
@@ -1512,7 +1519,8 @@ public final class Pipeline implements AutoCloseable {
         lastTickNs = mono;
         byte[] payload = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(ts).array();
         try {
-            tickPendingSequence = journal.append(ts, 0, EntryTag.TICK, payload);
+            tickPendingSequence = journal.append(ts, 0, EntryTag.TICK, payload,
+                    FrplPayload.length(EntryTag.TICK, ts, payload));
             pending.add(new Pending(null, Kind.TICK, tickPendingSequence, ts, null, null, null));
         } catch (JournalStoppedException e) {
             // the journal says why in its status and log; expiry waits like every write

@@ -940,12 +940,19 @@ class PipelineTest {
             listeners.remove(listener);
         }
 
+        /** What the tests journal themselves: the offset length is not this journal's concern. */
+        long append(long timestampNs, long keyHash, byte tag, byte[] payload) {
+            return append(timestampNs, keyHash, tag, payload, 0);
+        }
+
         @Override
-        public long append(long timestampNs, long keyHash, byte tag, byte[] payload) {
+        public long append(long timestampNs, long keyHash, byte tag, java.nio.ByteBuffer payload, long offsetLength) {
             if (stopped != null) {
                 throw new JournalStoppedException(stopped, null);
             }
-            entries.add(new Entry(entries.size() + 1, timestampNs, tag, payload));
+            byte[] bytes = new byte[payload.remaining()];
+            payload.get(payload.position(), bytes);
+            entries.add(new Entry(entries.size() + 1, timestampNs, tag, bytes));
             long sequence = entries.size();
             sync(); // like a journal thread that syncs at once unless the test holds it
             return sequence;
@@ -1011,7 +1018,7 @@ class PipelineTest {
         // replication: not used by these tests
         @Override
         public void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
-                java.nio.ByteBuffer payload) {
+                java.nio.ByteBuffer payload, long offsetLength) {
             throw new UnsupportedOperationException();
         }
 

@@ -23,6 +23,7 @@ import tandem.api.journal.EntryTag;
 import tandem.api.journal.JournalTap;
 import tandem.api.journal.SegmentInfo;
 import tandem.api.journal.SlotVisitor;
+import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.journal.JournalEntry;
 
 /**
@@ -255,6 +256,62 @@ class ReplicatedJournalTest {
             j.awaitDurable(2);
             assertThat(r.events).hasSize(1);
         }
+    }
+
+    /**
+     * A replica's receiver that starts while its journal's tail is a command cut in mid-fragments (the node
+     * restarted, or the replication bundle was updated, while the primary streamed it) reads the group's first
+     * fragments back from the journal, so that the command's offset counts them: the replica's offsets stay the
+     * primary's. A receiver that starts on a whole command reads nothing back.
+     */
+    @Test
+    void aReceiverThatStartsInMidCommandMeasuresTheWholeCommand() throws Exception {
+        try (SegmentedJournal primary = Fixtures.open(JournalSettings.defaults(dir.resolve("p")));
+                SegmentedJournal replica = Fixtures.open(JournalSettings.defaults(dir.resolve("r")))) {
+            SegmentInfo origin = primary.segments().get(0);
+            replica.adopt(origin.startSequence(), origin.anchor(), origin.replicationOffset());
+            long ts = 1_000;
+            Fixtures.append(primary, ts, 1, EntryTag.APP, command("SET", "a", "1"));
+            Fixtures.append(primary, ts, 2, EntryTag.APP, bigCommand(200_000, (byte) 'q')); // sequences 2..5
+            Fixtures.append(primary, ts, 0, EntryTag.APP, command("SET", "b", "2"));
+            primary.awaitDurable(primary.lastSequence());
+            assertThat(primary.lastSequence()).isEqualTo(6);
+
+            FrplPayload.Fragments first = new FrplPayload.Fragments();
+            first.resume(replica);
+            feed(primary, replica, first, 0, 3); // the command's first two fragments, then the link ends
+            FrplPayload.Fragments next = new FrplPayload.Fragments();
+            next.resume(replica);
+            feed(primary, replica, next, 3, 6);
+
+            replica.awaitDurable(6);
+            assertThat(replica.status().replicationOffset()).isEqualTo(primary.status().replicationOffset());
+            assertThat(replica.offsetAfter(5)).isEqualTo(primary.offsetAfter(5));
+            assertThat(replica.status().chainHex()).isEqualTo(primary.status().chainHex());
+            assertThat(replica.verify()).isNull();
+        }
+    }
+
+    /** Appends the primary's entries {@code after + 1 .. last} to the replica, measured by {@code fragments}. */
+    private static void feed(SegmentedJournal primary, SegmentedJournal replica, FrplPayload.Fragments fragments,
+            long after, long last) {
+        primary.readSlots(after, new SlotVisitor() {
+            @Override
+            public boolean segment(long startSequence, byte[] anchor) {
+                return true;
+            }
+
+            @Override
+            public boolean slot(long sequence, ByteBuffer slot) {
+                int p = slot.position();
+                long ts = slot.getLong(p + 10);
+                byte tag = slot.get(p + 34);
+                ByteBuffer body = slot.duplicate().position(p + 35);
+                replica.appendReplicated(sequence, ts, slot.getLong(p + 18), slot.getLong(p + 26), tag, body,
+                        fragments.length(sequence, ts, tag, body));
+                return sequence < last;
+            }
+        });
     }
 
     /** Feeds the replica every entry of the primary after {@code after}, announcing rotations as the primary does. */

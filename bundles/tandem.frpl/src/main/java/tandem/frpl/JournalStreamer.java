@@ -142,11 +142,6 @@ final class JournalStreamer implements FrplStreams.Outbound {
         }
 
         @Override
-        public boolean segment(long startSequence, byte[] anchor) {
-            return true;
-        }
-
-        @Override
         public boolean slot(long sequence, ByteBuffer slot) {
             int at = slot.position();
             byte tag = slot.get(at + InputBatch.SLOT_TAG_OFFSET);

@@ -295,22 +295,14 @@ class ReplicatedJournalTest {
     /** Appends the primary's entries {@code after + 1 .. last} to the replica, measured by {@code fragments}. */
     private static void feed(SegmentedJournal primary, SegmentedJournal replica, FrplPayload.Fragments fragments,
             long after, long last) {
-        primary.readSlots(after, new SlotVisitor() {
-            @Override
-            public boolean segment(long startSequence, byte[] anchor) {
-                return true;
-            }
-
-            @Override
-            public boolean slot(long sequence, ByteBuffer slot) {
-                int p = slot.position();
-                long ts = slot.getLong(p + 10);
-                byte tag = slot.get(p + 34);
-                ByteBuffer body = slot.duplicate().position(p + 35);
-                replica.appendReplicated(sequence, ts, slot.getLong(p + 18), slot.getLong(p + 26), tag, body,
-                        fragments.length(sequence, ts, tag, body));
-                return sequence < last;
-            }
+        primary.readSlots(after, (sequence, slot) -> {
+            int p = slot.position();
+            long ts = slot.getLong(p + 10);
+            byte tag = slot.get(p + 34);
+            ByteBuffer body = slot.duplicate().position(p + 35);
+            replica.appendReplicated(sequence, ts, slot.getLong(p + 18), slot.getLong(p + 26), tag, body,
+                    fragments.length(sequence, ts, tag, body));
+            return sequence < last;
         });
     }
 

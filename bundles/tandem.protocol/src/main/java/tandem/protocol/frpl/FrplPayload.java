@@ -9,7 +9,6 @@ import java.util.List;
 import tandem.api.journal.EntryTag;
 import tandem.api.journal.JournalReader;
 import tandem.api.journal.SegmentInfo;
-import tandem.api.journal.SlotVisitor;
 import tandem.protocol.command.CommandPayload;
 import tandem.protocol.replication.InputBatch;
 
@@ -216,37 +215,20 @@ public final class FrplPayload {
                 return;
             }
             List<SegmentInfo> segments = journal.segments();
-            journal.readSlots(segments.get(segments.size() - 1).startSequence() - 1, new SlotVisitor() {
-                @Override
-                public boolean segment(long startSequence, byte[] anchor) {
-                    return true;
-                }
-
-                @Override
-                public boolean slot(long sequence, ByteBuffer slot) {
-                    int at = slot.position();
-                    length(sequence, slot.getLong(at + InputBatch.SLOT_TIMESTAMP_OFFSET),
-                            slot.get(at + InputBatch.SLOT_TAG_OFFSET),
-                            slot.duplicate().position(at + InputBatch.SLOT_PAYLOAD_OFFSET));
-                    return sequence < last;
-                }
+            journal.readSlots(segments.get(segments.size() - 1).startSequence() - 1, (sequence, slot) -> {
+                int at = slot.position();
+                length(sequence, slot.getLong(at + InputBatch.SLOT_TIMESTAMP_OFFSET),
+                        slot.get(at + InputBatch.SLOT_TAG_OFFSET),
+                        slot.duplicate().position(at + InputBatch.SLOT_PAYLOAD_OFFSET));
+                return sequence < last;
             });
         }
 
         private static boolean isFragment(JournalReader journal, long sequence) {
             boolean[] fragment = {false};
-            journal.readSlots(sequence - 1, new SlotVisitor() {
-                @Override
-                public boolean segment(long startSequence, byte[] anchor) {
-                    return true;
-                }
-
-                @Override
-                public boolean slot(long seq, ByteBuffer slot) {
-                    fragment[0] = slot.get(slot.position() + InputBatch.SLOT_TAG_OFFSET)
-                            == EntryTag.APP_CONTINUATION;
-                    return false;
-                }
+            journal.readSlots(sequence - 1, (seq, slot) -> {
+                fragment[0] = slot.get(slot.position() + InputBatch.SLOT_TAG_OFFSET) == EntryTag.APP_CONTINUATION;
+                return false;
             });
             return fragment[0];
         }

@@ -11,7 +11,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -119,12 +118,7 @@ class FrplPayloadTest {
 
     @Provide
     Arbitrary<byte[]> payloads() {
-        Arbitrary<byte[][]> command = Arbitraries.bytes().array(byte[].class).ofMaxSize(30)
-                .array(byte[][].class).ofMinSize(1).ofMaxSize(12);
-        Arbitrary<byte[]> single = command.map(CommandPayload::encode);
-        Arbitrary<byte[]> tx = command.list().ofMaxSize(5)
-                .map(cs -> CommandPayload.encodeTransaction(new ArrayList<>(cs)));
-        return Arbitraries.oneOf(single, tx);
+        return Payloads.commandsAndTransactions();
     }
 
     private static void assertFrames(byte tag, long ts, byte[] payload, String... expected) {

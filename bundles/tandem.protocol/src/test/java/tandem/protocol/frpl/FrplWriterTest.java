@@ -6,14 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -91,12 +89,7 @@ class FrplWriterTest {
 
     @Provide
     Arbitrary<byte[]> payloads() {
-        Arbitrary<byte[][]> command = Arbitraries.bytes().array(byte[].class).ofMaxSize(30)
-                .array(byte[][].class).ofMinSize(1).ofMaxSize(12);
-        Arbitrary<byte[]> single = command.map(CommandPayload::encode);
-        Arbitrary<byte[]> tx = command.list().ofMaxSize(5)
-                .map(cs -> CommandPayload.encodeTransaction(new ArrayList<>(cs)));
-        return Arbitraries.oneOf(single, tx);
+        return Payloads.commandsAndTransactions();
     }
 
     private static byte[] bytes(String s) {

@@ -3,7 +3,6 @@ package tandem.frpl;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -125,7 +124,8 @@ final class JournalStreamer implements FrplStreams.Outbound {
      */
     private final class Pass implements SlotVisitor {
         private final FrplWriter frames;
-        private final ByteArrayOutputStream group = new ByteArrayOutputStream();
+        /** The fragments of the command being joined; dropped after a pass when a large command grew it. */
+        private ByteBuffer group = ByteBuffer.allocate(0);
         private long groupLast = -1;
         private int count;
         IOException failure;
@@ -135,7 +135,7 @@ final class JournalStreamer implements FrplStreams.Outbound {
         }
 
         void start() {
-            group.reset();
+            group = group.capacity() > SEND_BYTES ? ByteBuffer.allocate(0) : group.clear();
             groupLast = -1;
             count = 0;
             failure = null;
@@ -150,17 +150,17 @@ final class JournalStreamer implements FrplStreams.Outbound {
             boolean follows = groupLast >= 0 && sequence == groupLast + 1;
             if (tag == EntryTag.APP_CONTINUATION) {
                 if (!follows) {
-                    group.reset();
+                    group.clear();
                 }
-                write(payload);
+                add(payload);
                 groupLast = sequence;
                 return true;
             }
             if (tag == EntryTag.APP && follows) {
-                write(payload);
-                payload = ByteBuffer.wrap(group.toByteArray());
+                add(payload);
+                payload = group.duplicate().flip();
             }
-            group.reset();
+            group.clear();
             groupLast = -1;
             try {
                 long after = frames.entry(tag, timestampNs, payload, offset);
@@ -179,10 +179,13 @@ final class JournalStreamer implements FrplStreams.Outbound {
             return ++count < ENTRIES_PER_PASS && closeReason == null;
         }
 
-        private void write(ByteBuffer fragment) {
-            byte[] b = new byte[fragment.remaining()];
-            fragment.get(fragment.position(), b);
-            group.writeBytes(b);
+        private void add(ByteBuffer fragment) {
+            if (group.remaining() < fragment.remaining()) {
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(group.capacity() * 2,
+                        group.position() + fragment.remaining()));
+                group = bigger.put(group.flip());
+            }
+            group.put(fragment.duplicate());
         }
 
         /** Sends the frames written so far. */

@@ -169,7 +169,7 @@ final class StreamApplier {
                 transaction = room(transaction, command.remaining()).put(command);
                 return;
             }
-            append(ts, keyHash(), EntryTag.APP, command, length);
+            append(ts, keyHash(payload), EntryTag.APP, command, length);
         } else if (frame.is(0, TICK)) {
             if (frame.count() != 2 || transaction != null) {
                 throw new DivergenceException("a malformed TANDEM.TICK at offset " + sequence);
@@ -198,13 +198,13 @@ final class StreamApplier {
     }
 
     /** The hash of the argument the node names as the wrapped command's first key, 0 when it has none. */
-    private long keyHash() {
+    private long keyHash(ByteBuffer payload) {
         String name = new String(frame.element(2), StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
         int key = firstKey.applyAsInt(name);
         if (key <= 0 || key >= frame.count() - 2) {
             return 0;
         }
-        return KeyHash.fnv1a64(frame.buffer(), frame.start(2 + key), frame.length(2 + key));
+        return KeyHash.fnv1a64(payload, frame.start(2 + key), frame.length(2 + key));
     }
 
     private static ByteBuffer room(ByteBuffer b, int more) {

@@ -1,5 +1,7 @@
 package tandem.journal;
 
+import static tandem.journal.Locks.locked;
+
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -247,23 +249,15 @@ final class Appender {
 
     /** A tunable changed: an append waiting for room looks again. */
     void reconfigured() {
-        lock.lock();
-        try {
-            spaceFree.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        locked(lock, spaceFree::signalAll);
     }
 
     /** No append is taken any more; the journal thread writes what is pending, then ends. */
     void close() {
-        lock.lock();
-        try {
+        locked(lock, () -> {
             closing = true;
             batchReady.signal();
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     // ------------------------------------------------------------------------------------------------ journal thread
@@ -345,8 +339,7 @@ final class Appender {
 
     /** Journal thread, ending: the controls still queued fail, and appends waiting for room look again. */
     void fail(JournalStoppedException why) {
-        lock.lock();
-        try {
+        locked(lock, () -> {
             for (Control c : controls) {
                 c.failure = why;
                 c.done = true;
@@ -354,8 +347,6 @@ final class Appender {
             controls.clear();
             controlDone.signalAll();
             spaceFree.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 }

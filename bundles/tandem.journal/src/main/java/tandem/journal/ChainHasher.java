@@ -1,5 +1,7 @@
 package tandem.journal;
 
+import static tandem.journal.Locks.locked;
+
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -30,7 +32,7 @@ import tandem.protocol.journal.JournalEntry;
  * a segment with the exact value at its last entry, and status and verify report a durable sequence together with
  * the chain at that same sequence.
  */
-final class ChainHasher {
+final class ChainHasher extends Worker {
 
     /** Durable batches the chain thread may still have to absorb when the journal thread starts its next write. */
     static final int BACKLOG = 2;
@@ -55,7 +57,6 @@ final class ChainHasher {
 
     private final Path directory;
     private final LongConsumer beforeHash;
-    private final Thread thread;
     /** The live segment's digest: the journal thread alone replaces it, and only while nothing is left to absorb. */
     private ChainHash live;
     private final ReentrantLock lock = new ReentrantLock();
@@ -89,6 +90,7 @@ final class ChainHasher {
      *                   a test can hold the chain back and watch durability run ahead of it
      */
     ChainHasher(Path directory, ChainHash live, ChainPoint at, LongConsumer beforeHash) {
+        super("tandem-journal-chain");
         this.directory = directory;
         this.live = live;
         this.hashed = at;
@@ -96,16 +98,6 @@ final class ChainHasher {
         for (int i = 0; i < BACKLOG; i++) {
             spareBuffers.add(ByteBuffer.wrap(new byte[Batch.INITIAL_BYTES]));
         }
-        thread = new Thread(this::run, "tandem-journal-chain");
-        thread.setDaemon(true);
-    }
-
-    void start() {
-        thread.start();
-    }
-
-    Thread thread() {
-        return thread;
     }
 
     /** @return the live segment's digest (journal thread) */
@@ -145,16 +137,14 @@ final class ChainHasher {
 
     /** Journal thread, ending: every durable batch has been handed over; the chain thread absorbs them, then ends. */
     void stop() {
-        lock.lock();
-        try {
+        locked(lock, () -> {
             stopping = true;
             toHashReady.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
-    private void run() {
+    @Override
+    void run() {
         try {
             while (true) {
                 Hashing h;
@@ -171,12 +161,7 @@ final class ChainHasher {
                     return; // stopping, and every batch handed over is absorbed
                 }
                 beforeHash.accept(h.lastSequence); // a test seam; a failure here leaves the digest untouched
-                lock.lock();
-                try {
-                    absorbing = true;
-                } finally {
-                    lock.unlock();
-                }
+                locked(lock, () -> absorbing = true);
                 boolean absorbed = false;
                 try {
                     absorbWithMarks(h);
@@ -184,9 +169,9 @@ final class ChainHasher {
                 } finally {
                     // the new point and the end of absorbing in one step: a value is never read from a digest that
                     // is ahead of the point it is paired with
-                    lock.lock();
-                    try {
-                        if (absorbed) {
+                    boolean whole = absorbed;
+                    locked(lock, () -> {
+                        if (whole) {
                             hashed = new ChainPoint(hashed.lineage(), h.lastSequence, h.segmentEnd,
                                     h.replicationOffset, null);
                             hashedChain = h.chain;
@@ -196,23 +181,18 @@ final class ChainHasher {
                         }
                         absorbing = false;
                         hashedAdvanced.signalAll();
-                    } finally {
-                        lock.unlock();
-                    }
+                    });
                 }
             }
         } catch (Throwable e) {
             LOG.log(Level.ERROR, directory + ": the chain thread failed; the journal stops at its next write", e);
             failure = e;
         } finally {
-            lock.lock();
-            try {
+            locked(lock, () -> {
                 done = true;
                 failMarks("the journal in " + directory + " has stopped");
                 hashedAdvanced.signalAll();
-            } finally {
-                lock.unlock();
-            }
+            });
         }
     }
 
@@ -362,13 +342,10 @@ final class ChainHasher {
      */
     void nextSegment(ChainPoint sealedAt) {
         live = new ChainHash(sealedAt.value());
-        lock.lock();
-        try {
+        locked(lock, () -> {
             hashed = sealedAt;
             hashedAdvanced.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /**
@@ -378,15 +355,12 @@ final class ChainHasher {
      */
     void restart(Segment only, ChainHash digest, String why, Runnable durable) {
         live = digest;
-        lock.lock();
-        try {
+        locked(lock, () -> {
             failMarks(why);
             durable.run();
             hashed = new ChainPoint(hashed.lineage() + 1, only.lastSequence, only.bytes, only.endOffset,
                     digest.value());
             hashedAdvanced.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 }

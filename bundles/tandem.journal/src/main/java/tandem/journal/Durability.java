@@ -115,12 +115,7 @@ final class Durability {
     }
 
     void wake() {
-        waitLock.lock();
-        try {
-            advanced.signalAll();
-        } finally {
-            waitLock.unlock();
-        }
+        Locks.locked(waitLock, advanced::signalAll);
     }
 
     /** Waits until {@code target} is durable, as {@code strategy} says. */

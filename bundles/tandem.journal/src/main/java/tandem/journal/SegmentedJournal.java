@@ -28,9 +28,9 @@ import tandem.journal.ChainHasher.ChainPoint;
  * {@code fdatasync} per batch, rotation, controls), {@link Durability} (the durable sequence published, its waiters
  * and listeners, fail-stop), the {@link ChainHasher} (the chain thread), the {@link SegmentSet} (the files) and the
  * reads ({@link Reads}, {@link Offsets}). Three threads touch it: the sequencer, the journal thread and the chain
- * thread; readers come from anywhere.
+ * thread; readers come from anywhere. {@link JournalComponent} registers it as the node's journal.
  */
-public final class SegmentedJournal implements Journal, AutoCloseable {
+public class SegmentedJournal implements Journal, AutoCloseable {
 
     private final Path directory;
     private volatile JournalSettings settings;

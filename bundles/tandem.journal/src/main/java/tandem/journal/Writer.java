@@ -22,7 +22,7 @@ import tandem.protocol.journal.SegmentHeader;
  * controls the appender queued (rotation, a rotation a primary announced, adopt, reset, seed, lineage archive). A
  * failed write or sync stops the journal for good (fail-stop).
  */
-final class Writer {
+final class Writer extends Worker {
 
     /** Batches between two chain values offered to the taps (spec 000's ChainCheck). */
     static final int CHAIN_CHECK_INTERVAL = 64;
@@ -39,7 +39,6 @@ final class Writer {
     private final JournalMetrics metrics;
     private final CopyOnWriteArrayList<JournalTap> taps = new CopyOnWriteArrayList<>();
     private final JournalEntry batchEntry = new JournalEntry();
-    private final Thread thread;
     /** Whether the durable tail ends inside a fragment group. */
     private boolean tailOpenGroup;
     private int batchesSinceCheck;
@@ -47,6 +46,7 @@ final class Writer {
 
     Writer(Path directory, Supplier<JournalSettings> settings, Appender appender, SegmentSet segments,
             ChainHasher chain, Durability durability, JournalMetrics metrics) {
+        super("tandem-journal");
         this.directory = directory;
         this.settings = settings;
         this.appender = appender;
@@ -55,16 +55,6 @@ final class Writer {
         this.durability = durability;
         this.metrics = metrics;
         this.tailOpenGroup = segments.live().tailOpenGroup;
-        thread = new Thread(this::run, "tandem-journal");
-        thread.setDaemon(true);
-    }
-
-    void start() {
-        thread.start();
-    }
-
-    Thread thread() {
-        return thread;
     }
 
     void rotateBySize(boolean enabled) {
@@ -84,7 +74,8 @@ final class Writer {
         }
     }
 
-    private void run() {
+    @Override
+    void run() {
         try {
             Batch batch;
             while ((batch = appender.next(this::runControl)) != null) {

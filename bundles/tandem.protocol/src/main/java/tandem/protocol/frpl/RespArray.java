@@ -20,7 +20,6 @@ import tandem.protocol.command.CommandPayload;
 public final class RespArray {
 
     private ByteBuffer buffer;
-    private int start;
     private int end;
     private int count;
     private int[] elements = new int[16];
@@ -49,19 +48,8 @@ public final class RespArray {
             at += bulkHeaderLength(length) + length + 2;
         }
         this.buffer = buffer;
-        this.start = from;
         this.end = at;
         return this;
-    }
-
-    /** @return the buffer read */
-    public ByteBuffer buffer() {
-        return buffer;
-    }
-
-    /** @return the index of the array's {@code *} */
-    public int start() {
-        return start;
     }
 
     /** @return the index just past the array's last element */

@@ -3,7 +3,7 @@ package tandem.frpl;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.function.BooleanSupplier;
-import java.util.function.ToLongFunction;
+import java.util.function.ToIntFunction;
 
 import tandem.api.frpl.FrplStreams;
 import tandem.api.frpl.FrplStreams.DivergenceException;
@@ -18,9 +18,9 @@ final class FrameReceiver implements FrplStreams.Inbound {
     private DivergenceException diverged;
 
     /** @param stopped true once the provider stopped: the stream ends */
-    FrameReceiver(long fromOffset, long maxPayload, ToLongFunction<byte[][]> keyHash, FrplStreams.Sink sink,
+    FrameReceiver(long fromOffset, long maxPayload, ToIntFunction<String> firstKey, FrplStreams.Sink sink,
             BooleanSupplier stopped) {
-        this.applier = new StreamApplier(fromOffset, keyHash, sink);
+        this.applier = new StreamApplier(fromOffset, firstKey, sink);
         this.stopped = stopped;
         this.decoder = new FrplFrame.Decoder(maxPayload, (shard, sequence, payload) -> {
             if (diverged == null) {

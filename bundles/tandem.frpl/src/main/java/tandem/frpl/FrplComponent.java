@@ -4,7 +4,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.ToLongFunction;
+import java.util.function.ToIntFunction;
 
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -58,7 +58,7 @@ public final class FrplComponent implements FrplStreams {
     }
 
     @Override
-    public Inbound receive(long fromOffset, long maxPayload, ToLongFunction<byte[][]> keyHash, Sink sink) {
-        return new FrameReceiver(fromOffset, maxPayload, keyHash, sink, () -> stopped);
+    public Inbound receive(long fromOffset, long maxPayload, ToIntFunction<String> firstKey, Sink sink) {
+        return new FrameReceiver(fromOffset, maxPayload, firstKey, sink, () -> stopped);
     }
 }

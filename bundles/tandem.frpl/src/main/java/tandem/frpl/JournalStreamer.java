@@ -5,19 +5,25 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import tandem.api.frpl.FrplStreams;
-import tandem.api.journal.EntryVisitor;
+import tandem.api.journal.EntryTag;
 import tandem.api.journal.JournalReader;
+import tandem.api.journal.SlotVisitor;
 import tandem.api.replication.PsyncLink;
 import tandem.protocol.frpl.FrplFrame;
 import tandem.protocol.frpl.FrplPayload;
+import tandem.protocol.frpl.FrplWriter;
+import tandem.protocol.replication.InputBatch;
 
 /**
  * A primary's FRPL stream to one replica: the durable journal after a sequence, each entry turned into its frames
- * ({@link FrplPayload#frames}) whose offsets continue the replica's. The stream is read from the durable journal,
+ * ({@link FrplPayload}) whose offsets continue the replica's. The entries are read as the journal holds them (slots,
+ * {@link JournalReader#readSlots}) and their frames written straight from those bytes into one outgoing buffer
+ * ({@link FrplWriter}), sent once a pass or once it is full: a command's bytes are copied from the file's read
+ * window into the buffer, and from there by the link, as the journal protocol's slot fan-out copies them; only a
+ * command split into fragments is joined first. The stream is read from the durable journal,
  * never from memory: a slow replica costs the primary no buffer beyond the socket's high-water mark, and a replica
  * that falls more than {@code maxLagFrames} entries behind once it was live, or whose socket accepts nothing for
  * {@code writeTimeoutMs}, is disconnected (it reconnects and continues from the journal, or full-syncs when its
@@ -31,6 +37,8 @@ final class JournalStreamer implements FrplStreams.Outbound {
     private static final Logger LOG = System.getLogger("tandem.frpl");
     /** Entries read from the journal per pass: the stream re-checks acks, lag and closing between passes. */
     private static final int ENTRIES_PER_PASS = 1024;
+    /** Frames are sent once this many bytes are waiting, and at the end of each pass. */
+    private static final int SEND_BYTES = 64 * 1024;
 
     private final JournalReader journal;
     private final PsyncLink link;
@@ -74,8 +82,8 @@ final class JournalStreamer implements FrplStreams.Outbound {
 
     private String stream() throws IOException, InterruptedException {
         boolean live = false;
-        ByteBuffer frame = ByteBuffer.allocate(64 * 1024);
-        IOException[] failure = {null};
+        FrplWriter frames = new FrplWriter();
+        Pass pass = new Pass(frames);
         while (closeReason == null && link.open()) {
             if (ackWanted) {
                 ackWanted = false;
@@ -97,45 +105,102 @@ final class JournalStreamer implements FrplStreams.Outbound {
                 LOG.log(Level.WARNING, "replica {0}: {1}", link.remoteAddress(), why);
                 return why;
             }
-            int[] count = {0};
-            ByteBuffer[] buf = {frame};
-            journal.read(position, new EntryVisitor() {
-                @Override
-                public boolean entry(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {
-                    try {
-                        List<byte[]> frames = FrplPayload.frames(tag, timestampNs, payload);
-                        for (byte[] f : frames) {
-                            if (buf[0].capacity() < FrplFrame.HEADER + f.length) {
-                                buf[0] = ByteBuffer.allocate(FrplFrame.HEADER + f.length);
-                            }
-                            ByteBuffer b = buf[0].clear();
-                            FrplFrame.writeHeader(b, 0, offset + f.length, f.length);
-                            b.put(f).flip();
-                            send(b);
-                            offset += f.length;
-                        }
-                        if (!frames.isEmpty()) {
-                            remember(offset, sequence);
-                        }
-                        position = sequence;
-                    } catch (IOException e) {
-                        failure[0] = e;
-                        return false;
-                    }
-                    return ++count[0] < ENTRIES_PER_PASS && closeReason == null;
-                }
-
-                @Override
-                public void skipped(long sequence) {
-                    position = sequence;
-                }
-            });
-            frame = buf[0];
-            if (failure[0] != null) {
-                throw failure[0];
+            pass.start();
+            journal.readSlots(position, pass);
+            if (pass.failure == null) {
+                pass.flush();
+            }
+            if (pass.failure != null) {
+                throw pass.failure;
             }
         }
         return closeReason == null ? "the connection closed" : closeReason;
+    }
+
+    /**
+     * One read of the journal: each slot's frames into the outgoing buffer, a command's fragments joined until its
+     * last one; a group that another entry cuts short is dropped (its sequences carry no command), one the read ends
+     * inside is read again next pass from its start.
+     */
+    private final class Pass implements SlotVisitor {
+        private final FrplWriter frames;
+        /** The fragments of the command being joined; dropped after a pass when a large command grew it. */
+        private ByteBuffer group = ByteBuffer.allocate(0);
+        private long groupLast = -1;
+        private int count;
+        IOException failure;
+
+        Pass(FrplWriter frames) {
+            this.frames = frames;
+        }
+
+        void start() {
+            group = group.capacity() > SEND_BYTES ? ByteBuffer.allocate(0) : group.clear();
+            groupLast = -1;
+            count = 0;
+            failure = null;
+        }
+
+        @Override
+        public boolean slot(long sequence, ByteBuffer slot) {
+            int at = slot.position();
+            byte tag = slot.get(at + InputBatch.SLOT_TAG_OFFSET);
+            long timestampNs = slot.getLong(at + InputBatch.SLOT_TIMESTAMP_OFFSET);
+            ByteBuffer payload = slot.duplicate().position(at + InputBatch.SLOT_PAYLOAD_OFFSET);
+            boolean follows = groupLast >= 0 && sequence == groupLast + 1;
+            if (tag == EntryTag.APP_CONTINUATION) {
+                if (!follows) {
+                    group.clear();
+                }
+                add(payload);
+                groupLast = sequence;
+                return true;
+            }
+            if (tag == EntryTag.APP && follows) {
+                add(payload);
+                payload = group.duplicate().flip();
+            }
+            group.clear();
+            groupLast = -1;
+            try {
+                long after = frames.entry(tag, timestampNs, payload, offset);
+                if (after != offset) {
+                    offset = after;
+                    remember(after, sequence);
+                }
+                position = sequence;
+                if (frames.size() >= SEND_BYTES) {
+                    flush();
+                }
+            } catch (IOException e) {
+                failure = e;
+                return false;
+            }
+            return ++count < ENTRIES_PER_PASS && closeReason == null;
+        }
+
+        private void add(ByteBuffer fragment) {
+            if (group.remaining() < fragment.remaining()) {
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(group.capacity() * 2,
+                        group.position() + fragment.remaining()));
+                group = bigger.put(group.flip());
+            }
+            group.put(fragment.duplicate());
+        }
+
+        /** Sends the frames written so far. */
+        void flush() throws IOException {
+            if (frames.size() > 0) {
+                try {
+                    send(frames.written());
+                } catch (IOException e) {
+                    failure = e;
+                    throw e;
+                } finally {
+                    frames.clear();
+                }
+            }
+        }
     }
 
     private void remember(long endOffset, long sequence) {

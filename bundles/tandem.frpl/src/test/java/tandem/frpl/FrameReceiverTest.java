@@ -25,10 +25,16 @@ class FrameReceiverTest {
 
     private final List<byte[]> journaled = new ArrayList<>();
     private boolean stopped;
-    private final FrameReceiver receiver = new FrameReceiver(100, 1 << 20, c -> 0, (ts, kh, tag, p) -> {
-        journaled.add(p);
+    private final FrameReceiver receiver = new FrameReceiver(100, 1 << 20, c -> 0, (ts, kh, tag, p, length) -> {
+        journaled.add(bytes(p));
         return journaled.size();
     }, () -> stopped);
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.get(b.position(), out);
+        return out;
+    }
 
     private static byte[] set(String key) {
         return CommandPayload.encode(new byte[][] {"SET".getBytes(StandardCharsets.US_ASCII),
@@ -93,8 +99,8 @@ class FrameReceiverTest {
     @Test
     void aMultiLeftOpenByOneConnectionIsDroppedWithItAndTheNextConnectionStartsClean() throws Exception {
         FrplComponent frpl = new FrplComponent(null);
-        FrplStreams.Sink sink = (ts, kh, tag, p) -> {
-            journaled.add(p);
+        FrplStreams.Sink sink = (ts, kh, tag, p, length) -> {
+            journaled.add(bytes(p));
             return journaled.size();
         };
         FrplStreams.Inbound first = frpl.receive(100, 1 << 20, c -> 0, sink);

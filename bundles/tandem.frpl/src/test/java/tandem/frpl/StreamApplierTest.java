@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import tandem.api.frpl.FrplStreams.DivergenceException;
 import tandem.api.journal.EntryTag;
 import tandem.protocol.command.CommandPayload;
+import tandem.protocol.command.KeyHash;
 import tandem.protocol.frpl.FrplFrame;
 import tandem.protocol.frpl.FrplPayload;
 
@@ -22,15 +23,17 @@ import tandem.protocol.frpl.FrplPayload;
 @Timeout(10)
 class StreamApplierTest {
 
-    private record Entry(long timestampNs, long keyHash, byte tag, byte[] payload) {
+    private record Entry(long timestampNs, long keyHash, byte tag, byte[] payload, long offsetLength) {
     }
 
     private final List<Entry> journaled = new ArrayList<>();
-    private final StreamApplier applier = new StreamApplier(1000, c -> c.length > 1 ? c[1].length : 0,
-            (ts, kh, tag, p) -> {
-                journaled.add(new Entry(ts, kh, tag, p));
-                return journaled.size();
-            });
+    /** Every command's first key is its first argument, as for SET and DEL. */
+    private final StreamApplier applier = new StreamApplier(1000, name -> 1, (ts, kh, tag, p, length) -> {
+        byte[] bytes = new byte[p.remaining()];
+        p.get(p.position(), bytes);
+        journaled.add(new Entry(ts, kh, tag, bytes, length));
+        return journaled.size();
+    });
     private long offset = 1000;
 
     private static byte[][] args(String... a) {
@@ -56,9 +59,10 @@ class StreamApplierTest {
         assertThat(journaled).hasSize(1);
         assertThat(journaled.get(0).payload()).isEqualTo(set);
         assertThat(journaled.get(0).timestampNs()).isEqualTo(1_700_000_000_123_456_789L);
-        assertThat(journaled.get(0).keyHash()).isEqualTo(3);
-        assertThat(applier.offset()).isEqualTo(1000 + FrplPayload.length(EntryTag.APP, 1_700_000_000_123_456_789L,
-                set));
+        assertThat(journaled.get(0).keyHash()).isEqualTo(KeyHash.fnv1a64("key".getBytes(StandardCharsets.UTF_8)));
+        long length = FrplPayload.length(EntryTag.APP, 1_700_000_000_123_456_789L, set);
+        assertThat(journaled.get(0).offsetLength()).isEqualTo(length);
+        assertThat(applier.offset()).isEqualTo(1000 + length);
         assertThat(applier.lastSequence()).isEqualTo(1);
     }
 
@@ -78,6 +82,9 @@ class StreamApplierTest {
         assertThat(journaled).hasSize(1);
         assertThat(journaled.get(0).payload()).isEqualTo(txn);
         assertThat(journaled.get(0).timestampNs()).isEqualTo(42);
+        assertThat(journaled.get(0).keyHash()).as("a transaction has no key hash").isZero();
+        assertThat(journaled.get(0).offsetLength()).isEqualTo(offset - 1000)
+                .isEqualTo(FrplPayload.length(EntryTag.APP, 42, txn));
         assertThat(applier.offset()).isEqualTo(offset);
     }
 
@@ -139,12 +146,12 @@ class StreamApplierTest {
     }
 
     /**
-     * FM-REPLICATION-010, the third kind of divergence: each entry is rebuilt from what arrived and must count the
-     * bytes the stream sent for it. A frame that carries a whole {@code MULTI} … {@code EXEC} group decodes to its
-     * one command, whose rebuilt frame is shorter than what was received: the offsets would drift, so it is refused.
+     * FM-REPLICATION-010, the third kind of divergence: a frame that carries a whole {@code MULTI} … {@code EXEC}
+     * group is not the one command a frame holds. Its entry would not count the bytes the stream sent for it, and
+     * the offsets would drift, so it is refused; nothing is journaled and the offset stays.
      */
     @Test
-    void anEntryRebuiltToAnotherLengthThanTheStreamSentIsADivergence() {
+    void aFrameThatHoldsMoreThanItsOneCommandIsADivergence() {
         byte[] at = CommandPayload.encode(args("TANDEM.AT", "42", "SET", "k", "v"));
         java.io.ByteArrayOutputStream group = new java.io.ByteArrayOutputStream();
         group.writeBytes(CommandPayload.encode(args("MULTI")));
@@ -153,8 +160,13 @@ class StreamApplierTest {
         byte[] frame = group.toByteArray();
         assertThatThrownBy(() -> applier.frame(0, 1000 + frame.length, ByteBuffer.wrap(frame)))
                 .isInstanceOf(DivergenceException.class)
-                .hasMessage("an entry rebuilt at offset " + (1000 + frame.length) + " counts " + at.length
-                        + " bytes, the stream sent " + frame.length);
+                .hasMessage("a frame ending at offset " + (1000 + frame.length) + " is no RESP command: "
+                        + (frame.length - 15) + " bytes follow its command at offset 15");
+        byte[] two = new byte[at.length * 2];
+        System.arraycopy(at, 0, two, 0, at.length);
+        System.arraycopy(at, 0, two, at.length, at.length);
+        assertThatThrownBy(() -> applier.frame(0, 1000 + two.length, ByteBuffer.wrap(two)))
+                .isInstanceOf(DivergenceException.class).hasMessageContaining("no RESP command");
         assertThat(journaled).isEmpty();
         assertThat(applier.offset()).isEqualTo(1000);
     }

@@ -26,6 +26,39 @@ final class EntryCursor {
     private int end;
     private int entryPosition;
 
+    /** Receives the entries of a {@link #walk}; false stops it. */
+    @FunctionalInterface
+    interface Handler {
+        boolean entry(JournalEntry entry, EntryCursor cursor);
+    }
+
+    /**
+     * Hands each entry of a segment's durable bytes, from file offset {@code start} up to {@code limit}, to
+     * {@code handler} until it stops.
+     *
+     * @param name the segment's file name, for the error
+     * @return false when the handler stopped the walk
+     * @throws IllegalStateException when an entry before {@code limit} is not valid: corruption inside the durable
+     *                               journal
+     */
+    static boolean walk(FileChannel channel, long start, long limit, String name, Handler handler)
+            throws IOException {
+        EntryCursor cursor = new EntryCursor(channel, start, limit);
+        while (true) {
+            int r = cursor.next();
+            if (r == JournalEntry.END && cursor.validEnd() == limit) {
+                return true;
+            }
+            if (r < 0) {
+                throw new IllegalStateException(name + ": " + JournalEntry.reason(r) + " at offset "
+                        + cursor.entryOffset() + " inside the durable journal");
+            }
+            if (!handler.entry(cursor.entry(), cursor)) {
+                return false;
+            }
+        }
+    }
+
     EntryCursor(FileChannel channel, long start, long limit) {
         this.channel = channel;
         this.windowStart = start;

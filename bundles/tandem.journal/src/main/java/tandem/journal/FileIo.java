@@ -30,36 +30,50 @@ interface FileIo {
     }
 
     default SegmentChannel open(Path file, boolean create) throws IOException {
-        FileChannel ch = create
+        return new FileSegmentChannel(channel(file, create));
+    }
+
+    /** @return {@code file} open for reading and writing, created new when {@code create} */
+    static FileChannel channel(Path file, boolean create) throws IOException {
+        return create
                 ? FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
                         StandardOpenOption.READ)
                 : FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.READ);
-        return new SegmentChannel() {
-            @Override
-            public int write(ByteBuffer src, long position) throws IOException {
-                return ch.write(src, position);
-            }
+    }
 
-            @Override
-            public void force() throws IOException {
-                ch.force(false);
-            }
+    /** A segment file's {@link FileChannel}; a test extends it to intercept writes and syncs. */
+    class FileSegmentChannel implements SegmentChannel {
 
-            @Override
-            public void truncate(long size) throws IOException {
-                ch.truncate(size);
-            }
+        private final FileChannel channel;
 
-            @Override
-            public long size() throws IOException {
-                return ch.size();
-            }
+        FileSegmentChannel(FileChannel channel) {
+            this.channel = channel;
+        }
 
-            @Override
-            public void close() throws IOException {
-                ch.close();
-            }
-        };
+        @Override
+        public int write(ByteBuffer src, long position) throws IOException {
+            return channel.write(src, position);
+        }
+
+        @Override
+        public void force() throws IOException {
+            channel.force(false);
+        }
+
+        @Override
+        public void truncate(long size) throws IOException {
+            channel.truncate(size);
+        }
+
+        @Override
+        public long size() throws IOException {
+            return channel.size();
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
     }
 
     /** Makes renames, creations and deletions in {@code directory} durable. */

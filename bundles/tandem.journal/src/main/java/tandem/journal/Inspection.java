@@ -35,20 +35,24 @@ public final class Inspection {
         this.note = note;
     }
 
-    /** Reads every segment of {@code directory}: archives in order, then the live one. */
-    public static Inspection of(Path directory) throws IOException {
-        return of(directory, null);
+    /**
+     * Reads every segment of {@code directory}: archives in order, then the live one.
+     *
+     * @param measure how far each entry moves the replication offset
+     */
+    public static Inspection of(Path directory, OffsetMeasure measure) throws IOException {
+        return of(directory, measure, null);
     }
 
-    /** {@link #of(Path)}, telling {@code progress} how far the scan got; null: never. */
-    public static Inspection of(Path directory, tandem.api.journal.JournalReader.Progress progress)
-            throws IOException {
+    /** {@link #of(Path, OffsetMeasure)}, telling {@code progress} how far the scan got; null: never. */
+    public static Inspection of(Path directory, OffsetMeasure measure,
+            tandem.api.journal.JournalReader.Progress progress) throws IOException {
         TreeMap<Integer, Path> archives = SegmentScanner.archives(directory);
         Path live = directory.resolve(Segment.LIVE);
         if (archives.isEmpty() && !Files.exists(live)) {
             return new Inspection(List.of(), directory + ": no journal segment", null);
         }
-        SegmentScanner.Result r = SegmentScanner.scanFiles(archives, live, progress);
+        SegmentScanner.Result r = SegmentScanner.scanFiles(archives, live, measure, progress);
         List<SegmentLine> lines = new ArrayList<>();
         for (Segment s : r.segments) {
             lines.add(new SegmentLine(s.name(), s.startSequence, s.entries(), s.bytes,

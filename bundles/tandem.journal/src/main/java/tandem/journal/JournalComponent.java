@@ -1,8 +1,5 @@
 package tandem.journal;
 
-import java.nio.ByteBuffer;
-import java.util.List;
-import java.util.concurrent.CompletionStage;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.function.Function;
@@ -16,18 +13,16 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
-import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
-import tandem.api.journal.JournalTap;
-import tandem.api.journal.SegmentInfo;
-import tandem.api.journal.SlotVisitor;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
+import tandem.protocol.frpl.FrplPayload;
 
 /**
- * Registers the node's {@link Journal}: opens (recovers) the segmented journal when it activates and closes it,
- * after the last pending batch is durable, when it deactivates.
+ * Registers the node's {@link Journal}: the segmented journal, opened (recovered) when the component activates and
+ * closed, after the last pending batch is durable, when it deactivates; it measures what it reads back from its files
+ * with the FRPL lengths of {@link FrplPayload}.
  *
  * <p>Wait strategy, batch size, segment size and retention change live through {@link #modified}; the directory
  * applies when the component next activates. An invalid change is refused with a logged reason and the running
@@ -35,7 +30,7 @@ import tandem.api.metrics.MetricsSource;
  */
 @Component(service = {Journal.class, MetricsSource.class}, immediate = true, configurationPid = JournalSettings.PID)
 @Designate(ocd = JournalComponent.Config.class)
-public final class JournalComponent implements Journal, MetricsSource {
+public final class JournalComponent extends SegmentedJournal implements MetricsSource {
 
     private static final Logger LOG = System.getLogger("tandem.journal");
 
@@ -76,7 +71,7 @@ public final class JournalComponent implements Journal, MetricsSource {
         int lineage_archives_keep() default 3;
     }
 
-    private final SegmentedJournal journal;
+    private final Function<String, String> frameworkProperty;
 
     @Activate
     public JournalComponent(Config config, BundleContext context) {
@@ -84,15 +79,12 @@ public final class JournalComponent implements Journal, MetricsSource {
     }
 
     JournalComponent(Config config, Function<String, String> frameworkProperty) {
+        super(JournalSettings.of(config, frameworkProperty), FrplPayload::length);
         this.frameworkProperty = frameworkProperty;
-        JournalSettings s = JournalSettings.of(config, frameworkProperty);
-        this.journal = new SegmentedJournal(s);
-        JournalStatus st = journal.status();
-        LOG.log(Level.INFO, "journal {0} open: sequences {1}..{2}, {3} segments, chain {4}", s.directory(),
+        JournalStatus st = status();
+        LOG.log(Level.INFO, "journal {0} open: sequences {1}..{2}, {3} segments, chain {4}", settings().directory(),
                 st.firstSequence(), st.lastSequence(), st.segments(), st.chainHex());
     }
-
-    private final Function<String, String> frameworkProperty;
 
     @Modified
     void modified(Config config) {
@@ -104,7 +96,7 @@ public final class JournalComponent implements Journal, MetricsSource {
                     e.getMessage());
             return;
         }
-        JournalSettings running = journal.settings();
+        JournalSettings running = settings();
         if (!next.directory().equals(running.directory())) {
             LOG.log(Level.WARNING, "{0}: directory={1} applies when the component next activates; the journal "
                     + "stays in {2}", JournalSettings.PID, next.directory(), running.directory());
@@ -112,171 +104,16 @@ public final class JournalComponent implements Journal, MetricsSource {
                     next.maxBatchEntries(), next.retentionMaxBytes(), next.retentionMaxAgeSeconds(),
                     next.lineageArchivesKeep());
         }
-        journal.reconfigure(next);
+        reconfigure(next);
     }
 
     @Deactivate
     void deactivate() {
-        journal.close();
-    }
-
-    /** @see SegmentedJournal#archiveLineage() */
-    public void archiveLineage() {
-        journal.archiveLineage();
-    }
-
-    SegmentedJournal journal() {
-        return journal;
-    }
-
-    @Override
-    public long append(long timestampNs, long keyHash, byte tag, byte[] payload) {
-        return journal.append(timestampNs, keyHash, tag, payload);
-    }
-
-    @Override
-    public long lastSequence() {
-        return journal.lastSequence();
-    }
-
-    @Override
-    public long durableSequence() {
-        return journal.durableSequence();
-    }
-
-    @Override
-    public long lastTimestampNs() {
-        return journal.lastTimestampNs();
-    }
-
-    @Override
-    public void awaitDurable(long sequence) throws InterruptedException {
-        journal.awaitDurable(sequence);
-    }
-
-    @Override
-    public void read(long afterSequence, EntryVisitor visitor) {
-        journal.read(afterSequence, visitor);
-    }
-
-    @Override
-    public void rotate() {
-        journal.rotate();
-    }
-
-    @Override
-    public int purge(long appliedAndFlushed) {
-        return journal.purge(appliedAndFlushed);
-    }
-
-    @Override
-    public String verify() {
-        return journal.verify();
-    }
-
-    @Override
-    public String verify(Progress progress) {
-        return journal.verify(progress);
+        close();
     }
 
     @Override
     public void collect(MetricsSink sink) {
-        journal.metrics.collect(sink);
-    }
-
-    @Override
-    public JournalStatus status() {
-        return journal.status();
-    }
-
-    @Override
-    public void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
-            ByteBuffer payload) {
-        journal.appendReplicated(sequence, timestampNs, keyHash, requestSeq, tag, payload);
-    }
-
-    @Override
-    public void adopt(long startSequence, byte[] anchor, long replicationOffset) {
-        journal.adopt(startSequence, anchor, replicationOffset);
-    }
-
-    @Override
-    public void rotateAt(long boundarySequence, byte[] tailHash) {
-        journal.rotateAt(boundarySequence, tailHash);
-    }
-
-    @Override
-    public void rotateBySize(boolean enabled) {
-        journal.rotateBySize(enabled);
-    }
-
-    @Override
-    public CompletionStage<Boolean> checkChain(long sequence, byte[] expected) {
-        return journal.checkChain(sequence, expected);
-    }
-
-    @Override
-    public byte[] chainAt(long sequence) {
-        return journal.chainAt(sequence);
-    }
-
-    @Override
-    public long generation() {
-        return journal.generation();
-    }
-
-    @Override
-    public long offsetAfter(long sequence) {
-        return journal.offsetAfter(sequence);
-    }
-
-    @Override
-    public long sequenceAtOffset(long offset) {
-        return journal.sequenceAtOffset(offset);
-    }
-
-    @Override
-    public void reset(long startSequence, byte[] anchor, long replicationOffset) {
-        journal.reset(startSequence, anchor, replicationOffset);
-    }
-
-    @Override
-    public List<SegmentInfo> segments() {
-        return journal.segments();
-    }
-
-    @Override
-    public void readSlots(long afterSequence, SlotVisitor visitor) {
-        journal.readSlots(afterSequence, visitor);
-    }
-
-    @Override
-    public void tap(JournalTap tap) {
-        journal.tap(tap);
-    }
-
-    @Override
-    public void untap(JournalTap tap) {
-        journal.untap(tap);
-    }
-
-    @Override
-    public void addDurabilityListener(tandem.api.journal.DurabilityListener listener) {
-        journal.addDurabilityListener(listener);
-    }
-
-    @Override
-    public void removeDurabilityListener(tandem.api.journal.DurabilityListener listener) {
-        journal.removeDurabilityListener(listener);
-    }
-
-    @Override
-    public long writeSeed(long snapSequence, java.nio.channels.WritableByteChannel out) throws java.io.IOException {
-        return journal.writeSeed(snapSequence, out);
-    }
-
-    @Override
-    public void installSeed(java.nio.file.Path seed) {
-        journal.installSeed(seed);
+        metrics.collect(sink);
     }
 }

@@ -1,6 +1,5 @@
 package tandem.journal;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,7 +16,6 @@ import java.util.zip.CRC32C;
 
 import tandem.api.journal.EntryTag;
 import tandem.api.journal.JournalReader;
-import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.journal.JournalEntry;
 import tandem.protocol.journal.SegmentHeader;
 
@@ -33,21 +31,22 @@ import tandem.protocol.journal.SegmentHeader;
  */
 final class SegmentScanner {
 
-    static final int TORN_WINDOW = SegmentedJournal.MAX_PENDING_BYTES + JournalEntry.MAX_SIZE;
+    static final int TORN_WINDOW = Batch.MAX_PENDING_BYTES + JournalEntry.MAX_SIZE;
     /** How often, in bytes scanned, {@link #progress} is told. */
     static final long PROGRESS_STEP = 8L << 20;
 
+    private final OffsetMeasure measure;
     private final JournalReader.Progress progress;
     private long scannedBefore;
     private long total;
     private long nextReport;
 
-    SegmentScanner() {
-        this(null);
-    }
-
-    /** @param progress told how far a scan got every {@link #PROGRESS_STEP} bytes and at its end; null: never */
-    SegmentScanner(JournalReader.Progress progress) {
+    /**
+     * @param measure  how far each entry moves the replication offset
+     * @param progress told how far a scan got every {@link #PROGRESS_STEP} bytes and at its end; null: never
+     */
+    SegmentScanner(OffsetMeasure measure, JournalReader.Progress progress) {
+        this.measure = measure;
         this.progress = progress;
     }
 
@@ -102,13 +101,13 @@ final class SegmentScanner {
      * Opens the archives in order, then the live segment when it exists, scans them as recovery does (a torn tail of
      * the live segment tolerated) and closes them again.
      */
-    static Result scanFiles(SortedMap<Integer, Path> archives, Path live) throws IOException {
-        return scanFiles(archives, live, null);
+    static Result scanFiles(SortedMap<Integer, Path> archives, Path live, OffsetMeasure measure) throws IOException {
+        return scanFiles(archives, live, measure, null);
     }
 
-    /** {@link #scanFiles(SortedMap, Path)}, telling {@code progress} how far it got; null: never. */
-    static Result scanFiles(SortedMap<Integer, Path> archives, Path live, JournalReader.Progress progress)
-            throws IOException {
+    /** {@link #scanFiles(SortedMap, Path, OffsetMeasure)}, telling {@code progress} how far it got; null: never. */
+    static Result scanFiles(SortedMap<Integer, Path> archives, Path live, OffsetMeasure measure,
+            JournalReader.Progress progress) throws IOException {
         List<FileChannel> channels = new ArrayList<>();
         try {
             List<Source> sources = new ArrayList<>();
@@ -122,7 +121,7 @@ final class SegmentScanner {
                 channels.add(ch);
                 sources.add(new Source(live, 0, ch, true, Long.MAX_VALUE));
             }
-            return new SegmentScanner(progress).scan(sources, true);
+            return new SegmentScanner(measure, progress).scan(sources, true);
         } finally {
             for (FileChannel ch : channels) {
                 ch.close();
@@ -204,9 +203,7 @@ final class SegmentScanner {
         long limit = Math.min(size, source.limit());
         EntryCursor cursor = new EntryCursor(source.channel(), SegmentHeader.SIZE, limit);
         long sequence = segment.startSequence;
-        long offset = segment.headerOffset;
-        boolean inGroup = false;
-        ByteArrayOutputStream group = new ByteArrayOutputStream();
+        OffsetCounter offsets = new OffsetCounter(measure, segment.headerOffset);
         while (true) {
             int r = cursor.next();
             if (r == JournalEntry.END && (source.live() || cursor.validEnd() == limit)) {
@@ -230,41 +227,16 @@ final class SegmentScanner {
                 return null;
             }
             byte tag = e.tag();
-            if (!inGroup) {
-                segment.index.add(sequence, cursor.entryOffset(), offset);
+            if (!offsets.inGroup()) {
+                segment.index.add(sequence, cursor.entryOffset(), offsets.offset());
+            }
+            if (tag != EntryTag.APP && tag != EntryTag.APP_CONTINUATION && tag != EntryTag.TICK
+                    && tag != EntryTag.EPOCH_BUMP) {
+                result.broken = new Break(name, sequence, String.format("unknown entry tag 0x%02X", tag));
+                return null;
             }
             try {
-                switch (tag) {
-                    case EntryTag.APP_CONTINUATION:
-                        if (!inGroup) {
-                            group.reset();
-                            inGroup = true;
-                        }
-                        group.write(cursor.array(), e.payloadOffset(), e.payloadLength());
-                        break;
-                    case EntryTag.APP:
-                        byte[] payload;
-                        if (inGroup) {
-                            group.write(cursor.array(), e.payloadOffset(), e.payloadLength());
-                            payload = group.toByteArray();
-                            group.reset();
-                            inGroup = false;
-                        } else {
-                            payload = e.payload();
-                        }
-                        offset += FrplPayload.length(tag, e.timestampNs(), payload);
-                        break;
-                    case EntryTag.TICK:
-                    case EntryTag.EPOCH_BUMP:
-                        // an entry after an open group discards the group: it never counted
-                        group.reset();
-                        inGroup = false;
-                        offset += FrplPayload.length(tag, e.timestampNs(), null);
-                        break;
-                    default:
-                        result.broken = new Break(name, sequence, String.format("unknown entry tag 0x%02X", tag));
-                        return null;
-                }
+                offsets.add(e);
             } catch (IllegalArgumentException ex) {
                 result.broken = new Break(name, sequence, "payload is not a command: " + ex.getMessage());
                 return null;
@@ -275,8 +247,8 @@ final class SegmentScanner {
         }
         segment.lastSequence = sequence - 1;
         segment.bytes = cursor.validEnd();
-        segment.endOffset = offset;
-        segment.tailOpenGroup = inGroup;
+        segment.endOffset = offsets.offset();
+        segment.tailOpenGroup = offsets.inGroup();
         segment.tailChain = chain.value();
         if (source.live()) {
             result.liveChain = chain;

@@ -96,12 +96,13 @@ class ChainPropertiesTest {
             List<Op> appended = new ArrayList<>();
             List<Long> timestamps = new ArrayList<>();
             long ts = 1_000;
-            try (SegmentedJournal j = new SegmentedJournal(settings, FileIo.STANDARD, Clock.systemUTC(),
+            try (SegmentedJournal j = new SegmentedJournal(settings, Fixtures.MEASURE, FileIo.STANDARD,
+                    Clock.systemUTC(),
                     beforeHash)) {
                 for (Batch b : batches) {
                     for (Op op : b.ops()) {
                         ts += 11;
-                        j.append(ts, op.keyHash(), op.tag(), op.payload());
+                        Fixtures.append(j, ts, op.keyHash(), op.tag(), op.payload());
                         appended.add(op);
                         timestamps.add(ts);
                     }
@@ -132,7 +133,7 @@ class ChainPropertiesTest {
                 assertThat(chain).isEqualTo(expected.liveChain);
                 assertThat(status.chainHex()).isEqualTo(ChainHash.hex(expected.liveChain));
                 assertThat(j.chainValue()).isEqualTo(expected.liveChain);
-                try (SegmentedJournal reopened = new SegmentedJournal(settings)) {
+                try (SegmentedJournal reopened = Fixtures.open(settings)) {
                     assertThat(reopened.chainValue()).isEqualTo(expected.liveChain);
                     assertThat(reopened.verify()).isNull();
                 }

@@ -113,7 +113,7 @@ class ChainThreadTest {
             assertThat(segs.get(0).tailChain).isEqualTo(tail);
             assertThat(anchorOf(dir.resolve(Segment.LIVE))).isEqualTo(tail);
             assertThat(j.chainValue()).isEqualTo(tail); // an empty live segment's value is its anchor
-            long last = j.append(9_000, 0, Fixtures.APP, command("SET", "after", "rotation"));
+            long last = Fixtures.append(j, 9_000, 0, Fixtures.APP, command("SET", "after", "rotation"));
             awaitDurable(j, last);
             assertThat(j.chainValue()).isEqualTo(segmentChain(dir.resolve(Segment.LIVE)));
             assertThat(j.verify()).isNull();
@@ -135,11 +135,13 @@ class ChainThreadTest {
         JournalSettings settings = new JournalSettings(dir, JournalSettings.MIN_SEGMENT_SIZE, WaitStrategy.BLOCKING,
                 50, 0, 0, 3);
         int entries = 3_000;
-        try (SegmentedJournal j = new SegmentedJournal(settings, FileIo.STANDARD, Clock.systemUTC(), slow)) {
+        try (SegmentedJournal j = new SegmentedJournal(settings, Fixtures.MEASURE, FileIo.STANDARD, Clock.systemUTC(),
+                slow)) {
             CompletableFuture<Long> appender = async("appender", () -> {
                 long seq = 0;
                 for (int i = 0; i < entries; i++) {
-                    seq = j.append(1_000 + i, i, Fixtures.APP, command("SET", "u" + i, "z".repeat(100 + i % 1500)));
+                    seq = Fixtures.append(j, 1_000 + i, i, Fixtures.APP,
+                            command("SET", "u" + i, "z".repeat(100 + i % 1500)));
                 }
                 return seq;
             });
@@ -164,17 +166,17 @@ class ChainThreadTest {
             assertThat(status.chainHex()).isEqualTo(ChainHash.hex(chain));
             assertThat(status.durableSequence()).isEqualTo(entries);
         }
-        try (SegmentedJournal j = new SegmentedJournal(settings)) { // recovery re-checks every anchor
+        try (SegmentedJournal j = Fixtures.open(settings)) { // recovery re-checks every anchor
             assertThat(j.lastSequence()).isEqualTo(entries);
             assertThat(j.verify()).isNull();
         }
-        assertThat(Inspection.of(dir).problem()).isNull();
+        assertThat(Inspection.of(dir, Fixtures.MEASURE).problem()).isNull();
     }
 
     @Test
     void closeWaitsForTheChainAndLeavesNoThreadBehind() throws Exception {
         SegmentedJournal j = open(gatedHasher);
-        long seq = j.append(1, 0, Fixtures.APP, command("SET", "a", "1"));
+        long seq = Fixtures.append(j, 1, 0, Fixtures.APP, command("SET", "a", "1"));
         awaitDurable(j, seq);
         CompletableFuture<Void> close = async("close", () -> {
             j.close();
@@ -195,11 +197,12 @@ class ChainThreadTest {
     @Test
     void aFailStopEndsTheChainThreadToo() throws Exception {
         TestIo io = new TestIo();
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir), io, Clock.systemUTC())) {
-            long first = j.append(1, 0, Fixtures.APP, command("SET", "a", "1"));
+        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir), Fixtures.MEASURE, io,
+                Clock.systemUTC())) {
+            long first = Fixtures.append(j, 1, 0, Fixtures.APP, command("SET", "a", "1"));
             j.awaitDurable(first);
             io.failForce.set(new java.io.IOException("EIO"));
-            long second = j.append(2, 0, Fixtures.APP, command("SET", "a", "2"));
+            long second = Fixtures.append(j, 2, 0, Fixtures.APP, command("SET", "a", "2"));
             assertThatThrownBy(() -> j.awaitDurable(second)).isInstanceOf(JournalStoppedException.class);
             for (Thread t : j.threads()) {
                 t.join(10_000);
@@ -219,13 +222,14 @@ class ChainThreadTest {
             }
         };
         try (SegmentedJournal j = open(failing)) {
-            j.awaitDurable(j.append(1, 0, Fixtures.APP, command("SET", "a", "1")));
-            j.awaitDurable(j.append(2, 0, Fixtures.APP, command("SET", "a", "2"))); // durable; its hashing fails
+            j.awaitDurable(Fixtures.append(j, 1, 0, Fixtures.APP, command("SET", "a", "1")));
+            // durable; its hashing fails
+            j.awaitDurable(Fixtures.append(j, 2, 0, Fixtures.APP, command("SET", "a", "2")));
             await(() -> !j.threads().get(1).isAlive(), "the chain thread to fail");
-            long third = j.append(3, 0, Fixtures.APP, command("SET", "a", "3"));
+            long third = Fixtures.append(j, 3, 0, Fixtures.APP, command("SET", "a", "3"));
             await(() -> j.status().stoppedReason() != null, "the journal to stop");
             assertThat(j.status().stoppedReason()).contains("chain thread");
-            assertThatThrownBy(() -> j.append(4, 0, Fixtures.APP, command("SET", "a", "4")))
+            assertThatThrownBy(() -> Fixtures.append(j, 4, 0, Fixtures.APP, command("SET", "a", "4")))
                     .isInstanceOf(JournalStoppedException.class);
             assertThatThrownBy(j::rotate).isInstanceOf(JournalStoppedException.class);
             assertThat(j.durableSequence()).isBetween(2L, third);
@@ -242,7 +246,7 @@ class ChainThreadTest {
     private long appendThreeBatches(SegmentedJournal j) throws Exception {
         long last = 0;
         for (int b = 0; b < 3; b++) {
-            last = j.append(100 + b, b, Fixtures.APP, Fixtures.bigCommand(150_000, (byte) b));
+            last = Fixtures.append(j, 100 + b, b, Fixtures.APP, Fixtures.bigCommand(150_000, (byte) b));
             awaitDurable(j, last);
         }
         assertThat(last).isGreaterThan(3);
@@ -250,7 +254,8 @@ class ChainThreadTest {
     }
 
     private SegmentedJournal open(LongConsumer beforeHash) {
-        return new SegmentedJournal(JournalSettings.defaults(dir), FileIo.STANDARD, Clock.systemUTC(), beforeHash);
+        return new SegmentedJournal(JournalSettings.defaults(dir), Fixtures.MEASURE, FileIo.STANDARD, Clock.systemUTC(),
+                beforeHash);
     }
 
     /** awaitDurable with a deadline: a durability that waited for the gated chain would hang here. */

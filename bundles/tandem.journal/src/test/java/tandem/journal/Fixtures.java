@@ -8,15 +8,21 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 import tandem.api.journal.EntryTag;
 import tandem.api.journal.EntryVisitor;
+import tandem.api.journal.JournalAppender;
+import tandem.api.journal.ReplicaJournal;
 import tandem.protocol.command.CommandPayload;
+import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.journal.JournalEntry;
 import tandem.protocol.journal.SegmentHeader;
 
@@ -24,6 +30,31 @@ import tandem.protocol.journal.SegmentHeader;
 final class Fixtures {
 
     private Fixtures() {
+    }
+
+    /** The node's measure of the replication offset, as the journal component gives it. */
+    static final OffsetMeasure MEASURE = FrplPayload::length;
+
+    /** Each replica's measure of what it is fed, fragments included, as a replica's receiver keeps one. */
+    private static final Map<ReplicaJournal, FrplPayload.Fragments> FRAGMENTS =
+            Collections.synchronizedMap(new IdentityHashMap<>());
+
+    /** Opens a journal with the node's measure. */
+    static SegmentedJournal open(JournalSettings settings) {
+        return new SegmentedJournal(settings, MEASURE);
+    }
+
+    /** Appends as the node does: with the FRPL length the caller computes. */
+    static long append(JournalAppender j, long timestampNs, long keyHash, byte tag, byte[] payload) {
+        return j.append(timestampNs, keyHash, tag, payload, FrplPayload.length(tag, timestampNs, payload));
+    }
+
+    /** Appends a primary's entry as a replica's receiver does: the offset length measured as fragments come. */
+    static void appendReplicated(ReplicaJournal replica, long sequence, long timestampNs, long keyHash,
+            long requestSeq, byte tag, ByteBuffer payload) {
+        long length = FRAGMENTS.computeIfAbsent(replica, r -> new FrplPayload.Fragments()).length(sequence,
+                timestampNs, tag, payload);
+        replica.appendReplicated(sequence, timestampNs, keyHash, requestSeq, tag, payload, length);
     }
 
     record Delivered(long sequence, long timestampNs, long keyHash, byte tag, byte[] payload) {

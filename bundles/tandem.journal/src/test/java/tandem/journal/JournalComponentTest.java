@@ -28,23 +28,23 @@ class JournalComponentTest {
                 ? home.toString() : null);
         try {
             assertThat(c.status().directory()).isEqualTo(home.resolve("data/journal").toString());
-            long seq = c.append(1, 0, Fixtures.APP, Fixtures.command("SET", "a", "1"));
+            long seq = Fixtures.append(c, 1, 0, Fixtures.APP, Fixtures.command("SET", "a", "1"));
             c.awaitDurable(seq);
-            assertThat(c.journal().settings().segmentSize()).isEqualTo(256L * 1024 * 1024);
-            assertThat(c.journal().settings().maxBatchEntries()).isEqualTo(4096);
-            assertThat(c.journal().settings().lineageArchivesKeep()).isEqualTo(3);
-            assertThat(c.journal().settings().waitStrategy()).isEqualTo(WaitStrategy.BLOCKING);
+            assertThat(c.settings().segmentSize()).isEqualTo(256L * 1024 * 1024);
+            assertThat(c.settings().maxBatchEntries()).isEqualTo(4096);
+            assertThat(c.settings().lineageArchivesKeep()).isEqualTo(3);
+            assertThat(c.settings().waitStrategy()).isEqualTo(WaitStrategy.BLOCKING);
 
             Map<String, Object> live = new HashMap<>();
             live.put("wait.strategy", "spin-yield");
             live.put("max.batch.entries", 16);
             live.put("directory", home.resolve("elsewhere").toString());
             c.modified(config(live));
-            assertThat(c.journal().settings().waitStrategy()).isEqualTo(WaitStrategy.SPIN_YIELD);
-            assertThat(c.journal().settings().maxBatchEntries()).isEqualTo(16);
-            assertThat(c.journal().settings().directory()).isEqualTo(home.resolve("data/journal"));
+            assertThat(c.settings().waitStrategy()).isEqualTo(WaitStrategy.SPIN_YIELD);
+            assertThat(c.settings().maxBatchEntries()).isEqualTo(16);
+            assertThat(c.settings().directory()).isEqualTo(home.resolve("data/journal"));
             c.modified(config(Map.of("segment.size", 10))); // refused: the running configuration stays
-            assertThat(c.journal().settings().maxBatchEntries()).isEqualTo(16);
+            assertThat(c.settings().maxBatchEntries()).isEqualTo(16);
             assertThat(c.lastSequence()).isEqualTo(seq);
         } finally {
             c.deactivate();

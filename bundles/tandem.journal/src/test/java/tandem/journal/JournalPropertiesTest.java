@@ -54,11 +54,11 @@ class JournalPropertiesTest {
             long ts = 1_000;
             byte[] chain;
             long last;
-            try (SegmentedJournal j = new SegmentedJournal(settings)) {
+            try (SegmentedJournal j = Fixtures.open(settings)) {
                 for (List<Op> batch : batches) {
                     for (Op op : batch) {
                         ts += 7;
-                        long seq = j.append(ts, op.keyHash(), op.tag(), op.payload());
+                        long seq = Fixtures.append(j, ts, op.keyHash(), op.tag(), op.payload());
                         expected.add(new Fixtures.Delivered(seq, ts, op.keyHash(), op.tag(), op.payload()));
                         offset += FrplPayload.length(op.tag(), ts, op.payload());
                     }
@@ -69,7 +69,7 @@ class JournalPropertiesTest {
                 assertThat(j.replicationOffset()).isEqualTo(offset);
                 assertThat(readAll(j, 0).entries).containsExactlyElementsOf(expected);
             }
-            try (SegmentedJournal j = new SegmentedJournal(settings)) {
+            try (SegmentedJournal j = Fixtures.open(settings)) {
                 Fixtures.Collector c = readAll(j, 0);
                 assertThat(c.entries).containsExactlyElementsOf(expected);
                 assertThat(c.skipped).isEmpty();
@@ -98,12 +98,12 @@ class JournalPropertiesTest {
             List<Fixtures.Delivered> appended = new ArrayList<>();
             List<long[]> firstSequences = new ArrayList<>();
             long ts = 5_000;
-            try (SegmentedJournal j = new SegmentedJournal(settings)) {
+            try (SegmentedJournal j = Fixtures.open(settings)) {
                 for (List<Op> batch : batches) {
                     for (Op op : batch) {
                         ts += 3;
                         long first = j.lastSequence() + 1;
-                        long seq = j.append(ts, op.keyHash(), op.tag(), op.payload());
+                        long seq = Fixtures.append(j, ts, op.keyHash(), op.tag(), op.payload());
                         appended.add(new Fixtures.Delivered(seq, ts, op.keyHash(), op.tag(), op.payload()));
                         firstSequences.add(new long[] {first, seq});
                     }
@@ -119,7 +119,7 @@ class JournalPropertiesTest {
                 ch.truncate(cut);
                 ch.write(java.nio.ByteBuffer.allocate(zeros), cut); // a zero-filled extent after the tear
             }
-            try (SegmentedJournal j = new SegmentedJournal(settings)) {
+            try (SegmentedJournal j = Fixtures.open(settings)) {
                 assertThat(j.lastSequence()).isEqualTo(survivors);
                 assertThat(j.verify()).isNull();
                 assertThat(Files.size(live)).isEqualTo(survivors == 0 ? 4096 : bounds.get((int) survivors - 1)[2]);
@@ -136,7 +136,7 @@ class JournalPropertiesTest {
                 assertThat(c.entries).containsExactlyElementsOf(complete);
                 assertThat(c.skipped).isEmpty();
 
-                long seq = j.append(ts + 1, 9, Fixtures.APP, Fixtures.command("SET", "after", "tear"));
+                long seq = Fixtures.append(j, ts + 1, 9, Fixtures.APP, Fixtures.command("SET", "after", "tear"));
                 j.awaitDurable(seq);
                 c = readAll(j, 0);
                 Fixtures.Delivered tail = c.entries.get(c.entries.size() - 1);

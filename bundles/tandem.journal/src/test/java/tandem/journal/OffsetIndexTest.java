@@ -77,19 +77,19 @@ class OffsetIndexTest {
         JournalSettings settings = JournalSettings.defaults(dir).withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE);
         Random r = new Random(3);
         TreeMap<Long, Long> boundaries;
-        try (SegmentedJournal j = new SegmentedJournal(settings)) {
+        try (SegmentedJournal j = Fixtures.open(settings)) {
             long ts = 1_700_000_000_000_000_000L;
             for (int i = 0; i < 3000; i++) {
                 ts += 1 + r.nextInt(1000);
                 int kind = r.nextInt(100);
                 if (kind < 2) {
-                    j.append(ts, 0, EntryTag.APP, bigCommand(70_000 + r.nextInt(100_000), (byte) 'z'));
+                    Fixtures.append(j, ts, 0, EntryTag.APP, bigCommand(70_000 + r.nextInt(100_000), (byte) 'z'));
                 } else if (kind < 6) {
-                    j.append(ts, 0, EntryTag.TICK, tick(ts));
+                    Fixtures.append(j, ts, 0, EntryTag.TICK, tick(ts));
                 } else if (kind < 8) {
-                    j.append(ts, 0, EntryTag.EPOCH_BUMP, new byte[8]);
+                    Fixtures.append(j, ts, 0, EntryTag.EPOCH_BUMP, new byte[8]);
                 } else {
-                    j.append(ts, 0, EntryTag.APP, command("SET", "k" + i, "v".repeat(r.nextInt(300))));
+                    Fixtures.append(j, ts, 0, EntryTag.APP, command("SET", "k" + i, "v".repeat(r.nextInt(300))));
                 }
                 if (i % 700 == 699) {
                     j.rotate();
@@ -101,7 +101,7 @@ class OffsetIndexTest {
             assertThat(boundaries.lastEntry().getValue()).isEqualTo(j.status().replicationOffset());
             check(j, boundaries);
         }
-        try (SegmentedJournal again = new SegmentedJournal(settings)) {
+        try (SegmentedJournal again = Fixtures.open(settings)) {
             check(again, boundaries);
         }
     }
@@ -117,14 +117,15 @@ class OffsetIndexTest {
         JournalSettings settings = JournalSettings.defaults(dir).withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE);
         Random r = new Random(11);
         TreeMap<Long, Long> boundaries;
-        try (SegmentedJournal j = new SegmentedJournal(settings)) {
+        try (SegmentedJournal j = Fixtures.open(settings)) {
             j.rotateBySize(true);
             long ts = 1_700_000_000_000_000_000L;
             for (int i = 0; i < 80; i++) {
                 ts += 1 + r.nextInt(1000);
                 long seq = r.nextInt(3) == 0
-                        ? j.append(ts, 0, EntryTag.APP, bigCommand(1_000_000 + r.nextInt(2_000_000), (byte) 'g'))
-                        : j.append(ts, 0, EntryTag.APP, command("SET", "k" + i, "v".repeat(r.nextInt(3000))));
+                        ? Fixtures.append(j, ts, 0, EntryTag.APP,
+                                bigCommand(1_000_000 + r.nextInt(2_000_000), (byte) 'g'))
+                        : Fixtures.append(j, ts, 0, EntryTag.APP, command("SET", "k" + i, "v".repeat(r.nextInt(3000))));
                 if (r.nextInt(3) == 0) {
                     j.awaitDurable(seq);
                 }
@@ -145,7 +146,7 @@ class OffsetIndexTest {
             }
             check(j, boundaries);
         }
-        try (SegmentedJournal again = new SegmentedJournal(settings)) {
+        try (SegmentedJournal again = Fixtures.open(settings)) {
             assertThat(again.status().stoppedReason()).isNull();
             check(again, boundaries);
         }
@@ -158,13 +159,13 @@ class OffsetIndexTest {
     @Test
     void everySequenceHasAnOffsetWhateverTheBatchesAroundFragmentGroups() throws Exception {
         Random r = new Random(7);
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             long ts = 1_700_000_000_000_000_000L;
             for (int i = 0; i < 400; i++) {
                 ts += 1 + r.nextInt(1000);
                 long seq = r.nextInt(4) == 0
-                        ? j.append(ts, 0, EntryTag.APP, bigCommand(60_000 + r.nextInt(300_000), (byte) 'q'))
-                        : j.append(ts, 0, EntryTag.APP, command("SET", "k" + i, "v".repeat(r.nextInt(3000))));
+                        ? Fixtures.append(j, ts, 0, EntryTag.APP, bigCommand(60_000 + r.nextInt(300_000), (byte) 'q'))
+                        : Fixtures.append(j, ts, 0, EntryTag.APP, command("SET", "k" + i, "v".repeat(r.nextInt(3000))));
                 if (r.nextBoolean()) {
                     j.awaitDurable(seq);
                 }
@@ -185,13 +186,13 @@ class OffsetIndexTest {
     void beforeTheRetainedJournalThereIsNoBoundaryAndResetStartsAHistoryAtAnOffset() throws Exception {
         JournalSettings settings = JournalSettings.defaults(dir).withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE)
                 .withRetention(0, 0);
-        try (SegmentedJournal j = new SegmentedJournal(settings)) {
+        try (SegmentedJournal j = Fixtures.open(settings)) {
             long ts = 1;
             for (int i = 0; i < 2000; i++) {
-                j.append(ts++, 0, EntryTag.APP, command("SET", "k" + i, "value-" + i));
+                Fixtures.append(j, ts++, 0, EntryTag.APP, command("SET", "k" + i, "value-" + i));
             }
             j.rotate();
-            j.append(ts++, 0, EntryTag.APP, command("SET", "tail", "x"));
+            Fixtures.append(j, ts++, 0, EntryTag.APP, command("SET", "tail", "x"));
             j.awaitDurable(j.lastSequence());
             long firstOffset = j.offsetAfter(100);
             assertThat(j.purge(2000)).isPositive();
@@ -211,7 +212,7 @@ class OffsetIndexTest {
             assertThat(j.chainAt(5000)).isEqualTo(anchor);
             assertThat(j.status().replicationOffset()).isEqualTo(777_777);
             assertThat(j.sequenceAtOffset(777_777)).isEqualTo(5000);
-            long seq = j.append(ts++, 0, EntryTag.APP, command("SET", "after", "reset"));
+            long seq = Fixtures.append(j, ts++, 0, EntryTag.APP, command("SET", "after", "reset"));
             j.awaitDurable(seq);
             assertThat(seq).isEqualTo(5001);
             assertThat(j.offsetAfter(5001)).isEqualTo(777_777 + FrplPayload.length(EntryTag.APP, ts - 1,

@@ -23,6 +23,7 @@ import tandem.api.journal.EntryTag;
 import tandem.api.journal.JournalTap;
 import tandem.api.journal.SegmentInfo;
 import tandem.api.journal.SlotVisitor;
+import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.journal.JournalEntry;
 
 /**
@@ -74,7 +75,8 @@ class ReplicatedJournalTest {
                 for (byte[] bytes : (List<byte[]>) list) {
                     ByteBuffer b = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
                     e.wrap(b, 0);
-                    replica.appendReplicated(e.sequence(), e.timestampNs(), e.keyHash(), e.requestSeq(), e.tag(),
+                    Fixtures.appendReplicated(replica, e.sequence(), e.timestampNs(), e.keyHash(), e.requestSeq(),
+                            e.tag(),
                             ByteBuffer.wrap(bytes, e.payloadOffset(), e.payloadLength()));
                 }
             } else if (ev instanceof Object[] rot) {
@@ -87,8 +89,8 @@ class ReplicatedJournalTest {
     void aReplicaFedThroughATapIsByteIdenticalAcrossRotations() throws Exception {
         JournalSettings small = JournalSettings.defaults(dir.resolve("p")).withSegmentSize(
                 JournalSettings.MIN_SEGMENT_SIZE);
-        try (SegmentedJournal primary = new SegmentedJournal(small);
-                SegmentedJournal replica = new SegmentedJournal(JournalSettings.defaults(dir.resolve("r"))
+        try (SegmentedJournal primary = Fixtures.open(small);
+                SegmentedJournal replica = Fixtures.open(JournalSettings.defaults(dir.resolve("r"))
                         .withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE))) {
             replica.rotateBySize(false);
             SegmentInfo origin = primary.segments().get(0);
@@ -97,9 +99,9 @@ class ReplicatedJournalTest {
             primary.tap(tap);
             long ts = 1_000;
             for (int i = 0; i < 400; i++) {
-                primary.append(ts += 10, i, EntryTag.APP, command("SET", "k" + i, "v".repeat(i % 300)));
+                Fixtures.append(primary, ts += 10, i, EntryTag.APP, command("SET", "k" + i, "v".repeat(i % 300)));
                 if (i % 97 == 0) {
-                    primary.append(ts, 0, EntryTag.APP, bigCommand(150_000, (byte) 'x')); // fragments
+                    Fixtures.append(primary, ts, 0, EntryTag.APP, bigCommand(150_000, (byte) 'x')); // fragments
                 }
                 if (i % 7 == 0) {
                     primary.awaitDurable(primary.lastSequence());
@@ -127,8 +129,8 @@ class ReplicatedJournalTest {
 
     @Test
     void aRotationWhoseTailDiffersIsRefusedAndTheJournalStaysUsable() throws Exception {
-        try (SegmentedJournal replica = new SegmentedJournal(JournalSettings.defaults(dir))) {
-            replica.appendReplicated(1, 10, 0, 0, EntryTag.APP, ByteBuffer.wrap(command("SET", "a", "b")));
+        try (SegmentedJournal replica = Fixtures.open(JournalSettings.defaults(dir))) {
+            Fixtures.appendReplicated(replica, 1, 10, 0, 0, EntryTag.APP, ByteBuffer.wrap(command("SET", "a", "b")));
             replica.awaitDurable(1);
             assertThatThrownBy(() -> replica.rotateAt(1, new byte[32 - 1])).isInstanceOf(
                     IllegalArgumentException.class);
@@ -141,7 +143,7 @@ class ReplicatedJournalTest {
             replica.rotateAt(1, right); // announced again: nothing happens
             assertThat(replica.segments()).hasSize(2);
             assertThat(replica.segments().get(1).anchor()).isEqualTo(right);
-            replica.appendReplicated(2, 10, 0, 0, EntryTag.TICK, ByteBuffer.wrap(new byte[8]));
+            Fixtures.appendReplicated(replica, 2, 10, 0, 0, EntryTag.TICK, ByteBuffer.wrap(new byte[8]));
             replica.awaitDurable(2);
             assertThat(replica.verify()).isNull();
         }
@@ -149,23 +151,26 @@ class ReplicatedJournalTest {
 
     @Test
     void appendReplicatedRefusesGapsAndTimeGoingBack() {
-        try (SegmentedJournal replica = new SegmentedJournal(JournalSettings.defaults(dir))) {
-            assertThatThrownBy(() -> replica.appendReplicated(2, 10, 0, 0, EntryTag.APP,
+        try (SegmentedJournal replica = Fixtures.open(JournalSettings.defaults(dir))) {
+            assertThatThrownBy(() -> Fixtures.appendReplicated(replica, 2, 10, 0, 0, EntryTag.APP,
                     ByteBuffer.wrap(command("PING")))).hasMessageContaining("sequence 2 does not follow the "
                             + "journal's last 0");
-            replica.appendReplicated(1, 10, 0, 0, EntryTag.APP, ByteBuffer.wrap(command("SET", "a", "b")));
-            assertThatThrownBy(() -> replica.appendReplicated(2, 9, 0, 0, EntryTag.APP,
+            Fixtures.appendReplicated(replica, 1, 10, 0, 0, EntryTag.APP, ByteBuffer.wrap(command("SET", "a", "b")));
+            assertThatThrownBy(() -> Fixtures.appendReplicated(replica, 2, 9, 0, 0, EntryTag.APP,
                     ByteBuffer.wrap(command("SET", "a", "b")))).hasMessageContaining("before the last one");
             assertThatThrownBy(() -> replica.appendReplicated(2, 11, 0, 0, (byte) 0x07,
-                    ByteBuffer.wrap(new byte[1]))).hasMessageContaining("cannot be appended");
+                    ByteBuffer.wrap(new byte[1]), 0)).hasMessageContaining("cannot be appended");
+            assertThatThrownBy(() -> replica.appendReplicated(2, 11, 0, 0, EntryTag.TICK,
+                    ByteBuffer.wrap(new byte[8]), -1)).hasMessageContaining("negative replication offset");
         }
     }
 
     @Test
     void chainChecksCompareAtTheExactSequenceEvenInsideABatch() throws Exception {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             for (int i = 1; i <= 5; i++) {
-                j.appendReplicated(i, 10 + i, 0, 0, EntryTag.APP, ByteBuffer.wrap(command("SET", "k", "" + i)));
+                Fixtures.appendReplicated(j, i, 10 + i, 0, 0, EntryTag.APP,
+                        ByteBuffer.wrap(command("SET", "k", "" + i)));
             }
             j.awaitDurable(5);
             byte[] at3 = j.chainAt(3);
@@ -176,7 +181,8 @@ class ReplicatedJournalTest {
             assertThat(j.checkChain(5, at3).toCompletableFuture().get(10, TimeUnit.SECONDS)).isFalse();
             // not yet hashed: the chain thread stops at the sequence to compare
             for (int i = 6; i <= 9; i++) {
-                j.appendReplicated(i, 20 + i, 0, 0, EntryTag.APP, ByteBuffer.wrap(command("SET", "k", "" + i)));
+                Fixtures.appendReplicated(j, i, 20 + i, 0, 0, EntryTag.APP,
+                        ByteBuffer.wrap(command("SET", "k", "" + i)));
             }
             var pending = j.checkChain(7, at3).toCompletableFuture();
             j.awaitDurable(9);
@@ -188,16 +194,16 @@ class ReplicatedJournalTest {
 
     @Test
     void readSlotsAnnouncesEachSegmentItEntersAndGivesTheEntriesMinusMagicAndCrc() throws Exception {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             long ts = 100;
             for (int i = 0; i < 3; i++) {
-                j.append(ts++, 0, EntryTag.APP, command("SET", "a", "" + i));
+                Fixtures.append(j, ts++, 0, EntryTag.APP, command("SET", "a", "" + i));
             }
             j.awaitDurable(3);
             j.rotate();
             j.rotate(); // the live segment is empty: a no-op
             for (int i = 0; i < 2; i++) {
-                j.append(ts++, 0, EntryTag.APP, command("SET", "b", "" + i));
+                Fixtures.append(j, ts++, 0, EntryTag.APP, command("SET", "b", "" + i));
             }
             j.awaitDurable(5);
             List<String> seen = new ArrayList<>();
@@ -231,25 +237,73 @@ class ReplicatedJournalTest {
 
     @Test
     void adoptRefusesAJournalWithEntries() {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
-            j.append(1, 0, EntryTag.APP, command("PING"));
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
+            Fixtures.append(j, 1, 0, EntryTag.APP, command("PING"));
             assertThatThrownBy(() -> j.adopt(1, new byte[32], 0)).hasMessageContaining("holds entries");
         }
     }
 
     @Test
     void anUntappedTapIsNoLongerCalled() throws Exception {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             Recording r = new Recording();
             j.tap(r);
-            j.append(1, 0, EntryTag.APP, command("SET", "a", "1"));
+            Fixtures.append(j, 1, 0, EntryTag.APP, command("SET", "a", "1"));
             j.awaitDurable(1);
             assertThat(r.events).hasSize(1);
             j.untap(r);
-            j.append(2, 0, EntryTag.APP, command("SET", "a", "2"));
+            Fixtures.append(j, 2, 0, EntryTag.APP, command("SET", "a", "2"));
             j.awaitDurable(2);
             assertThat(r.events).hasSize(1);
         }
+    }
+
+    /**
+     * A replica's receiver that starts while its journal's tail is a command cut in mid-fragments (the node
+     * restarted, or the replication bundle was updated, while the primary streamed it) reads the group's first
+     * fragments back from the journal, so that the command's offset counts them: the replica's offsets stay the
+     * primary's. A receiver that starts on a whole command reads nothing back.
+     */
+    @Test
+    void aReceiverThatStartsInMidCommandMeasuresTheWholeCommand() throws Exception {
+        try (SegmentedJournal primary = Fixtures.open(JournalSettings.defaults(dir.resolve("p")));
+                SegmentedJournal replica = Fixtures.open(JournalSettings.defaults(dir.resolve("r")))) {
+            SegmentInfo origin = primary.segments().get(0);
+            replica.adopt(origin.startSequence(), origin.anchor(), origin.replicationOffset());
+            long ts = 1_000;
+            Fixtures.append(primary, ts, 1, EntryTag.APP, command("SET", "a", "1"));
+            Fixtures.append(primary, ts, 2, EntryTag.APP, bigCommand(200_000, (byte) 'q')); // sequences 2..5
+            Fixtures.append(primary, ts, 0, EntryTag.APP, command("SET", "b", "2"));
+            primary.awaitDurable(primary.lastSequence());
+            assertThat(primary.lastSequence()).isEqualTo(6);
+
+            FrplPayload.Fragments first = new FrplPayload.Fragments();
+            first.resume(replica);
+            feed(primary, replica, first, 0, 3); // the command's first two fragments, then the link ends
+            FrplPayload.Fragments next = new FrplPayload.Fragments();
+            next.resume(replica);
+            feed(primary, replica, next, 3, 6);
+
+            replica.awaitDurable(6);
+            assertThat(replica.status().replicationOffset()).isEqualTo(primary.status().replicationOffset());
+            assertThat(replica.offsetAfter(5)).isEqualTo(primary.offsetAfter(5));
+            assertThat(replica.status().chainHex()).isEqualTo(primary.status().chainHex());
+            assertThat(replica.verify()).isNull();
+        }
+    }
+
+    /** Appends the primary's entries {@code after + 1 .. last} to the replica, measured by {@code fragments}. */
+    private static void feed(SegmentedJournal primary, SegmentedJournal replica, FrplPayload.Fragments fragments,
+            long after, long last) {
+        primary.readSlots(after, (sequence, slot) -> {
+            int p = slot.position();
+            long ts = slot.getLong(p + 10);
+            byte tag = slot.get(p + 34);
+            ByteBuffer body = slot.duplicate().position(p + 35);
+            replica.appendReplicated(sequence, ts, slot.getLong(p + 18), slot.getLong(p + 26), tag, body,
+                    fragments.length(sequence, ts, tag, body));
+            return sequence < last;
+        });
     }
 
     /** Feeds the replica every entry of the primary after {@code after}, announcing rotations as the primary does. */
@@ -267,7 +321,8 @@ class ReplicatedJournalTest {
                 int p = b.position();
                 int payload = Short.toUnsignedInt(b.getShort(p)) - JournalEntry.LENGTH_BASE;
                 ByteBuffer body = b.duplicate().position(p + 35).limit(p + 35 + payload);
-                replica.appendReplicated(b.getLong(p + 2), b.getLong(p + 10), b.getLong(p + 18), b.getLong(p + 26),
+                Fixtures.appendReplicated(replica, b.getLong(p + 2), b.getLong(p + 10), b.getLong(p + 18),
+                        b.getLong(p + 26),
                         b.get(p + 34), body);
                 return true;
             }
@@ -278,19 +333,19 @@ class ReplicatedJournalTest {
     void aSeedAndTheEntriesAfterItMakeAReplicaByteIdenticalFromTheSnapshotOn() throws Exception {
         JournalSettings small = JournalSettings.defaults(dir.resolve("p")).withSegmentSize(
                 JournalSettings.MIN_SEGMENT_SIZE);
-        try (SegmentedJournal primary = new SegmentedJournal(small)) {
+        try (SegmentedJournal primary = Fixtures.open(small)) {
             long ts = 1_000;
             for (int i = 0; i < 300; i++) {
-                primary.append(ts += 10, i, EntryTag.APP, command("SET", "k" + i, "v".repeat(500 + i % 700)));
+                Fixtures.append(primary, ts += 10, i, EntryTag.APP, command("SET", "k" + i, "v".repeat(500 + i % 700)));
                 if (i % 10 == 9) {
                     primary.awaitDurable(primary.lastSequence()); // batches of ten: rotation is checked after each
                 }
             }
             primary.awaitDurable(primary.lastSequence());
             // a control runs after every pending rotation by size: from here on the segments do not move
-            primary.append(ts += 10, 0, EntryTag.APP, command("SET", "last", "x"));
+            Fixtures.append(primary, ts += 10, 0, EntryTag.APP, command("SET", "last", "x"));
             primary.rotate();
-            primary.append(ts += 10, 0, EntryTag.APP, command("SET", "in-live", "x"));
+            Fixtures.append(primary, ts += 10, 0, EntryTag.APP, command("SET", "in-live", "x"));
             primary.awaitDurable(primary.lastSequence());
             List<SegmentInfo> segs = primary.segments();
             assertThat(segs.size()).isGreaterThan(2);
@@ -306,10 +361,10 @@ class ReplicatedJournalTest {
                     length = primary.writeSeed(snap, out);
                 }
                 assertThat(Files.size(seed)).isEqualTo(length);
-                try (SegmentedJournal replica = new SegmentedJournal(JournalSettings.defaults(dir.resolve("r" + n))
+                try (SegmentedJournal replica = Fixtures.open(JournalSettings.defaults(dir.resolve("r" + n))
                         .withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE))) {
                     replica.rotateBySize(false);
-                    replica.append(5, 0, EntryTag.APP, command("SET", "stale", "history")); // to be archived
+                    Fixtures.append(replica, 5, 0, EntryTag.APP, command("SET", "stale", "history")); // to be archived
                     replica.awaitDurable(1);
                     long generation = replica.generation();
                     replica.installSeed(seed);
@@ -333,8 +388,8 @@ class ReplicatedJournalTest {
 
     @Test
     void aSeedThatIsNotASoundSegmentChangesNothing() throws Exception {
-        try (SegmentedJournal replica = new SegmentedJournal(JournalSettings.defaults(dir.resolve("r")))) {
-            replica.append(5, 0, EntryTag.APP, command("SET", "a", "1"));
+        try (SegmentedJournal replica = Fixtures.open(JournalSettings.defaults(dir.resolve("r")))) {
+            Fixtures.append(replica, 5, 0, EntryTag.APP, command("SET", "a", "1"));
             replica.awaitDurable(1);
             Path seed = dir.resolve("seed");
             Files.write(seed, new byte[100]);
@@ -348,8 +403,8 @@ class ReplicatedJournalTest {
 
     @Test
     void aSeedForASequenceNoSegmentHoldsIsRefused() throws Exception {
-        try (SegmentedJournal primary = new SegmentedJournal(JournalSettings.defaults(dir.resolve("p")))) {
-            primary.append(5, 0, EntryTag.APP, command("SET", "a", "1"));
+        try (SegmentedJournal primary = Fixtures.open(JournalSettings.defaults(dir.resolve("p")))) {
+            Fixtures.append(primary, 5, 0, EntryTag.APP, command("SET", "a", "1"));
             primary.awaitDurable(1);
             assertThatThrownBy(() -> primary.writeSeed(7, java.nio.channels.Channels.newChannel(
                     new java.io.ByteArrayOutputStream()))).isInstanceOf(IllegalArgumentException.class);

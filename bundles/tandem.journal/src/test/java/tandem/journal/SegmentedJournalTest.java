@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import tandem.api.journal.JournalStatus;
 import tandem.journal.tool.JournalToolAccess;
+import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.journal.JournalEntry;
 
 @Timeout(30)
@@ -32,7 +33,7 @@ class SegmentedJournalTest {
     private long appendN(SegmentedJournal j, int n, String prefix) throws InterruptedException {
         long seq = 0;
         for (int i = 0; i < n; i++) {
-            seq = j.append(1_000 + j.lastSequence(), i, Fixtures.APP, command("SET", prefix + i, "v" + i));
+            seq = Fixtures.append(j, 1_000 + j.lastSequence(), i, Fixtures.APP, command("SET", prefix + i, "v" + i));
         }
         j.awaitDurable(seq);
         return seq;
@@ -40,7 +41,7 @@ class SegmentedJournalTest {
 
     @Test
     void aNewJournalStartsAtSequenceOneWithARandomAnchor() {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             JournalStatus s = j.status();
             assertThat(s.firstSequence()).isZero();
             assertThat(s.lastSequence()).isZero();
@@ -57,7 +58,7 @@ class SegmentedJournalTest {
     @Test
     void rotationContinuesTheChainAndReadsCrossSegments() throws Exception {
         JournalSettings settings = JournalSettings.defaults(dir).withSegmentSize(JournalSettings.MIN_SEGMENT_SIZE);
-        try (SegmentedJournal j = new SegmentedJournal(settings)) {
+        try (SegmentedJournal j = Fixtures.open(settings)) {
             appendN(j, 10, "a");
             j.rotate();
             j.rotate(); // the live segment is empty: nothing happens
@@ -65,7 +66,8 @@ class SegmentedJournalTest {
             // by size: about 2 KB per entry, the 64 KiB threshold is crossed after ~30 entries
             for (int i = 0; i < 80; i++) {
                 // one batch each, so that the size check after each batch sees every threshold crossing
-                j.awaitDurable(j.append(5_000 + i, 0, Fixtures.APP, command("SET", "k" + i, "x".repeat(2000))));
+                j.awaitDurable(Fixtures.append(j, 5_000 + i, 0, Fixtures.APP,
+                        command("SET", "k" + i, "x".repeat(2000))));
             }
             List<Segment> segs = j.segmentList();
             assertThat(segs.size()).isGreaterThanOrEqualTo(4);
@@ -84,7 +86,7 @@ class SegmentedJournalTest {
                     .endsWith(90L).hasSize(50);
             assertThat(j.verify()).isNull();
 
-            Inspection inspection = Inspection.of(dir);
+            Inspection inspection = Inspection.of(dir, Fixtures.MEASURE);
             assertThat(inspection.problem()).isNull();
             assertThat(inspection.segments()).hasSize(segs.size());
             for (int i = 1; i < inspection.segments().size(); i++) {
@@ -96,11 +98,11 @@ class SegmentedJournalTest {
 
     @Test
     void verifyReportsItsProgressEveryFewMebibytesAndAtTheEnd() throws Exception {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             byte[] big = Fixtures.bigCommand(64 * 1024, (byte) 'x');
             for (int round = 0; round < 2; round++) {
                 for (int i = 0; i < 200; i++) { // about 12.5 MiB per segment
-                    j.append(System.nanoTime(), 0, Fixtures.APP, big);
+                    Fixtures.append(j, System.nanoTime(), 0, Fixtures.APP, big);
                 }
                 j.awaitDurable(j.lastSequence());
                 j.rotate();
@@ -121,7 +123,7 @@ class SegmentedJournalTest {
 
     @Test
     void purgeDeletesOnlyArchivesAtOrBelowTheAppliedSequence() throws Exception {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             appendN(j, 5, "a");
             j.rotate(); // journal.000001: 1..5
             appendN(j, 5, "b");
@@ -140,7 +142,7 @@ class SegmentedJournalTest {
             assertThat(readAll(j, 10).entries).hasSize(5);
             assertThat(j.verify()).isNull();
         }
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             assertThat(j.lastSequence()).isEqualTo(15);
             assertThat(j.status().firstSequence()).isEqualTo(11);
         }
@@ -149,7 +151,7 @@ class SegmentedJournalTest {
     @Test
     void retentionKeepsAppliedArchivesWithinTheCaps() throws Exception {
         JournalSettings settings = JournalSettings.defaults(dir).withRetention(1L << 30, 3600);
-        try (SegmentedJournal j = new SegmentedJournal(settings)) {
+        try (SegmentedJournal j = Fixtures.open(settings)) {
             appendN(j, 5, "a");
             j.rotate();
             appendN(j, 5, "b");
@@ -161,7 +163,7 @@ class SegmentedJournalTest {
 
     @Test
     void aCorruptArchivedEntryFailsTheOpenAndVerifyNamingTheSequence() throws Exception {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             appendN(j, 5, "a");
             j.rotate();
             appendN(j, 5, "b");
@@ -174,7 +176,7 @@ class SegmentedJournalTest {
             flip(dir.resolve("journal.000002"), third[1] + JournalEntry.PAYLOAD_OFFSET + 3);
             assertThat(j.verify()).isEqualTo("sequence 8 in journal.000002: CRC mismatch (offset " + third[1] + ")");
         }
-        assertThatThrownBy(() -> new SegmentedJournal(JournalSettings.defaults(dir)))
+        assertThatThrownBy(() -> Fixtures.open(JournalSettings.defaults(dir)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("journal.000002: entry at sequence 8: CRC mismatch (offset " + bounds(dir)[2] + ")");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -189,15 +191,15 @@ class SegmentedJournalTest {
 
     @Test
     void aCorruptEntryFarFromTheLiveTailIsNotMistakenForATornWrite() throws Exception {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             appendN(j, 3, "a");
             for (int i = 0; i < 80; i++) {
-                j.append(9_000 + i, 0, Fixtures.APP, Fixtures.bigCommand(60_000, (byte) i));
+                Fixtures.append(j, 9_000 + i, 0, Fixtures.APP, Fixtures.bigCommand(60_000, (byte) i));
             }
             j.awaitDurable(j.lastSequence());
         }
         flip(dir.resolve("journal"), Fixtures.entryBounds(dir.resolve("journal")).get(1)[1] + 40);
-        assertThatThrownBy(() -> new SegmentedJournal(JournalSettings.defaults(dir)))
+        assertThatThrownBy(() -> Fixtures.open(JournalSettings.defaults(dir)))
                 .hasMessageStartingWith("journal: entry at sequence 2: CRC mismatch");
     }
 
@@ -205,7 +207,7 @@ class SegmentedJournalTest {
     void aRotationCutShortBeforeTheNewLiveSegmentIsCompletedAtOpen() throws Exception {
         byte[] chain;
         long offset;
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             appendN(j, 7, "a");
             j.rotate();
             chain = j.chainValue();
@@ -213,7 +215,7 @@ class SegmentedJournalTest {
         }
         Files.delete(dir.resolve("journal")); // the crash hit after the rename, before the successor
         Files.write(dir.resolve("journal.tmp"), new byte[100]);
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             assertThat(j.lastSequence()).isEqualTo(7);
             assertThat(j.chainValue()).isEqualTo(chain);
             assertThat(j.replicationOffset()).isEqualTo(offset);
@@ -228,9 +230,10 @@ class SegmentedJournalTest {
     @Test
     void aCommandCutShortByACrashIsSkippedAndClosedByATick() throws Exception {
         byte[] big = Fixtures.bigCommand(3 * JournalEntry.MAX_PAYLOAD, (byte) 7);
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
-            assertThat(j.append(100, 1, Fixtures.APP, command("SET", "a", "1"))).isEqualTo(1);
-            assertThat(j.append(200, 2, Fixtures.APP, big)).isEqualTo(5); // fragments 2, 3, 4 and the last at 5
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
+            assertThat(Fixtures.append(j, 100, 1, Fixtures.APP, command("SET", "a", "1"))).isEqualTo(1);
+            // fragments 2, 3, 4 and the last at 5
+            assertThat(Fixtures.append(j, 200, 2, Fixtures.APP, big)).isEqualTo(5);
             j.awaitDurable(5);
             Fixtures.Collector c = readAll(j, 0);
             assertThat(c.entries).extracting(Fixtures.Delivered::sequence).containsExactly(1L, 5L);
@@ -242,9 +245,9 @@ class SegmentedJournalTest {
         try (FileChannel ch = FileChannel.open(live, StandardOpenOption.WRITE)) {
             ch.truncate(third[2] + 100); // fragments 2 and 3 whole, 4 torn
         }
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             assertThat(j.lastSequence()).isEqualTo(3);
-            assertThat(j.append(300, 3, Fixtures.APP, command("SET", "b", "2"))).isEqualTo(5);
+            assertThat(Fixtures.append(j, 300, 3, Fixtures.APP, command("SET", "b", "2"))).isEqualTo(5);
             j.awaitDurable(5);
             Fixtures.Collector c = readAll(j, 0);
             assertThat(c.skipped).containsExactly(2L, 3L);
@@ -261,7 +264,7 @@ class SegmentedJournalTest {
     void archiveLineageStartsANewGenesisAndKeepsTheConfiguredNumber() throws Exception {
         JournalSettings settings = JournalSettings.defaults(dir);
         settings = new JournalSettings(dir, settings.segmentSize(), settings.waitStrategy(), 4096, 0, 0, 1);
-        try (SegmentedJournal j = new SegmentedJournal(settings)) {
+        try (SegmentedJournal j = Fixtures.open(settings)) {
             appendN(j, 4, "a");
             j.rotate();
             appendN(j, 2, "b");
@@ -280,14 +283,14 @@ class SegmentedJournalTest {
             assertThat(appendN(j, 1, "d")).isEqualTo(1);
             assertThat(j.verify()).isNull();
         }
-        try (SegmentedJournal j = new SegmentedJournal(settings)) {
+        try (SegmentedJournal j = Fixtures.open(settings)) {
             assertThat(j.lastSequence()).isEqualTo(1);
         }
     }
 
     @Test
     void theToolPrintsOneLinePerSegmentAndOk() throws Exception {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
             appendN(j, 3, "a");
             j.rotate();
             appendN(j, 2, "b");
@@ -304,12 +307,20 @@ class SegmentedJournalTest {
 
     @Test
     void appendRefusesWhatCannotBeJournaled() {
-        try (SegmentedJournal j = new SegmentedJournal(JournalSettings.defaults(dir))) {
-            assertThatThrownBy(() -> j.append(-1, 0, Fixtures.APP, command("PING")))
-                    .isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> j.append(1, 0, Fixtures.APP, new byte[] {1, 2}))
-                    .isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> j.append(1, 0, (byte) 0x81, command("PING")))
+        try (SegmentedJournal j = Fixtures.open(JournalSettings.defaults(dir))) {
+            byte[] ping = command("PING");
+            long length = FrplPayload.length(Fixtures.APP, 1, ping);
+            assertThatThrownBy(() -> j.append(-1, 0, Fixtures.APP, ping, length))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("negative timestamp");
+            assertThatThrownBy(() -> j.append(1, 0, (byte) 0x81, ping, 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot be appended");
+            assertThatThrownBy(() -> j.append(1, 0, Fixtures.TICK, new byte[JournalEntry.MAX_PAYLOAD + 1], 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("non-App");
+            assertThatThrownBy(() -> j.append(1, 0, Fixtures.APP, ping, -1))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("negative replication offset");
+            // a payload that is no command is refused by the caller's measure: the journal is told the length and
+            // reads no payload for it
+            assertThatThrownBy(() -> Fixtures.append(j, 1, 0, Fixtures.APP, new byte[] {1, 2}))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThat(j.lastSequence()).isZero();
         }

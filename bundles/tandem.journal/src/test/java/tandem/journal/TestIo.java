@@ -24,8 +24,7 @@ final class TestIo implements FileIo {
 
     @Override
     public SegmentChannel open(Path file, boolean create) throws IOException {
-        SegmentChannel real = FileIo.super.open(file, create);
-        return new SegmentChannel() {
+        return new FileSegmentChannel(FileIo.channel(file, create)) {
             @Override
             public int write(ByteBuffer src, long position) throws IOException {
                 IOException e = failWrite.getAndSet(null);
@@ -33,7 +32,7 @@ final class TestIo implements FileIo {
                     throw e;
                 }
                 writes.incrementAndGet();
-                return real.write(src, position);
+                return super.write(src, position);
             }
 
             @Override
@@ -48,22 +47,7 @@ final class TestIo implements FileIo {
                     throw e;
                 }
                 forces.incrementAndGet();
-                real.force();
-            }
-
-            @Override
-            public void truncate(long size) throws IOException {
-                real.truncate(size);
-            }
-
-            @Override
-            public long size() throws IOException {
-                return real.size();
-            }
-
-            @Override
-            public void close() throws IOException {
-                real.close();
+                super.force();
             }
         };
     }

@@ -15,6 +15,7 @@ import tandem.api.server.WriteAdmission;
 import tandem.api.store.Command;
 import tandem.api.store.Keyspace;
 import tandem.protocol.command.CommandPayload;
+import tandem.protocol.frpl.FrplPayload;
 
 /**
  * Admission and sequencing: a write is admitted (applying not stopped, no fence, every write-admission provider
@@ -131,7 +132,7 @@ final class Sequencer {
             return;
         }
         try {
-            long seq = append(ts, command.keyHash(), CommandPayload.encode(command.args()));
+            long seq = append(ts, command.keyHash(), command.args());
             role.tookClientWrite();
             turns.add(Pending.write(c, seq, ts, command)); // journaled: it must be applied
             clientWrote(c, seq);
@@ -153,7 +154,9 @@ final class Sequencer {
     String transaction(Client c, List<Command> commands) {
         long ts = clock.next();
         try {
-            long seq = append(ts, 0, CommandPayload.encodeTransaction(args(commands)));
+            byte[] entry = CommandPayload.encodeTransaction(args(commands));
+            long seq = services.journal().append(ts, 0, EntryTag.APP, entry,
+                    FrplPayload.length(EntryTag.APP, ts, entry));
             role.tookClientWrite();
             turns.add(Pending.transaction(c, seq, ts, commands)); // journaled: it must be applied
             clientWrote(c, seq);
@@ -174,7 +177,8 @@ final class Sequencer {
             tickPayload[i] = (byte) (ts >>> (8 * i));
         }
         try {
-            long seq = services.journal().append(ts, 0, EntryTag.TICK, tickPayload);
+            long seq = services.journal().append(ts, 0, EntryTag.TICK, tickPayload,
+                    FrplPayload.length(EntryTag.TICK, ts, tickPayload));
             turns.add(Pending.tick(seq, ts));
             return seq;
         } catch (JournalStoppedException e) {
@@ -190,7 +194,7 @@ final class Sequencer {
         byte[] payload = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(epoch).array();
         long seq;
         try {
-            seq = journal.append(ts, 0, EntryTag.EPOCH_BUMP, payload);
+            seq = journal.append(ts, 0, EntryTag.EPOCH_BUMP, payload, 0); // no FRPL frame
         } catch (JournalStoppedException e) {
             throw new IllegalStateException(journalStopped(e), e);
         }
@@ -228,7 +232,7 @@ final class Sequencer {
             args[0] = (command.descriptor().name() + Keyspace.WOKEN_SUFFIX).getBytes(StandardCharsets.US_ASCII);
             Command retry = keyspace.resolve(args);
             try {
-                long seq = append(ts, retry.keyHash(), CommandPayload.encode(args));
+                long seq = append(ts, retry.keyHash(), args);
                 turns.add(Pending.write(c, seq, ts, retry));
                 clientWrote(c, seq);
                 touch(retry);
@@ -242,8 +246,11 @@ final class Sequencer {
         return refused;
     }
 
-    private long append(long ts, long keyHash, byte[] payload) {
-        return services.journal().append(ts, keyHash, EntryTag.APP, payload);
+    /** Journals one command; its psync offset length is told from its shape, the payload is not read again. */
+    private long append(long ts, long keyHash, byte[][] args) {
+        byte[] payload = CommandPayload.encode(args);
+        return services.journal().append(ts, keyHash, EntryTag.APP, payload,
+                FrplPayload.appLength(args.length, payload.length, ts));
     }
 
     private void clientWrote(Client c, long sequence) {

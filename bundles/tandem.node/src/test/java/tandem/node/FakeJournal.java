@@ -54,12 +54,19 @@ public final class FakeJournal implements Journal {
         listeners.remove(listener);
     }
 
-    @Override
+    /** An entry of the test's own (a replica's, as replication would append it). */
     public long append(long timestampNs, long keyHash, byte tag, byte[] payload) {
+        return append(timestampNs, keyHash, tag, java.nio.ByteBuffer.wrap(payload), 0);
+    }
+
+    @Override
+    public long append(long timestampNs, long keyHash, byte tag, java.nio.ByteBuffer payload, long offsetLength) {
         if (stopped != null) {
             throw new JournalStoppedException(stopped, null);
         }
-        entries.add(new Entry(entries.size() + 1, timestampNs, tag, payload));
+        byte[] bytes = new byte[payload.remaining()];
+        payload.get(payload.position(), bytes);
+        entries.add(new Entry(entries.size() + 1, timestampNs, tag, bytes));
         long sequence = entries.size();
         sync(); // like a journal thread that syncs at once unless the test holds it
         return sequence;
@@ -125,7 +132,7 @@ public final class FakeJournal implements Journal {
     // replication: not used by these tests
     @Override
     public void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
-            java.nio.ByteBuffer payload) {
+            java.nio.ByteBuffer payload, long offsetLength) {
         throw new UnsupportedOperationException();
     }
 

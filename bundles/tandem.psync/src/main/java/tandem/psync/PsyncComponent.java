@@ -43,7 +43,6 @@ import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
-import tandem.protocol.command.KeyHash;
 import tandem.protocol.config.ConfigWriteBack;
 
 /**
@@ -484,12 +483,10 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     }
 
     @Override
-    public long keyHash(byte[][] command) {
+    public int firstKey(String name) {
         Keyspace k = keyspace;
-        CommandDescriptor d = k == null ? null
-                : k.describe(new String(command[0], StandardCharsets.ISO_8859_1).toLowerCase(java.util.Locale.ROOT));
-        return d != null && d.firstKey() > 0 && d.firstKey() < command.length ? KeyHash.fnv1a64(command[d.firstKey()])
-                : 0;
+        CommandDescriptor d = k == null ? null : k.describe(name);
+        return d == null ? 0 : d.firstKey();
     }
 
     @Override

@@ -54,7 +54,8 @@ final class ReplicaClient {
         /** @return the FRPL command stream, or null while {@code tandem.frpl} is not active */
         FrplStreams frpl();
 
-        long keyHash(byte[][] command);
+        /** @return the index of the first key of the command {@code name} (lower case), 0 when it has none */
+        int firstKey(String name);
 
         Identity identity();
 
@@ -298,7 +299,7 @@ final class ReplicaClient {
             throw new IOException("the FRPL stream (tandem.frpl) is not active; this replica reconnects and continues");
         }
         long maxPayload = Math.min(FrplFrame.MAX_PAYLOAD, Runtime.getRuntime().maxMemory() / 4);
-        FrplStreams.Inbound applier = frpl.receive(from, maxPayload, ctx::keyHash, journal::append);
+        FrplStreams.Inbound applier = frpl.receive(from, maxPayload, ctx::firstKey, journal::append);
         int ackMs = ctx.settings().ackIntervalMs();
         long nextAck = System.nanoTime();
         long owed = -1;

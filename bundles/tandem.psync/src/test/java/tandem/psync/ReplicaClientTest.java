@@ -19,7 +19,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.ToLongFunction;
+import java.util.function.ToIntFunction;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -99,7 +99,7 @@ class ReplicaClientTest {
             }
 
             @Override
-            public Inbound receive(long fromOffset, long maxPayload, ToLongFunction<byte[][]> keyHash, Sink sink) {
+            public Inbound receive(long fromOffset, long maxPayload, ToIntFunction<String> firstKey, Sink sink) {
                 streams.add(fromOffset);
                 return new Inbound() {
                     @Override
@@ -145,7 +145,7 @@ class ReplicaClientTest {
         }
 
         @Override
-        public long keyHash(byte[][] command) {
+        public int firstKey(String name) {
             return 0;
         }
 

@@ -22,6 +22,7 @@ import tandem.api.replication.ReplicationStatus;
 import tandem.api.transport.FrameLink;
 import tandem.api.transport.FrameSession;
 import tandem.api.transport.FrameTransport;
+import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.replication.Ack;
 import tandem.protocol.replication.ChainCheck;
 import tandem.protocol.replication.Challenge;
@@ -326,6 +327,8 @@ final class ReplicaLink implements AutoCloseable {
         private long openedNanos;
         private ScheduledFuture<?> timeout;
         private final InputBatch.Cursor cursor = new InputBatch.Cursor();
+        /** How far each entry received moves the psync offset, fragments measured as they come. */
+        private final FrplPayload.Fragments fragments = new FrplPayload.Fragments();
         /** The snapshot being received, between NeedSnapshot/HashMismatch and its install. */
         volatile SnapshotReceipt receipt;
 
@@ -532,6 +535,7 @@ final class ReplicaLink implements AutoCloseable {
                         return;
                     }
                     journal.rotateBySize(false);
+                    resumeFragments(journal);
                     timeout.cancel(false);
                     streaming = true;
                     progressed = true;
@@ -576,6 +580,16 @@ final class ReplicaLink implements AutoCloseable {
             }
         }
 
+        /** The journal's tail may be a command whose first fragments an earlier link received. */
+        private void resumeFragments(ReplicaJournal journal) {
+            try {
+                fragments.resume(journal);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while the journal's tail became durable", e);
+            }
+        }
+
         private void streamed(ByteBuffer p, byte tag) {
             ReplicaJournal journal = node.journal();
             switch (tag) {
@@ -596,7 +610,8 @@ final class ReplicaLink implements AutoCloseable {
                         payload.limit(cursor.payloadOffset() + cursor.payloadLength())
                                 .position(cursor.payloadOffset());
                         journal.appendReplicated(seq, cursor.timestampNs(), cursor.keyHash(), cursor.requestSeq(),
-                                cursor.tag(), payload);
+                                cursor.tag(), payload, fragments.length(seq, cursor.timestampNs(), cursor.tag(),
+                                        payload));
                         a = seq;
                     }
                     if (a > before) {

@@ -27,6 +27,7 @@ import tandem.api.journal.SlotVisitor;
 import tandem.auth.AuthComponent;
 import tandem.journal.JournalComponent;
 import tandem.protocol.command.CommandPayload;
+import tandem.protocol.frpl.FrplPayload;
 
 /** Real parts of a node: its journal and its auth component, in a temporary home. */
 final class Nodes {
@@ -157,7 +158,8 @@ final class Nodes {
             byte[] payload = CommandPayload.encode(new byte[][] {"SET".getBytes(StandardCharsets.US_ASCII),
                 (prefix + i).getBytes(StandardCharsets.US_ASCII), ("value-" + prefix + "-" + i).repeat(1 + i % 7)
                         .getBytes(StandardCharsets.US_ASCII)});
-            last = journal.append(ts + i, 31L * i + prefix.hashCode(), EntryTag.APP, payload);
+            last = journal.append(ts + i, 31L * i + prefix.hashCode(), EntryTag.APP, payload,
+                    FrplPayload.length(EntryTag.APP, ts + i, payload));
         }
         journal.awaitDurable(last);
         return last;

@@ -35,6 +35,7 @@ import tandem.api.journal.EntryTag;
 import tandem.journal.BenchmarkJournals;
 import tandem.journal.SegmentedJournal;
 import tandem.protocol.command.CommandPayload;
+import tandem.protocol.frpl.FrplPayload;
 import tandem.protocol.journal.JournalEntry;
 
 /**
@@ -150,7 +151,8 @@ public class JournalAppendBenchmark {
     public long journal(JournalState s, Durable d) throws InterruptedException {
         long last = 0;
         for (int i = 0; i < s.batch; i++) {
-            last = s.journal.append(++s.timestampNs, i, EntryTag.APP, s.command);
+            last = s.journal.append(++s.timestampNs, i, EntryTag.APP, s.command,
+                    FrplPayload.length(EntryTag.APP, s.timestampNs, s.command));
         }
         s.journal.awaitDurable(last);
         d.records += s.batch;

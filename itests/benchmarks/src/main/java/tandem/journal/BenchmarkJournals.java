@@ -2,6 +2,8 @@ package tandem.journal;
 
 import java.nio.file.Path;
 
+import tandem.protocol.frpl.FrplPayload;
+
 /**
  * Opens a {@link SegmentedJournal} for the benchmarks. The journal's constructor and settings are package-private
  * (the OSGi component is its public face), so this class sits in the journal's package, as the journal's own tests
@@ -14,6 +16,6 @@ public final class BenchmarkJournals {
 
     /** @return a journal in {@code directory} with the component's default settings (blocking waits, 4096-entry batches, 256 MiB segments) */
     public static SegmentedJournal open(Path directory) {
-        return new SegmentedJournal(JournalSettings.defaults(directory));
+        return new SegmentedJournal(JournalSettings.defaults(directory), FrplPayload::length);
     }
 }

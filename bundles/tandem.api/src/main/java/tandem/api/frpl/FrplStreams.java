@@ -2,7 +2,7 @@ package tandem.api.frpl;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.function.ToLongFunction;
+import java.util.function.ToIntFunction;
 
 import org.osgi.annotation.versioning.ConsumerType;
 import org.osgi.annotation.versioning.ProviderType;
@@ -31,12 +31,15 @@ public interface FrplStreams {
     /**
      * Replica: the applier of a stream that starts at {@code fromOffset} (the offset this node's journal holds):
      * each complete command becomes an entry passed to {@code sink}, in this node's lineage with the primary's
-     * timestamp.
+     * timestamp. A command is journaled as it was received, sliced out of its frame, never decoded into arguments.
      *
      * @param maxPayload the largest frame payload accepted, in bytes
-     * @param keyHash    the key hash a command is journaled with
+     * @param firstKey   where a command's first key is, from its name in lower case: the index of that argument
+     *                   (the name is 0), or 0 when the command has no key; the applier hashes that argument
+     *                   ({@code tandem.protocol.command.KeyHash}) for the entry's key hash
+     * @since 2.0
      */
-    Inbound receive(long fromOffset, long maxPayload, ToLongFunction<byte[][]> keyHash, Sink sink);
+    Inbound receive(long fromOffset, long maxPayload, ToIntFunction<String> firstKey, Sink sink);
 
     /** A primary's stream to one replica. {@link #run()} on one thread; the other methods from any thread. */
     @ProviderType
@@ -101,7 +104,13 @@ public interface FrplStreams {
     @ConsumerType
     @FunctionalInterface
     interface Sink {
-        long append(long timestampNs, long keyHash, byte tag, byte[] payload);
+        /**
+         * @param payload      the entry's payload, its remaining bytes, valid only during the call
+         * @param offsetLength the FRPL bytes the stream carried for the entry: how far it moves the offset
+         * @return the journal sequence of the entry
+         * @since 2.0
+         */
+        long append(long timestampNs, long keyHash, byte tag, ByteBuffer payload, long offsetLength);
     }
 
     /** The stream is no longer this replica's history: it must full-sync. */

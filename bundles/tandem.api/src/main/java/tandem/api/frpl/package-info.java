@@ -6,7 +6,7 @@
  * checkpoint. No Netty type appears here.
  */
 @Export
-@Version("1.0.0")
+@Version("2.0.0")
 package tandem.api.frpl;
 
 import org.osgi.annotation.bundle.Export;

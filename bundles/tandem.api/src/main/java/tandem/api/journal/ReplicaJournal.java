@@ -16,13 +16,17 @@ public interface ReplicaJournal extends JournalReader {
      * replica's segment bytes (and chain values) equal the primary's. Fragments ({@link EntryTag#APP_CONTINUATION})
      * are appended as they come. Must be called by one thread at a time.
      *
-     * @param payload the entry's payload, its remaining bytes (not consumed)
+     * @param payload      the entry's payload, its remaining bytes (not consumed; copied before the call returns)
+     * @param offsetLength how far the entry moves the psync replication offset, as on the primary: 0 for a
+     *                     fragment, the whole command's FRPL bytes at the {@link EntryTag#APP} that completes a
+     *                     group ({@code tandem.protocol.frpl.FrplPayload.Fragments} measures them as they come)
      * @throws IllegalArgumentException when {@code sequence} is not {@code lastSequence() + 1}, or the timestamp
-     *                                  goes backwards, or the tag or length is invalid
+     *                                  goes backwards, or the tag, length or {@code offsetLength} is invalid
      * @throws JournalStoppedException  when the journal has stopped
+     * @since 2.0
      */
     void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
-            ByteBuffer payload);
+            ByteBuffer payload, long offsetLength);
 
     /**
      * Fresh replica: gives a journal that holds no entry at all the identity of its primary's segment, so that its

@@ -3,17 +3,22 @@ package tandem.api.journal;
 import java.nio.ByteBuffer;
 
 /** Receives raw journal entries; see {@link Journal#readSlots}. */
+@FunctionalInterface
 public interface SlotVisitor {
 
     /**
      * Called before the first entry of each segment the read enters, when that segment starts after sequence 1 and
-     * the read's position is just before its start: the primary announces the rotation there.
+     * the read's position is just before its start: the primary announces the rotation there. Default: read on, for
+     * a reader of entries to whom segments do not matter.
      *
      * @param startSequence the segment's first sequence
      * @param anchor        its header's anchor: the chain value at {@code startSequence - 1}
      * @return false to stop reading
+     * @since 2.0
      */
-    boolean segment(long startSequence, byte[] anchor);
+    default boolean segment(long startSequence, byte[] anchor) {
+        return true;
+    }
 
     /**
      * @param sequence the entry's sequence

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 import tandem.journal.Inspection;
+import tandem.protocol.frpl.FrplPayload;
 
 /**
  * Offline journal inspector: {@code java -cp tandem.journal.jar:tandem.protocol.jar:bcprov.jar
@@ -41,7 +42,8 @@ public final class JournalTool {
         }
         try {
             // progress on a terminal only: a script reading the output gets the listing alone
-            Inspection inspection = Inspection.of(dir, System.console() == null ? null : JournalTool::progress);
+            Inspection inspection = Inspection.of(dir, FrplPayload::length,
+                    System.console() == null ? null : JournalTool::progress);
             if (System.console() != null) {
                 System.err.print("\r\033[K");
                 System.err.flush();

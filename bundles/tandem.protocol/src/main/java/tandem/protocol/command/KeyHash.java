@@ -18,4 +18,19 @@ public final class KeyHash {
         }
         return hash;
     }
+
+    /**
+     * FNV-1a, 64 bits, over the {@code length} bytes of {@code buffer} from absolute index {@code index}: a key
+     * hashed where it lies (its position and limit are left alone).
+     *
+     * @since 1.1
+     */
+    public static long fnv1a64(java.nio.ByteBuffer buffer, int index, int length) {
+        long hash = OFFSET_BASIS;
+        for (int i = index; i < index + length; i++) {
+            hash ^= buffer.get(i) & 0xFF;
+            hash *= PRIME;
+        }
+        return hash;
+    }
 }

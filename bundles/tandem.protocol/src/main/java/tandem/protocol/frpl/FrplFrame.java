@@ -127,7 +127,8 @@ public final class FrplFrame {
     @FunctionalInterface
     public interface Handler {
         /**
-         * @param payload the frame's payload, positioned at its first byte; valid only during the call
+         * @param payload the frame's payload, positioned at its first byte; valid only during the call, and the
+         *                handler's to overwrite (the decoder's own buffer, reused for the next frame)
          */
         void frame(int shard, long sequence, ByteBuffer payload);
     }

@@ -1,11 +1,16 @@
 package tandem.protocol.frpl;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
 import tandem.api.journal.EntryTag;
+import tandem.api.journal.JournalReader;
+import tandem.api.journal.SegmentInfo;
 import tandem.protocol.command.CommandPayload;
+import tandem.protocol.replication.InputBatch;
 
 /**
  * The FRPL frames a journal entry becomes on the psync stream, and their length: the unit of the psync replication
@@ -20,14 +25,15 @@ import tandem.protocol.command.CommandPayload;
  *
  * {@code ts} is the entry's {@code timestamp_ns} in decimal (d digits, no sign), which the replica applies as "now".
  * A command split into fragments becomes frames once, at its last fragment, from the joined payload; every frame
- * is a separate RESP2 array, and an entry's length is the sum of its frames' lengths.
+ * is a separate RESP2 array, and an entry's length is the sum of its frames' lengths. {@link FrplWriter} writes the
+ * frames; {@link Fragments} measures a command that arrives in fragments.
  */
 public final class FrplPayload {
 
-    private static final byte[] MULTI = ascii("*1\r\n$5\r\nMULTI\r\n");
-    private static final byte[] EXEC = ascii("*1\r\n$4\r\nEXEC\r\n");
-    private static final byte[] AT = ascii("$9\r\nTANDEM.AT\r\n");
-    private static final byte[] TICK = ascii("*2\r\n$11\r\nTANDEM.TICK\r\n");
+    static final byte[] MULTI = ascii("*1\r\n$5\r\nMULTI\r\n");
+    static final byte[] EXEC = ascii("*1\r\n$4\r\nEXEC\r\n");
+    static final byte[] AT = ascii("$9\r\nTANDEM.AT\r\n");
+    static final byte[] TICK = ascii("*2\r\n$11\r\nTANDEM.TICK\r\n");
 
     private FrplPayload() {
     }
@@ -40,10 +46,18 @@ public final class FrplPayload {
      *                                  RESP2 array of bulk strings or a {@code MULTI} … {@code EXEC} transaction
      */
     public static long length(byte tag, long timestampNs, byte[] payload) {
+        return length(tag, timestampNs, payload == null ? null : ByteBuffer.wrap(payload));
+    }
+
+    /**
+     * {@link #length(byte, long, byte[])} of the payload between {@code payload}'s position and limit (not consumed;
+     * a direct buffer too).
+     */
+    public static long length(byte tag, long timestampNs, ByteBuffer payload) {
         int d = timestampDigits(timestampNs);
         switch (tag) {
             case EntryTag.TICK:
-                return TICK.length + bulkHeader(d) + d + 2L;
+                return TICK.length + RespArray.bulkHeaderLength(d) + d + 2L;
             case EntryTag.EPOCH_BUMP:
             case EntryTag.APP_CONTINUATION:
                 return 0;
@@ -52,22 +66,22 @@ public final class FrplPayload {
             default:
                 throw new IllegalArgumentException(String.format("unknown entry tag 0x%02X", tag & 0xFF));
         }
-        long wrapped = AT.length + bulkHeader(d) + d + 2L;
-        if (!CommandPayload.isTransaction(payload)) {
-            long count = arrayCount(payload, 0);
-            int end = arrayEnd(payload, 0);
-            if (end != payload.length) {
-                throw new IllegalArgumentException("App payload has " + (payload.length - end)
-                        + " bytes after its command at offset " + end);
+        long wrapped = atLength(d);
+        int from = payload.position();
+        int limit = payload.limit();
+        if (!isTransaction(payload, from, limit)) {
+            int end = RespArray.end(payload, from, limit);
+            if (end != limit) {
+                throw new IllegalArgumentException("App payload has " + (limit - end)
+                        + " bytes after its command at offset " + (end - from));
             }
-            return payload.length - arrayHeader(count) + arrayHeader(count + 2) + wrapped;
+            return commandLength(RespArray.count(payload, from, limit), limit - from, wrapped);
         }
         long total = MULTI.length + EXEC.length;
-        int at = MULTI.length;
-        while (!isExecAt(payload, at)) {
-            long count = arrayCount(payload, at);
-            int end = arrayEnd(payload, at);
-            total += end - at - arrayHeader(count) + arrayHeader(count + 2) + wrapped;
+        int at = from + MULTI.length;
+        while (!isExecAt(payload, at, limit)) {
+            int end = RespArray.end(payload, at, limit);
+            total += commandLength(RespArray.count(payload, at, limit), end - at, wrapped);
             at = end;
         }
         return total;
@@ -79,154 +93,175 @@ public final class FrplPayload {
      * @throws IllegalArgumentException as {@link #length}
      */
     public static List<byte[]> frames(byte tag, long timestampNs, byte[] payload) {
-        byte[] ts = ascii(Long.toString(timestampNs));
-        timestampDigits(timestampNs);
+        FrplWriter writer = new FrplWriter();
+        writer.entry(tag, timestampNs, ByteBuffer.wrap(payload), 0);
+        ByteBuffer written = writer.written();
         List<byte[]> frames = new ArrayList<>();
-        switch (tag) {
-            case EntryTag.TICK: {
-                byte[] tsBulk = bulk(ts);
-                byte[] frame = new byte[TICK.length + tsBulk.length];
-                System.arraycopy(TICK, 0, frame, 0, TICK.length);
-                System.arraycopy(tsBulk, 0, frame, TICK.length, tsBulk.length);
-                frames.add(frame);
-                return frames;
-            }
-            case EntryTag.EPOCH_BUMP:
-            case EntryTag.APP_CONTINUATION:
-                return frames;
-            case EntryTag.APP:
-                break;
-            default:
-                throw new IllegalArgumentException(String.format("unknown entry tag 0x%02X", tag & 0xFF));
+        while (written.hasRemaining()) {
+            int length = FrplFrame.length(written);
+            byte[] frame = new byte[length];
+            written.get(written.position() + FrplFrame.HEADER, frame);
+            written.position(written.position() + FrplFrame.HEADER + length);
+            frames.add(frame);
         }
-        if (!CommandPayload.isTransaction(payload)) {
-            int end = arrayEnd(payload, 0);
-            if (end != payload.length) {
-                throw new IllegalArgumentException("App payload has " + (payload.length - end)
-                        + " bytes after its command at offset " + end);
-            }
-            frames.add(wrap(payload, 0, end, ts));
-            return frames;
-        }
-        frames.add(MULTI.clone());
-        int at = MULTI.length;
-        while (!isExecAt(payload, at)) {
-            int end = arrayEnd(payload, at);
-            frames.add(wrap(payload, at, end, ts));
-            at = end;
-        }
-        frames.add(EXEC.clone());
         return frames;
     }
 
-    /** {@code TANDEM.AT <ts>} in front of the array at {@code payload[from, to)}. */
-    private static byte[] wrap(byte[] payload, int from, int to, byte[] ts) {
-        long count = arrayCount(payload, from);
-        int oldHeader = arrayHeader(count);
-        byte[] header = ascii("*" + (count + 2) + "\r\n");
-        byte[] tsBulk = bulk(ts);
-        int argsLength = to - from - oldHeader;
-        byte[] frame = new byte[header.length + AT.length + tsBulk.length + argsLength];
-        int at = 0;
-        System.arraycopy(header, 0, frame, at, header.length);
-        at += header.length;
-        System.arraycopy(AT, 0, frame, at, AT.length);
-        at += AT.length;
-        System.arraycopy(tsBulk, 0, frame, at, tsBulk.length);
-        at += tsBulk.length;
-        System.arraycopy(payload, from + oldHeader, frame, at, argsLength);
-        return frame;
+    /** @return the FRPL length of one command of {@code count} arguments and {@code bytes} bytes, wrapped */
+    /**
+     * {@link #length} of an App entry holding one command, from what its sequencer knows without reading the payload
+     * again: its argument count and the payload's length.
+     *
+     * @param count        the command's name and arguments
+     * @param payloadBytes the canonical payload's length ({@code *count\r\n} and the bulks)
+     */
+    public static long appLength(int count, int payloadBytes, long timestampNs) {
+        return commandLength(count, payloadBytes, atLength(timestampDigits(timestampNs)));
     }
 
-    private static byte[] bulk(byte[] value) {
-        return ascii("$" + value.length + "\r\n" + new String(value, StandardCharsets.US_ASCII) + "\r\n");
+    static long commandLength(long count, long bytes, long wrapped) {
+        return bytes - RespArray.headerLength(count) + RespArray.headerLength(count + 2) + wrapped;
     }
 
-    private static int timestampDigits(long timestampNs) {
+    /** @return what {@code TANDEM.AT <ts>} adds besides the array header: the name's and the timestamp's bulks */
+    static long atLength(int timestampDigits) {
+        return AT.length + RespArray.bulkHeaderLength(timestampDigits) + timestampDigits + 2L;
+    }
+
+    static int timestampDigits(long timestampNs) {
         if (timestampNs < 0) {
             throw new IllegalArgumentException("negative timestamp " + timestampNs);
         }
         return CommandPayload.digits(timestampNs);
     }
 
-    /** {@code $<d>\r\n}. */
-    private static int bulkHeader(int length) {
-        return 1 + CommandPayload.digits(length) + 2;
+    /** @return whether the bytes at {@code at} start a transaction ({@code MULTI}) */
+    static boolean isTransaction(ByteBuffer p, int at, int limit) {
+        return limit - at >= MULTI.length && equalsAt(p, at, MULTI);
     }
 
-    /** {@code *<count>\r\n}. */
-    private static int arrayHeader(long count) {
-        return 1 + CommandPayload.digits(count) + 2;
-    }
-
-    private static boolean isExecAt(byte[] p, int at) {
-        if (at >= p.length) {
+    static boolean isExecAt(ByteBuffer p, int at, int limit) {
+        if (at >= limit) {
             throw new IllegalArgumentException("transaction payload ends without EXEC");
         }
-        if (p.length - at != EXEC.length) {
-            return false;
-        }
-        for (int i = 0; i < EXEC.length; i++) {
-            if (p[at + i] != EXEC[i]) {
+        return limit - at == EXEC.length && equalsAt(p, at, EXEC);
+    }
+
+    private static boolean equalsAt(ByteBuffer p, int at, byte[] expected) {
+        for (int i = 0; i < expected.length; i++) {
+            if (p.get(at + i) != expected[i]) {
                 return false;
             }
         }
         return true;
     }
 
-    /** The element count of the array that starts at {@code at}. */
-    private static long arrayCount(byte[] p, int at) {
-        if (at >= p.length || p[at] != '*') {
-            throw new IllegalArgumentException("expected '*' at offset " + at);
-        }
-        long count = decimal(p, at + 1);
-        if (count < 1) {
-            throw new IllegalArgumentException("empty array at offset " + at);
-        }
-        return count;
-    }
-
-    /** The offset just past the array of bulk strings that starts at {@code at}, checking every bound. */
-    private static int arrayEnd(byte[] p, int at) {
-        long count = arrayCount(p, at);
-        int i = at + arrayHeader(count);
-        for (long n = 0; n < count; n++) {
-            if (i >= p.length || p[i] != '$') {
-                throw new IllegalArgumentException("expected '$' at offset " + i);
-            }
-            long len = decimal(p, i + 1);
-            i += bulkHeaderOf(len);
-            if (len > p.length - i - 2L || p[i + (int) len] != '\r' || p[i + (int) len + 1] != '\n') {
-                throw new IllegalArgumentException("bulk string of " + len + " bytes overruns the payload at offset "
-                        + i);
-            }
-            i += (int) len + 2;
-        }
-        return i;
-    }
-
-    private static int bulkHeaderOf(long length) {
-        return 1 + CommandPayload.digits(length) + 2;
-    }
-
-    /** A canonical decimal at {@code at} followed by CRLF. */
-    private static long decimal(byte[] p, int at) {
-        int i = at;
-        long value = 0;
-        while (i < p.length && p[i] >= '0' && p[i] <= '9') {
-            if (i - at >= 10) {
-                throw new IllegalArgumentException("number too long at offset " + at);
-            }
-            value = value * 10 + (p[i] - '0');
-            i++;
-        }
-        if (i == at || (i - at > 1 && p[at] == '0') || i + 1 >= p.length || p[i] != '\r' || p[i + 1] != '\n') {
-            throw new IllegalArgumentException("not a canonical decimal at offset " + at);
-        }
-        return value;
-    }
-
-    private static byte[] ascii(String s) {
+    static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Measures an App command that arrives as fragments ({@link EntryTag#APP_CONTINUATION} entries, then the
+     * {@link EntryTag#APP} that completes it), as a replica of the journal protocol receives it, without joining the
+     * fragments of a plain command: its FRPL length depends only on its argument count, read from the first
+     * fragment, and its byte length. A transaction's depends on every command in it, so its fragments are kept until
+     * it completes (rare: a transaction over 64 KiB). Fragments count by sequence: a fragment that does not follow
+     * the last one starts a new group, and any other entry discards an open one, as the journal does. A receiver
+     * that starts while its journal's tail is a group begun before ({@link #resume}) reads that group back first.
+     * One thread.
+     */
+    public static final class Fragments {
+
+        private long lastSequence = -1;
+        private long bytes;
+        private long count;
+        private ByteArrayOutputStream transaction;
+
+        /**
+         * @param sequence the entry's sequence
+         * @param tag      its tag
+         * @param payload  its payload between position and limit (not consumed)
+         * @return the FRPL length of the entry: 0 for a fragment, the whole command's at the {@link EntryTag#APP}
+         *         that completes a group, {@link #length(byte, long, ByteBuffer)} for any other entry
+         * @throws IllegalArgumentException as {@link #length(byte, long, ByteBuffer)}
+         */
+        public long length(long sequence, long timestampNs, byte tag, ByteBuffer payload) {
+            boolean follows = lastSequence >= 0 && sequence == lastSequence + 1;
+            if (tag == EntryTag.APP_CONTINUATION) {
+                if (!follows) {
+                    start(payload);
+                }
+                add(payload);
+                lastSequence = sequence;
+                return 0;
+            }
+            boolean group = follows && tag == EntryTag.APP;
+            lastSequence = -1;
+            if (!group) {
+                transaction = null;
+                return FrplPayload.length(tag, timestampNs, payload);
+            }
+            add(payload);
+            if (transaction != null) {
+                byte[] joined = transaction.toByteArray();
+                transaction = null;
+                return FrplPayload.length(tag, timestampNs, joined);
+            }
+            return commandLength(count, bytes, atLength(timestampDigits(timestampNs)));
+        }
+
+        /**
+         * Starts over from what {@code journal} holds: when its last entry is a fragment (a receiver that starts
+         * after a restart or an update, in mid-command), that group's fragments are read back from the live segment,
+         * so that the command's length counts them; otherwise nothing is read but the last entry.
+         *
+         * @throws InterruptedException when interrupted while the journal's tail becomes durable
+         */
+        public void resume(JournalReader journal) throws InterruptedException {
+            lastSequence = -1;
+            transaction = null;
+            long last = journal.lastSequence();
+            journal.awaitDurable(last);
+            if (last == 0 || !isFragment(journal, last)) {
+                return;
+            }
+            List<SegmentInfo> segments = journal.segments();
+            journal.readSlots(segments.get(segments.size() - 1).startSequence() - 1, (sequence, slot) -> {
+                int at = slot.position();
+                length(sequence, slot.getLong(at + InputBatch.SLOT_TIMESTAMP_OFFSET),
+                        slot.get(at + InputBatch.SLOT_TAG_OFFSET),
+                        slot.duplicate().position(at + InputBatch.SLOT_PAYLOAD_OFFSET));
+                return sequence < last;
+            });
+        }
+
+        private static boolean isFragment(JournalReader journal, long sequence) {
+            boolean[] fragment = {false};
+            journal.readSlots(sequence - 1, (seq, slot) -> {
+                fragment[0] = slot.get(slot.position() + InputBatch.SLOT_TAG_OFFSET) == EntryTag.APP_CONTINUATION;
+                return false;
+            });
+            return fragment[0];
+        }
+
+        private void start(ByteBuffer first) {
+            bytes = 0;
+            transaction = null;
+            int at = first.position();
+            if (isTransaction(first, at, first.limit())) {
+                transaction = new ByteArrayOutputStream();
+            } else {
+                count = RespArray.count(first, at, first.limit());
+            }
+        }
+
+        private void add(ByteBuffer fragment) {
+            bytes += fragment.remaining();
+            if (transaction != null) {
+                byte[] b = new byte[fragment.remaining()];
+                fragment.get(fragment.position(), b);
+                transaction.writeBytes(b);
+            }
+        }
     }
 }

@@ -181,6 +181,29 @@ public final class JournalEntry {
      */
     public static int encode(ByteBuffer dst, int offset, long sequence, long timestampNs, long keyHash,
             long requestSeq, byte tag, byte[] payload, int payloadOffset, int payloadLength, CRC32C crc) {
+        int size = header(dst, offset, sequence, timestampNs, keyHash, requestSeq, tag, payloadLength);
+        dst.put(offset + PAYLOAD_OFFSET, payload, payloadOffset, payloadLength);
+        return seal(dst, offset, size, crc);
+    }
+
+    /**
+     * {@link #encode(ByteBuffer, int, long, long, long, long, byte, byte[], int, int, CRC32C)} with the payload
+     * taken from absolute index {@code payloadOffset} of a buffer (a direct one too), whose position and limit are
+     * left alone: an entry written straight from what a caller or a transport holds.
+     *
+     * @return the entry's size
+     * @since 1.1
+     */
+    public static int encode(ByteBuffer dst, int offset, long sequence, long timestampNs, long keyHash,
+            long requestSeq, byte tag, ByteBuffer payload, int payloadOffset, int payloadLength, CRC32C crc) {
+        int size = header(dst, offset, sequence, timestampNs, keyHash, requestSeq, tag, payloadLength);
+        dst.put(offset + PAYLOAD_OFFSET, payload, payloadOffset, payloadLength);
+        return seal(dst, offset, size, crc);
+    }
+
+    /** Checks the sizes and writes everything before the payload. @return the entry's size */
+    private static int header(ByteBuffer dst, int offset, long sequence, long timestampNs, long keyHash,
+            long requestSeq, byte tag, int payloadLength) {
         if (payloadLength < 0 || payloadLength > MAX_PAYLOAD) {
             throw new IllegalArgumentException("payload of " + payloadLength + " bytes: an entry holds 0.."
                     + MAX_PAYLOAD);
@@ -196,7 +219,11 @@ public final class JournalEntry {
         U64.set(dst, offset + KEY_HASH_OFFSET, keyHash);
         U64.set(dst, offset + REQUEST_SEQ_OFFSET, requestSeq);
         dst.put(offset + TAG_OFFSET, tag);
-        dst.put(offset + PAYLOAD_OFFSET, payload, payloadOffset, payloadLength);
+        return size;
+    }
+
+    /** Writes the CRC of the {@code size - 4} bytes before it. @return {@code size} */
+    private static int seal(ByteBuffer dst, int offset, int size, CRC32C crc) {
         U32.set(dst, offset + size - 4, crc(dst, offset, size - 4, crc));
         return size;
     }
@@ -219,8 +246,7 @@ public final class JournalEntry {
         }
         U16.set(dst, offset + MAGIC_OFFSET, (short) MAGIC);
         dst.put(offset + SLOT_OFFSET, slot, slotOffset, slotLength);
-        U32.set(dst, offset + size - 4, crc(dst, offset, size - 4, crc));
-        return size;
+        return seal(dst, offset, size, crc);
     }
 
     /**

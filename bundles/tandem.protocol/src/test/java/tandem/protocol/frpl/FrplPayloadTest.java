@@ -3,6 +3,7 @@ package tandem.protocol.frpl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,11 +11,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 import tandem.api.journal.EntryTag;
 import tandem.protocol.command.CommandPayload;
@@ -23,6 +24,19 @@ import tandem.protocol.command.CommandPayload;
 class FrplPayloadTest {
 
     private static final long TS = 1_700_000_000_000_000_000L;
+
+    /** What the sequencer computes from a command's shape is what measuring its payload gives. */
+    @Property(tries = 200)
+    void theLengthFromACommandsShapeIsTheLengthOfItsPayload(@ForAll @IntRange(min = 1, max = 40) int argc,
+            @ForAll @IntRange(min = 0, max = 300) int width, @ForAll @LongRange(min = 0) long ts) {
+        byte[][] args = new byte[argc][];
+        for (int i = 0; i < argc; i++) {
+            args[i] = new byte[(width * (i + 7)) % 301];
+        }
+        byte[] payload = CommandPayload.encode(args);
+        assertThat(FrplPayload.appLength(argc, payload.length, ts))
+                .isEqualTo(FrplPayload.length(EntryTag.APP, ts, payload));
+    }
 
     @Test
     void wrapsACommandInTandemAt() {
@@ -86,14 +100,38 @@ class FrplPayloadTest {
         assertThat(FrplPayload.length(EntryTag.APP, ts, payload)).isEqualTo(sum);
     }
 
+    /**
+     * A command received as fragments measures what it measures whole, without its fragments joined (a plain
+     * command's first fragment tells its argument count); an entry that cuts a group short discards it, and a
+     * fragment that does not follow the last one starts a new group.
+     */
+    @Property(tries = 200)
+    void fragmentsMeasureWhatTheWholeCommandMeasures(@ForAll("payloads") byte[] payload,
+            @ForAll @IntRange(min = 16, max = 200) int fragment, @ForAll @LongRange(min = 0) long ts) {
+        FrplPayload.Fragments fragments = new FrplPayload.Fragments();
+        long seq = 10;
+        // a group cut short first: it counts nothing, and the next group starts clean
+        assertThat(fragments.length(seq++, ts, EntryTag.APP_CONTINUATION, ByteBuffer.wrap(payload))).isZero();
+        assertThat(fragments.length(seq++, ts, EntryTag.TICK, ByteBuffer.allocate(8)))
+                .isEqualTo(FrplPayload.length(EntryTag.TICK, ts, new byte[8]));
+        long measured = 0;
+        int at = 0;
+        for (; payload.length - at > fragment; at += fragment) {
+            measured += fragments.length(seq++, ts, EntryTag.APP_CONTINUATION, ByteBuffer.wrap(payload, at,
+                    fragment));
+        }
+        measured += fragments.length(seq++, ts, EntryTag.APP, ByteBuffer.wrap(payload, at, payload.length - at));
+        assertThat(measured).isEqualTo(FrplPayload.length(EntryTag.APP, ts, payload));
+        // a fragment that does not follow the last sequence starts a group of its own
+        fragments.length(seq + 5, ts, EntryTag.APP_CONTINUATION, ByteBuffer.wrap(payload, 0,
+                Math.min(16, payload.length)));
+        assertThat(fragments.length(seq + 7, ts, EntryTag.APP, ByteBuffer.wrap(payload)))
+                .isEqualTo(FrplPayload.length(EntryTag.APP, ts, payload));
+    }
+
     @Provide
     Arbitrary<byte[]> payloads() {
-        Arbitrary<byte[][]> command = Arbitraries.bytes().array(byte[].class).ofMaxSize(30)
-                .array(byte[][].class).ofMinSize(1).ofMaxSize(12);
-        Arbitrary<byte[]> single = command.map(CommandPayload::encode);
-        Arbitrary<byte[]> tx = command.list().ofMaxSize(5)
-                .map(cs -> CommandPayload.encodeTransaction(new ArrayList<>(cs)));
-        return Arbitraries.oneOf(single, tx);
+        return Payloads.commandsAndTransactions();
     }
 
     private static void assertFrames(byte tag, long ts, byte[] payload, String... expected) {

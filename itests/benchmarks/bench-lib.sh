@@ -59,6 +59,43 @@ ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'
 }
 
+# ------------------------------------------------------------------------------------------------ CPU time
+# A process's CPU time is the steadier figure on a shared machine: utime+stime from /proc, in clock ticks.
+
+# process_ticks PID: utime+stime of the whole process, in clock ticks
+process_ticks() {
+  local stat
+  stat=$(< "/proc/$1/stat")
+  # the fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15
+  awk '{ print $12 + $13 }' <<< "${stat##*) }"
+}
+
+# ticks_per_request BEFORE AFTER REQUESTS: microseconds of CPU per request, two decimals
+ticks_per_request() {
+  awk -v a="$1" -v b="$2" -v n="$3" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (b - a) * 1e6 / hz / n }'
+}
+
+# thread_ticks PID: one line per thread, "tid name ticks" (spaces in a name become _)
+thread_ticks() {
+  local t stat comm
+  for t in /proc/"$1"/task/*; do
+    stat=$(< "$t/stat") 2> /dev/null || continue
+    comm=$(< "$t/comm")
+    awk -v tid="${t##*/}" -v comm="${comm// /_}" '{ print tid, comm, $12 + $13 }' <<< "${stat##*) }"
+  done
+}
+
+# thread_table BEFORE AFTER REQUESTS: a markdown table of CPU µs per request by thread name (numbered threads of one
+# pool folded into one row, "#" for the number), largest first; threads that used no time are left out
+thread_table() {
+  echo "| thread | µs/request |"
+  echo "|---|---:|"
+  join <(sort "$1") <(sort "$2") | awk -v n="$3" -v hz="$(getconf CLK_TCK)" '
+    { d = $5 - $3; if (d > 0) { name = $2; gsub(/[0-9]+/, "#", name); use[name] += d } }
+    END { for (k in use) printf "%s %.2f\n", k, use[k] * 1e6 / hz / n }' \
+    | sort -k2 -nr | awk '{ printf "| %s | %s |\n", $1, $2 }'
+}
+
 # stop_pid PID: SIGTERM, then SIGKILL if the process is still there after 30 s; reaps it.
 stop_pid() {
   local pid=$1 i

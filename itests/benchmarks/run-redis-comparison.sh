@@ -2,20 +2,29 @@
 # Side by side, in one run on this machine: a Tandem node (from the built distribution), then Redis 7 with
 # appendonly yes + appendfsync always, then Redis with appendfsync everysec, each alone on the machine while it is
 # measured, all with their data in one temporary directory (same disk), all on loopback. For each:
-#   warm-up   redis-benchmark -t set,get,incr,hset -P 16 -c 50 -r 100000 -n $WARM_N (discarded)
+#   warm-up   $WARM_PASSES passes of redis-benchmark -t set -P 16 -c 50 -r 100000 -n $CPU_N; the server's CPU time
+#             per request of each pass is printed, so that one sees when the JIT has settled (Redis needs none but
+#             gets the same)
 #   measured  redis-benchmark -t set,get,incr,hset -P 16 -c 50 -r 100000 -n $N -q --csv
+#   CPU       redis-benchmark -P 16 -c 50 -r 100000 -n $CPU_N for SET, SET -d 1000, HSET, LPUSH, ZADD, one at a time:
+#             requests/s and the server's utime+stime (from /proc) per request; for Tandem also per thread (SET)
 #   latency   redis-benchmark -t set -P 1 -c 1 -r 100000 -n $LAT_N -q --csv   (write-to-ack, unpipelined)
-# Prints requests/s per system and the ratios Tandem/Redis-always and Tandem/Redis-everysec, and replaces the
-# "redis-comparison" section of docs/benchmarks.md with the tables and a description of the machine.
+#   load      redis-benchmark -t set -d 1000 -r 300000 -P 64 -c 8 -n $LOAD_N
+# Then with one replica each: a Tandem primary under disk+ram with a journal-protocol replica, and Redis
+# appendfsync always with a replica (REPLICAOF), both on this machine: pipelined SET, requests/s and the primary's
+# CPU per request.
+# Prints the tables and replaces the "redis-comparison" section of docs/benchmarks.md with them and a description
+# of the machine. CPU time per request is the steadier figure on a shared machine; requests/s swings from run to
+# run.
 #
 #   itests/benchmarks/run-redis-comparison.sh
 #
 # Builds nothing: expects distribution/target/tandem (mvn -B install). Needs redis-server, redis-benchmark and
 # redis-cli (Redis 7) on the PATH. Every process it starts and its temporary directory are removed at exit.
-# Then a load of 1,000-byte values: redis-benchmark -t set -d 1000 -r 300000 -P 64 -c 8 -n $LOAD_N.
-# Environment: N (default 200000), LAT_N (20000), LOAD_N (900000), WARM_N (400000: the JVM reaches its steady state; Redis needs none but gets the same), TANDEM_BENCH_DIR (parent of the temporary
-# directory, default /tmp), TANDEM_DIST (the distribution), TANDEM_JAVA_OPTS (default -Xmx1g -XX:+UseZGC, as the distribution),
-# DOC (default docs/benchmarks.md of this repository).
+# Environment: N (default 200000), CPU_N (400000), WARM_PASSES (5), LAT_N (20000), LOAD_N (900000),
+# TANDEM_BENCH_DIR (parent of the temporary directory, default /tmp), TANDEM_DIST (the distribution),
+# TANDEM_JAVA_OPTS (default -Xmx1g -XX:+UseZGC, as the distribution), DOC (default docs/benchmarks.md of this
+# repository), SKIP_REPLICA (set: no replica runs).
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -23,69 +32,64 @@ root=$(cd "$module/../.." && pwd)
 dist=${TANDEM_DIST:-$root/distribution/target/tandem}
 doc=${DOC:-$root/docs/benchmarks.md}
 N=${N:-200000}
+CPU_N=${CPU_N:-400000}
+WARM_PASSES=${WARM_PASSES:-5}
 LAT_N=${LAT_N:-20000}
-WARM_N=${WARM_N:-400000}
 LOAD_N=${LOAD_N:-900000}
+export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx1g -XX:+UseZGC}
 tests=set,get,incr,hset
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-die() { echo "run-redis-comparison: $*" >&2; exit 2; }
 [[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
 for tool in redis-server redis-benchmark redis-cli java; do
   command -v "$tool" > /dev/null || die "$tool is not on the PATH"
 done
 
-base=${TANDEM_BENCH_DIR:-/tmp}
-mkdir -p "$base"
-work=$(mktemp -d "$base/tandem-redis-bench.XXXXXX")
+bench_workdir redis-bench
 results=$work/results
 mkdir -p "$results"
 
-pids=()
-cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do
-    stop_pid "$pid"
-  done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# the CPU tests: a label (for files and tables) and redis-benchmark's arguments
+cpu_labels=(SET "SET -d 1000" HSET LPUSH ZADD)
+cpu_args=("-t set" "-t set -d 1000" "-t hset" "-t lpush" "-t zadd")
+file_of() { echo "${1// /_}"; }
 
-# a TCP port on 127.0.0.1 that nothing listens on
-free_port() {
-  local p
-  while true; do
-    p=$((20000 + RANDOM % 30000))
-    if ! (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null; then
-      echo "$p"
-      return
-    fi
-  done
+# cpu_run PID PORT FILE ARGS...: one redis-benchmark run of CPU_N requests; writes "rps us_per_request" to FILE
+cpu_run() {
+  local pid=$1 port=$2 file=$3 before after out rps
+  shift 3
+  before=$(process_ticks "$pid")
+  out=$(redis-benchmark -h 127.0.0.1 -p "$port" "$@" -P 16 -c 50 -r 100000 -n "$CPU_N" -q --csv | tail -n 1)
+  after=$(process_ticks "$pid")
+  rps=$(awk -F',' '{ gsub(/"/, ""); print $2 }' <<< "$out")
+  echo "$rps $(ticks_per_request "$before" "$after" "$CPU_N")" > "$file"
 }
 
-wait_ready() {
-  local port=$1 pid=$2 log=$3 i
-  for ((i = 0; i < 240; i++)); do
-    if [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2> /dev/null) == PONG ]]; then
-      return 0
-    fi
-    kill -0 "$pid" 2> /dev/null || { tail -n 30 "$log" >&2; die "server on port $port exited while starting"; }
-    sleep 0.25
+bench() { # LABEL NAME PORT
+  local label=$1 name=$2 port=$3 pid=${pid_of[$2]} i
+  echo "== $label: warm-up, $WARM_PASSES passes of SET (server CPU µs per request each)"
+  : > "$results/$label-warm.txt"
+  for ((i = 1; i <= WARM_PASSES; i++)); do
+    cpu_run "$pid" "$port" "$results/$label-pass" -t set
+    echo "pass $i: $(cat "$results/$label-pass")" | tee -a "$results/$label-warm.txt"
   done
-  tail -n 30 "$log" >&2
-  die "server on port $port did not answer PING within 60 s"
-}
-
-bench() { # LABEL PORT
-  local label=$1 port=$2
-  echo "== $label: warm-up ($WARM_N requests per test)"
-  redis-benchmark -h 127.0.0.1 -p "$port" -t "$tests" -P 16 -c 50 -r 100000 -n "$WARM_N" -q > /dev/null
   echo "== $label: redis-benchmark -t $tests -P 16 -c 50 -r 100000 -n $N"
   redis-benchmark -h 127.0.0.1 -p "$port" -t "$tests" -P 16 -c 50 -r 100000 -n "$N" -q --csv \
     | tee "$results/$label.csv"
+  for i in "${!cpu_labels[@]}"; do
+    echo "== $label: CPU, redis-benchmark ${cpu_args[$i]} -P 16 -c 50 -r 100000 -n $CPU_N"
+    if [[ $label == tandem && ${cpu_labels[$i]} == SET ]]; then
+      thread_ticks "$pid" > "$results/threads-before"
+    fi
+    # shellcheck disable=SC2086 # the arguments are words
+    cpu_run "$pid" "$port" "$results/$label-cpu-$(file_of "${cpu_labels[$i]}")" ${cpu_args[$i]}
+    if [[ $label == tandem && ${cpu_labels[$i]} == SET ]]; then
+      thread_ticks "$pid" > "$results/threads-after"
+      thread_table "$results/threads-before" "$results/threads-after" "$CPU_N" > "$results/threads.md"
+    fi
+    cat "$results/$label-cpu-$(file_of "${cpu_labels[$i]}")"
+  done
   echo "== $label: redis-benchmark -t set -P 1 -c 1 -r 100000 -n $LAT_N"
   redis-benchmark -h 127.0.0.1 -p "$port" -t set -P 1 -c 1 -r 100000 -n "$LAT_N" -q --csv \
     | tee "$results/$label-latency.csv"
@@ -94,38 +98,61 @@ bench() { # LABEL PORT
     | tee "$results/$label-load.csv"
 }
 
-stop_last() {
-  local pid=${pids[-1]}
-  stop_pid "$pid"
-  unset 'pids[-1]'
-}
-
 # ---------------------------------------------------------------------------------------------------- Tandem
-port=$(free_port)
-mkdir -p "$work/tandem"
-TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx1g -XX:+UseZGC} "$dist/bin/tandem" --home "$work/tandem" --port "$port" --no-console \
-  > "$work/tandem.log" 2>&1 < /dev/null &
-pids+=($!)
-wait_ready "$port" "${pids[-1]}" "$work/tandem.log"
-bench tandem "$port"
-stop_last
-rm -rf "$work/tandem"
+free_port port
+free_port rport
+tandem_start tandem "$port" "$rport"
+await tandem 120 answers_ping "$port"
+bench tandem tandem "$port"
+stop tandem
+rm -rf "${work:?}/tandem"
 
 # ---------------------------------------------------------------------------------------------------- Redis
 for mode in always everysec; do
-  port=$(free_port)
-  mkdir -p "$work/redis-$mode"
-  # AOF on, fsync per mode; no RDB snapshots; no automatic AOF rewrite (a forked rewrite would take a core away
-  # from the measured server on a small machine)
-  redis-server --port "$port" --bind 127.0.0.1 --dir "$work/redis-$mode" --daemonize no \
-    --appendonly yes --appendfsync "$mode" --save "" --auto-aof-rewrite-percentage 0 \
-    --logfile "$work/redis-$mode.log" < /dev/null > /dev/null 2>&1 &
-  pids+=($!)
-  wait_ready "$port" "${pids[-1]}" "$work/redis-$mode.log"
-  bench "redis-$mode" "$port"
-  stop_last
-  rm -rf "$work/redis-$mode"
+  free_port port
+  redis_start "redis-$mode" "$port" --appendonly yes --appendfsync "$mode"
+  await "redis-$mode" 60 answers_ping "$port"
+  bench "redis-$mode" "redis-$mode" "$port"
+  stop "redis-$mode"
+  rm -rf "${work:?}/redis-$mode"
 done
+
+# ---------------------------------------------------------------------------------------------------- replicas
+if [[ -z ${SKIP_REPLICA:-} ]]; then
+  echo "== Tandem: a primary under disk+ram with a journal-protocol replica"
+  free_port tp
+  free_port tpr
+  free_port rp
+  free_port rpr
+  tandem_start tp "$tp" "$tpr" --ack-policy disk+ram
+  await tp 120 answers_ping "$tp"
+  tandem_start tr "$rp" "$rpr" --primary "127.0.0.1:$tpr"
+  await tr 120 answers_ping "$rp"
+  await tp 120 has_count "$tp" 'state=streaming' 1
+  for ((i = 1; i <= WARM_PASSES; i++)); do
+    cpu_run "${pid_of[tp]}" "$tp" "$results/tandem-replica-pass" -t set
+  done
+  cpu_run "${pid_of[tp]}" "$tp" "$results/tandem-replica" -t set
+  cat "$results/tandem-replica"
+  stop tr
+  stop tp
+
+  echo "== Redis always: a primary with a replica"
+  free_port rp
+  free_port rr
+  redis_start redis-primary "$rp" --appendonly yes --appendfsync always
+  await redis-primary 60 answers_ping "$rp"
+  redis_start redis-replica "$rr" --appendonly yes --appendfsync always --replicaof 127.0.0.1 "$rp"
+  await redis-replica 60 info_has "$rr" replication '^master_link_status:up$'
+  await redis-replica 120 redis_idle "$rr"
+  for ((i = 1; i <= WARM_PASSES; i++)); do
+    cpu_run "${pid_of[redis-primary]}" "$rp" "$results/redis-replica-pass" -t set
+  done
+  cpu_run "${pid_of[redis-primary]}" "$rp" "$results/redis-replica" -t set
+  cat "$results/redis-replica"
+  stop redis-replica
+  stop redis-primary
+fi
 
 # ---------------------------------------------------------------------------------------------------- report
 throughput=$work/throughput.md
@@ -139,6 +166,19 @@ throughput=$work/throughput.md
     echo "| $t | $(fmt "$tr") | $(fmt "$ra") | $(fmt "$re") | $(ratio "$tr" "$ra") | $(ratio "$tr" "$re") |"
   done
 } > "$throughput"
+
+cpu=$work/cpu.md
+{
+  echo "| test | Tandem µs/req | Redis always µs/req | CPU Tandem / Redis always | Tandem req/s | Redis always req/s | req/s Tandem / Redis always | Redis everysec µs/req |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  for label in "${cpu_labels[@]}"; do
+    f=$(file_of "$label")
+    read -r trps tus < "$results/tandem-cpu-$f"
+    read -r arps aus < "$results/redis-always-cpu-$f"
+    read -r _ eus < "$results/redis-everysec-cpu-$f"
+    echo "| $label | $tus | $aus | $(ratio "$tus" "$aus") | $(fmt "$trps") | $(fmt "$arps") | $(ratio "$trps" "$arps") | $eus |"
+  done
+} > "$cpu"
 
 latency=$work/latency.md
 {
@@ -168,16 +208,53 @@ load=$work/load.md
   done
 } > "$load"
 
+replica=$work/replica.md
+if [[ -z ${SKIP_REPLICA:-} ]]; then
+  read -r trps tus < "$results/tandem-replica"
+  read -r rrps rus < "$results/redis-replica"
+  {
+    echo "| system | SET req/s | primary µs/req | req/s Tandem / Redis | CPU Tandem / Redis |"
+    echo "|---|---:|---:|---:|---:|"
+    echo "| Tandem, disk+ram, one journal replica | $(fmt "$trps") | $tus | $(ratio "$trps" "$rrps") | $(ratio "$tus" "$rus") |"
+    echo "| Redis always, one replica | $(fmt "$rrps") | $rus | — | — |"
+  } > "$replica"
+fi
+
 section=$work/section.md
 {
   echo "## Tandem and Redis 7 side by side (redis-benchmark)"
   echo
-  echo "\`itests/benchmarks/run-redis-comparison.sh\` (N=$N, LAT_N=$LAT_N, WARM_N=$WARM_N): one Tandem node"
-  echo "(distribution defaults: every write journaled with group-commit \`fdatasync\` before its answer;"
-  echo "\`${TANDEM_JAVA_OPTS:--Xmx1g -XX:+UseZGC}\`), then Redis with \`appendonly yes\`, \`appendfsync always\`, then with"
-  echo "\`appendfsync everysec\` (no RDB saves, no automatic AOF rewrite). One server runs at a time; each gets a"
-  echo "discarded warm-up pass of the same tests first. Same disk, loopback, redis-benchmark on the same machine."
+  echo "\`itests/benchmarks/run-redis-comparison.sh\` (N=$N, CPU_N=$CPU_N, WARM_PASSES=$WARM_PASSES, LAT_N=$LAT_N,"
+  echo "LOAD_N=$LOAD_N): one Tandem node (distribution defaults: every write journaled with group-commit \`fdatasync\`"
+  echo "before its answer; \`$TANDEM_JAVA_OPTS\`), then Redis with \`appendonly yes\`, \`appendfsync always\`, then with"
+  echo "\`appendfsync everysec\` (no RDB saves, no automatic AOF rewrite). One server runs at a time; each gets"
+  echo "$WARM_PASSES warm-up passes of \`redis-benchmark -t set -P 16 -c 50 -r 100000 -n $CPU_N\` first. Same disk,"
+  echo "loopback, redis-benchmark on the same machine."
   echo
+  echo "Server CPU time per request (utime+stime of the server process from \`/proc\`, over the run; lower is"
+  echo "better, the steadier figure on a shared machine) and requests per second, \`redis-benchmark <test> -P 16 -c 50"
+  echo "-r 100000 -n $CPU_N\`, the tests one after the other on the same server:"
+  echo
+  cat "$cpu"
+  echo
+  echo "Tandem's threads during the SET run (CPU µs per request; the logic thread is the serial limit):"
+  echo
+  cat "$results/threads.md"
+  echo
+  echo "The JIT settling: Tandem's CPU per SET (µs) and requests/s in each warm-up pass of $CPU_N requests:"
+  echo
+  echo '```'
+  cat "$results/tandem-warm.txt"
+  echo '```'
+  echo
+  if [[ -z ${SKIP_REPLICA:-} ]]; then
+    echo "With one replica each, \`redis-benchmark -t set -P 16 -c 50 -r 100000 -n $CPU_N\` after $WARM_PASSES warm-up"
+    echo "passes: a Tandem primary under \`disk+ram\` (answered once durable on the primary and held in memory by the"
+    echo "replica) with a journal-protocol replica, and Redis \`appendfsync always\` with a replica (asynchronous):"
+    echo
+    cat "$replica"
+    echo
+  fi
   echo "Pipelined: \`redis-benchmark -t $tests -P 16 -c 50 -r 100000 -n $N -q --csv\` (higher is better;"
   echo "a ratio above 1 means Tandem served more requests per second):"
   echo
@@ -199,6 +276,11 @@ section=$work/section.md
 } > "$section"
 
 echo
+cat "$cpu"
+echo
+cat "$results/threads.md"
+echo
+[[ -f $replica ]] && cat "$replica" && echo
 cat "$throughput"
 echo
 cat "$latency"

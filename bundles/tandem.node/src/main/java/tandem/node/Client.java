@@ -26,6 +26,9 @@ final class Client implements NodeSession {
     final NodeClient front;
     private final Inbox inbox;
 
+    /** What the front end gave since its last flush; the I/O thread's. */
+    private java.util.ArrayList<Object> given = new java.util.ArrayList<>();
+
     /** Set when QUIT or a protocol error has been seen: nothing after it is executed or journaled. */
     boolean ending;
 
@@ -64,21 +67,30 @@ final class Client implements NodeSession {
 
     @Override
     public void request(Command command) {
-        inbox.submit(this, command);
+        given.add(command);
     }
 
     @Override
     public void refuse(Command command, String error) {
-        inbox.submit(this, new Refusal(command, error));
+        given.add(new Refusal(command, error));
     }
 
     @Override
     public void fail(String error) {
-        inbox.submit(this, new Failure(error));
+        given.add(new Failure(error));
+    }
+
+    @Override
+    public void flush() {
+        if (!given.isEmpty()) {
+            inbox.submit(this, given.size() == 1 ? given.get(0) : given);
+            given = new java.util.ArrayList<>();
+        }
     }
 
     @Override
     public void closed() {
+        flush();
         inbox.submit(this, Inbox.CLOSED);
     }
 }

@@ -13,7 +13,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class Inbox {
 
-    /** A client's message: a {@link tandem.api.store.Command}, a refusal, a failure, or {@link #CLOSED}. */
+    /**
+     * A client's message: a {@link tandem.api.store.Command}, a refusal, a failure, {@link #CLOSED}, or a list of
+     * them, in order (what the client's front end handed over at once).
+     */
     record Event(Client client, Object message) {
     }
 

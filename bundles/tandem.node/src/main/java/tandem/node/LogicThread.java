@@ -112,7 +112,13 @@ final class LogicThread {
             control.run();
             return;
         }
-        dispatcher.accept(e.client(), e.message());
+        if (e.message() instanceof java.util.List<?> batch) {
+            for (Object message : batch) {
+                dispatcher.accept(e.client(), message);
+            }
+        } else {
+            dispatcher.accept(e.client(), e.message());
+        }
     }
 
     void close() {

@@ -105,6 +105,7 @@ public final class TestFrontend implements Frontend {
             String name = args[0].toLowerCase(Locale.ROOT);
             Command command = OWN.contains(name) ? Command.frontend(a, name, null) : core.resolve(a);
             session.request(command != null ? command : Command.unknown(a));
+            session.flush();
         }
 
         /** Waits (up to ten seconds) until the replies sent so far are exactly {@code expected}. */

@@ -83,7 +83,7 @@ public final class NodeSink implements RequestSink {
 
     @Override
     public void readComplete(Connection c) {
-        // the node core sends replies at the end of each of its rounds
+        c.node().flush(); // the read's requests reach the node core together; its replies leave at its round's end
     }
 
     @Override

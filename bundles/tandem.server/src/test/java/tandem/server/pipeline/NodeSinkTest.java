@@ -86,6 +86,7 @@ class NodeSinkTest {
                 a[i] = args[i].getBytes(StandardCharsets.ISO_8859_1);
             }
             sink.submit(connection, new RespRequest(a, false));
+            sink.readComplete(connection);
         }
 
         void awaitReplies(String expected) {

@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import tandem.shell.admin.AdminChannel;
 import tandem.shell.admin.AdminFrames;
@@ -34,9 +36,13 @@ import tandem.shell.admin.AdminFrames;
  *
  * <p>A channel that the node closes before answering a command anything did not run it: the shell bundle went away
  * (stopped, updated or refreshed, perhaps by this session's previous line) while the session was idle. The client
- * then reconnects once, to the socket the home records now, and sends the line again in a new session.
+ * then waits (up to {@value #RECONNECT_SECONDS} s) until the home records another socket that accepts, the bundle's
+ * next revision, and sends the line again there, once, in a new session.
  */
 public final class AdminClient {
+
+    /** How long a client waits for the shell's next revision after its channel closed unanswered. */
+    static final int RECONNECT_SECONDS = 10;
 
     private AdminClient() {
     }
@@ -113,6 +119,7 @@ public final class AdminClient {
         private final Path givenSocket;
         private final PrintStream stdout;
         private final PrintStream stderr;
+        private Path socket;
         private SocketChannel channel;
         private DataInputStream in;
         private OutputStream out;
@@ -126,15 +133,7 @@ public final class AdminClient {
         }
 
         private void open() throws IOException {
-            Path socket = givenSocket;
-            if (socket == null) {
-                Path record = home.resolve(AdminChannel.PATH_RECORD);
-                try {
-                    socket = Path.of(Files.readString(record).trim());
-                } catch (NoSuchFileException e) {
-                    throw new IOException("no running node at " + home + " (" + record + " is missing)");
-                }
-            }
+            socket = givenSocket != null ? givenSocket : recorded();
             SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX);
             try {
                 c.connect(UnixDomainSocketAddress.of(socket));
@@ -147,6 +146,39 @@ public final class AdminClient {
             out = Channels.newOutputStream(c);
         }
 
+        private Path recorded() throws IOException {
+            Path record = home.resolve(AdminChannel.PATH_RECORD);
+            try {
+                return Path.of(Files.readString(record).trim());
+            } catch (NoSuchFileException e) {
+                throw new IOException("no running node at " + home + " (" + record + " is missing)");
+            }
+        }
+
+        /** Opens the channel again, on the next revision's socket once the home records one that accepts. */
+        private void reopen() throws IOException {
+            channel.close();
+            Path closed = socket;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(RECONNECT_SECONDS);
+            while (true) {
+                try {
+                    if (givenSocket != null || !recorded().equals(closed)) {
+                        open();
+                        return;
+                    }
+                } catch (IOException e) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw e;
+                    }
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("the node closed the admin channel " + closed + " and recorded no other "
+                            + "within " + RECONNECT_SECONDS + " s");
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // the next revision is activating
+            }
+        }
+
         int execute(String command) throws IOException {
             byte[] bytes = command.getBytes(StandardCharsets.UTF_8);
             if (bytes.length > AdminFrames.MAX_PAYLOAD) {
@@ -155,8 +187,7 @@ public final class AdminClient {
             }
             Integer status = send(bytes);
             if (status == null) {
-                channel.close();
-                open();
+                reopen();
                 status = send(bytes);
                 if (status == null) {
                     throw new IOException("the node closed the admin channel");

@@ -4,17 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.felix.gogo.runtime.CommandProcessorImpl;
 import org.junit.jupiter.api.AfterEach;
@@ -119,14 +124,49 @@ public class AdminChannelTest {
     }
 
     @Test
+    void anIdleInteractiveSessionFollowsARefreshThatCameAfterItsCommandReturned() throws Exception {
+        PipedOutputStream typed = new PipedOutputStream();
+        PipedInputStream stdin = new PipedInputStream(typed);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int[] exit = {-1};
+        Thread client = new Thread(() -> exit[0] = AdminClient.run(new String[] {"--home", home.toString()}, stdin,
+                new PrintStream(out, true, StandardCharsets.UTF_8), System.err), "client");
+        client.start();
+        typed.write("hello\n".getBytes(StandardCharsets.UTF_8));
+        awaitOutput(out, "hello\n");
+
+        swap(); // the refresh thread, while the session waits for its next line
+
+        typed.write("hello\n".getBytes(StandardCharsets.UTF_8));
+        typed.close();
+        client.join(10_000);
+        assertThat(exit[0]).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("hello\nhello\n");
+    }
+
+    private static void awaitOutput(ByteArrayOutputStream out, String expected) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!out.toString(StandardCharsets.UTF_8).equals(expected)) {
+            assertThat(System.nanoTime() - deadline).as("waiting for %s", expected).isNegative();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    @Test
     void anIdleSessionIsClosedWhenTheBundleGoesAway() throws IOException {
         Path socket = socket();
         try (SocketChannel idle = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             idle.connect(UnixDomainSocketAddress.of(socket));
+            DataInputStream in = new DataInputStream(Channels.newInputStream(idle));
+            byte[] hello = "hello".getBytes(StandardCharsets.UTF_8);
+            AdminFrames.write(Channels.newOutputStream(idle), AdminFrames.COMMAND, hello, 0, hello.length);
+            while (AdminFrames.read(in).type() != AdminFrames.EXIT) {
+                // the answer: the session is served, and now idle
+            }
 
             channel.deactivate();
 
-            assertThat(idle.read(ByteBuffer.allocate(1))).as("end of stream").isEqualTo(-1);
+            assertThat(AdminFrames.read(in)).as("end of stream").isNull();
         }
         assertThat(socket).doesNotExist();
         assertThat(home.resolve(AdminChannel.PATH_RECORD)).doesNotExist();

@@ -6,17 +6,14 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -46,31 +43,8 @@ import tandem.testsupport.Await;
 class HotSwapSystemTest {
 
     private static final System.Logger LOG = System.getLogger("tandem.system");
-    private static JournalCluster cluster;
-    private static TandemNode journalReplica;
-    private static TandemNode psyncReplica;
-
-    @BeforeAll
-    static void start() throws IOException {
-        cluster = JournalCluster.start("swap", "disk+ram");
-        journalReplica = cluster.addReplica(true);
-        psyncReplica = TandemNode.start(TandemNode.newHome("swap-psync"), TandemNode.freePort(), Map.of(),
-                "--replication-port", Integer.toString(TandemNode.freePort()), "--config",
-                "tandem.psync:reconnect.max.ms=300");
-        TandemNode.Result r = psyncReplica.redisCli("REPLICAOF", "127.0.0.1", Integer.toString(cluster.primary.port()));
-        assertThat(r.out().trim()).as(r.err()).isEqualTo("OK");
-        awaitBothStreaming();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (psyncReplica != null) {
-            psyncReplica.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final PerClass<SwapCluster> CLUSTER = new PerClass<>(() -> SwapCluster.start("swap"));
 
     /**
      * The bundles by Bundle-Name, and the feature that holds them alone (null: they belong to a required feature,
@@ -95,7 +69,7 @@ class HotSwapSystemTest {
     @Order(1)
     void swappedUnderWritesDropsNoClientLosesNothingAndTheReplicasResume(String feature, List<String> bundles)
             throws Exception {
-        TandemNode primary = cluster.primary;
+        TandemNode primary = CLUSTER.get().primary;
         List<String> lines = new ArrayList<>();
         for (String bundle : bundles) {
             long id = primary.bundleId(bundle);
@@ -129,12 +103,13 @@ class HotSwapSystemTest {
     @Order(2)
     void theDpdkTransportAndItsRuntimeSwappedUnderWritesWithTheJournalReplicaOnDpdk() throws Exception {
         Prerequisites.requireDpdk();
+        SwapCluster cluster = CLUSTER.get();
         TandemNode primary = cluster.primary;
         JournalCluster.shell(primary, "feature:install transport-dpdk");
         awaitTransport(primary, "listening on tcp, dpdk");
-        JournalCluster.shell(journalReplica, "feature:install transport-dpdk");
-        awaitTransport(journalReplica, "connects through dpdk");
-        JournalCluster.awaitStreaming(journalReplica);
+        JournalCluster.shell(cluster.journalReplica, "feature:install transport-dpdk");
+        awaitTransport(cluster.journalReplica, "connects through dpdk");
+        JournalCluster.awaitStreaming(cluster.journalReplica);
 
         long transport = primary.bundleId("Tandem DPDK transport");
         long runtime = primary.bundleId("Tandem DPDK runtime");
@@ -143,15 +118,15 @@ class HotSwapSystemTest {
                 "update " + runtime, "stop " + runtime + "; start " + runtime, "refresh " + runtime);
         swapUnderWrites("transport-dpdk", lines, () -> {
             awaitTransport(primary, "listening on tcp, dpdk");
-            awaitTransport(journalReplica, "connects through dpdk");
+            awaitTransport(cluster.journalReplica, "connects through dpdk");
         });
         assertThat(primary.log()).doesNotContain("EAL init failed");
 
-        JournalCluster.shell(journalReplica, "feature:uninstall transport-dpdk");
-        awaitTransport(journalReplica, "connects through tcp");
+        JournalCluster.shell(cluster.journalReplica, "feature:uninstall transport-dpdk");
+        awaitTransport(cluster.journalReplica, "connects through tcp");
         JournalCluster.shell(primary, "feature:uninstall transport-dpdk");
         awaitTransport(primary, "listening on tcp; dpdk not installed");
-        awaitBothStreaming();
+        cluster.awaitBothStreaming();
     }
 
     /**
@@ -159,36 +134,28 @@ class HotSwapSystemTest {
      * {@code settled} holds) and the writers go on.
      */
     private static void swapUnderWrites(String name, List<String> lines, Runnable settled) throws Exception {
+        SwapCluster cluster = CLUSTER.get();
         TandemNode primary = cluster.primary;
-        int snapshots = count(primary.log(), "sending a snapshot at sequence");
-        int fullSyncs = count(primary.log(), "full sync sent");
+        SwapCluster.Resyncs resyncs = cluster.resyncs();
         List<Writer> writers = Writer.start(name.replaceAll("[^a-zA-Z]", ""), 2, primary::port);
         writers.forEach(w -> w.awaitProgress(50));
         for (String line : lines) {
             TandemNode.Result r = primary.shell(line);
             // the shell's own update, stop or refresh is answered too, before its channel closes
             assertThat(r.exit()).as("%s: %s %s", line, r.out(), r.err()).isZero();
-            awaitBothStreaming();
+            cluster.awaitBothStreaming();
             settled.run();
             writers.forEach(w -> w.awaitProgress(50));
         }
         Writer.haltAll(writers, false); // every write answered OK on the connection it started on
 
-        JournalCluster.awaitDigestOf(primary, journalReplica, psyncReplica);
+        cluster.awaitReplicasAtPrimaryDigest();
         for (Writer w : writers) {
-            w.assertAcknowledgedOn(journalReplica);
-            w.assertAcknowledgedOn(psyncReplica);
+            cluster.assertAcknowledgedEverywhere(w);
             LOG.log(System.Logger.Level.INFO, "swap {0}: writer {1} slowest write {2} ms", name, w.prefix,
                     w.slowestNanos.get() / 1_000_000);
         }
-        assertThat(count(primary.log(), "sending a snapshot at sequence")).as("no snapshot: resumed from position")
-                .isEqualTo(snapshots);
-        assertThat(count(primary.log(), "full sync sent")).as("no full sync: +CONTINUE").isEqualTo(fullSyncs);
-    }
-
-    private static void awaitBothStreaming() {
-        JournalCluster.awaitStreaming(journalReplica);
-        JournalCluster.awaitStreaming(psyncReplica);
+        cluster.assertResumedSince(resyncs);
     }
 
     private static void awaitTransport(TandemNode node, String expected) {
@@ -200,9 +167,5 @@ class HotSwapSystemTest {
                 return false;
             }
         });
-    }
-
-    private static int count(String log, String text) {
-        return log.split(Pattern.quote(text), -1).length - 1;
     }
 }

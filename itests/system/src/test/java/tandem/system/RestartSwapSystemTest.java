@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -50,31 +47,8 @@ class RestartSwapSystemTest {
     static final Duration PAUSE_BOUND = Duration.ofSeconds(10);
 
     private static final System.Logger LOG = System.getLogger("tandem.system");
-    private static JournalCluster cluster;
-    private static TandemNode journalReplica;
-    private static TandemNode psyncReplica;
-
-    @BeforeAll
-    static void start() throws IOException {
-        cluster = JournalCluster.start("restart-swap", "disk+ram");
-        journalReplica = cluster.addReplica(true);
-        psyncReplica = TandemNode.start(TandemNode.newHome("restart-swap-psync"), TandemNode.freePort(), Map.of(),
-                "--replication-port", Integer.toString(TandemNode.freePort()), "--config",
-                "tandem.psync:reconnect.max.ms=300");
-        TandemNode.Result r = psyncReplica.redisCli("REPLICAOF", "127.0.0.1", Integer.toString(cluster.primary.port()));
-        assertThat(r.out().trim()).as(r.err()).isEqualTo("OK");
-        awaitBothStreaming();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (psyncReplica != null) {
-            psyncReplica.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final PerClass<SwapCluster> CLUSTER = new PerClass<>(() -> SwapCluster.start("restart-swap"));
 
     /** A bundle by Bundle-Name, and the command lines that swap it ({@code ID}: its bundle id). */
     static Stream<Arguments> swaps() {
@@ -91,9 +65,9 @@ class RestartSwapSystemTest {
     @MethodSource("swaps")
     void swappedUnderWritesClientsReconnectNothingAcknowledgedIsLostAndTheReplicasResume(String bundle,
             List<String> lines) throws Exception {
+        SwapCluster cluster = CLUSTER.get();
         TandemNode primary = cluster.primary;
-        int snapshots = count(primary.log(), "sending a snapshot at sequence");
-        int fullSyncs = count(primary.log(), "full sync sent");
+        SwapCluster.Resyncs resyncs = cluster.resyncs();
         List<Writer> writers = Writer.startReconnecting(bundle.replaceAll("[^a-zA-Z]", ""), 2, primary::port);
         writers.forEach(w -> w.awaitProgress(50));
         long id = primary.bundleId(bundle);
@@ -105,7 +79,7 @@ class RestartSwapSystemTest {
             // a refresh runs on the framework's thread after the command returned: the new server says it is done
             Await.until("the RESP server restarted", Duration.ofSeconds(60),
                     () -> !runId(primary).isEmpty() && !runId(primary).equals(runId));
-            awaitBothStreaming();
+            cluster.awaitBothStreaming();
             writers.forEach(w -> w.awaitProgress(50));
             for (int i = 0; i < writers.size(); i++) {
                 assertThat(writers.get(i).drops.get()).as("%s: %s's connection ended with the RESP server", line,
@@ -114,32 +88,19 @@ class RestartSwapSystemTest {
         }
         Writer.haltAll(writers, false); // no error reply, no connection that could not be made again
 
-        JournalCluster.awaitDigestOf(primary, journalReplica, psyncReplica);
+        cluster.awaitReplicasAtPrimaryDigest();
         for (Writer w : writers) {
-            w.assertAcknowledgedOn(primary);
-            w.assertAcknowledgedOn(journalReplica);
-            w.assertAcknowledgedOn(psyncReplica);
+            cluster.assertAcknowledgedEverywhere(w);
             LOG.log(System.Logger.Level.INFO, "swap {0}: writer {1} paused at most {2} ms over {3} reconnections",
                     bundle, w.prefix, w.slowestNanos.get() / 1_000_000, w.drops.get());
             assertThat(Duration.ofNanos(w.slowestNanos.get())).as("%s: the pause of writer %s", bundle, w.prefix)
                     .isLessThan(PAUSE_BOUND);
         }
-        assertThat(count(primary.log(), "sending a snapshot at sequence")).as("no snapshot: resumed from position")
-                .isEqualTo(snapshots);
-        assertThat(count(primary.log(), "full sync sent")).as("no full sync: +CONTINUE").isEqualTo(fullSyncs);
+        cluster.assertResumedSince(resyncs);
     }
 
     /** The RESP server's run_id (new at each activation), or "" while it does not answer. */
     private static String runId(TandemNode node) {
         return node.info("server").getOrDefault("run_id", "");
-    }
-
-    private static void awaitBothStreaming() {
-        JournalCluster.awaitStreaming(journalReplica);
-        JournalCluster.awaitStreaming(psyncReplica);
-    }
-
-    private static int count(String log, String text) {
-        return log.split(Pattern.quote(text), -1).length - 1;
     }
 }

@@ -7,10 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shell bundle swapped from its own admin channel, through {@code bin/tandem shell}: {@code update},
@@ -21,22 +20,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ShellSwapSystemTest {
 
-    private static TandemNode node;
-
-    @BeforeAll
-    static void start() throws IOException {
-        node = TandemNode.start("shell-swap");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (node != null) {
-            node.close();
-        }
-    }
+    @RegisterExtension
+    static final PerClass<TandemNode> NODE = new PerClass<>(() -> TandemNode.start("shell-swap"));
 
     @Test
     void updateStopStartAndRefreshOfTheShellFromItsOwnChannelAreAnswered() throws IOException {
+        TandemNode node = NODE.get();
         long id = node.bundleId("Tandem shell");
         Path socket = socket();
         for (String line : new String[] {"update " + id, "stop " + id + "; start " + id, "refresh " + id}) {
@@ -54,6 +43,7 @@ class ShellSwapSystemTest {
 
     @Test
     void anInteractiveSessionGoesOnAcrossTheShellsUpdate() throws IOException {
+        TandemNode node = NODE.get();
         long id = node.bundleId("Tandem shell");
         Path input = Files.createTempFile(node.home(), "session", ".txt");
         Files.writeString(input, "update " + id + "\nserver:status\nupdate " + id + "\necho still here\n");
@@ -66,6 +56,6 @@ class ShellSwapSystemTest {
     }
 
     private static Path socket() throws IOException {
-        return Path.of(Files.readString(node.home().resolve("data/shell.path")).trim());
+        return Path.of(Files.readString(NODE.get().home().resolve("data/shell.path")).trim());
     }
 }

@@ -110,11 +110,6 @@ public final class AdminChannel {
         return Path.of(home);
     }
 
-    /** @return where the socket listens */
-    Path socket() {
-        return socket;
-    }
-
     /** The socket of a node killed with -9 stays behind: remove it and its directory when it is ours and dead. */
     private static void removeStale(Path record) {
         try {

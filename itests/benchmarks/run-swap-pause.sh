@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The write pause of every hot swap, measured: a primary under disk+ram with a journal-protocol replica and a psync
-# replica, SwapPause (this module) writing SET one at a time on $CLIENTS connections without end, and each bundle
-# updated in turn from the shell (Gogo "update ID": stop, new revision, start). For each swap: the steady p99 of the
-# $STEADY seconds just before it, and the longest write completed between the update and both replicas streaming
-# again (the pause), $RUNS times. The targets are issue 14's: under 100 ms for transport, protocols, FRPL, fencing,
-# auth and shell; under 200 ms for journal, store and checkpoint, which pause writes by design.
+# The write pause of every bundle swap, measured: a primary under disk+ram with a journal-protocol replica and a
+# psync replica, SwapPause (this module) writing SET one at a time on $CLIENTS connections without end, and each
+# Tandem bundle updated in turn from the shell (Gogo "update ID": stop, new revision, start), as HotSwapSystemTest
+# and RestartSwapSystemTest swap them. For each swap: the steady p99 of the $STEADY seconds just before it, and the
+# longest write completed between the update and both replicas streaming again (the pause), $RUNS times. The
+# targets are issue 14's: under 100 ms for transports, protocols, FRPL, fencing, auth, shell, health and features;
+# under 200 ms for journal, store and checkpoint, which pause writes by design. The RESP server and the node core
+# restart the listener, so their clients reconnect: the pause runs from the write whose reply the closed connection
+# lost to the next one answered, target a second. The codecs and the API take effect through a refresh, which
+# restarts every Tandem bundle: measured, no target. The DPDK rows run where DPDK is built.
 #
 #   mvn -B -o -q -pl itests/benchmarks install -DskipTests     # builds SwapPause and target/classpath.txt
 #   itests/benchmarks/run-swap-pause.sh
@@ -40,28 +44,39 @@ driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
 bench_workdir swap-pause
 
 # name | Bundle-Name, or @install / @uninstall of the transport-dpdk feature (on the primary and the journal
-# replica, in the order that keeps them connected) | target ms
+# replica, in the order that keeps them connected) | target ms (- for none) | how: empty for "update ID", restart
+# for "update ID" that restarts the RESP server, refresh for "update ID; refresh ID" (which restarts it too)
 swaps=(
-  "transport|Tandem TCP transport|100"
-  "journal replication|Tandem journal replication|100"
-  "auth|Tandem replication auth|100"
-  "psync replication|Tandem psync replication|100"
-  "FRPL stream|Tandem FRPL stream|100"
-  "fencing|Tandem quorum fence|100"
-  "shell|Tandem shell|100"
-  "checkpoint|Tandem checkpoints|200"
-  "journal|Tandem journal|200"
-  "store|Tandem store|200"
+  "transport|Tandem TCP transport|100|"
+  "journal replication|Tandem journal replication|100|"
+  "auth|Tandem replication auth|100|"
+  "psync replication|Tandem psync replication|100|"
+  "FRPL stream|Tandem FRPL stream|100|"
+  "fencing|Tandem quorum fence|100|"
+  "shell|Tandem shell|100|"
+  "health|Tandem health|100|"
+  "features|Tandem features|100|"
+  "checkpoint|Tandem checkpoints|200|"
+  "journal|Tandem journal|200|"
+  "store|Tandem store|200|"
 )
-if [[ -f /usr/lib/x86_64-linux-gnu/pkgconfig/libdpdk.pc ]]; then # DPDK built into the distribution
-  swaps+=("transport tcp to dpdk|@install|100" "transport dpdk to tcp|@uninstall|100")
+if pkg-config --exists libdpdk 2> /dev/null; then # DPDK built into the distribution
+  swaps+=("transport tcp to dpdk|@install|100|" "DPDK transport|Tandem DPDK transport|100|"
+    "DPDK runtime|Tandem DPDK runtime|100|" "transport dpdk to tcp|@uninstall|100|")
 fi
+swaps+=(
+  "RESP server|Tandem RESP server|1000|restart"
+  "node core|Tandem node core|1000|restart"
+  "protocol codecs|Tandem protocol codecs|-|refresh"
+  "API|Tandem API|-|refresh"
+)
 
 free_port pp; free_port prp; free_port rp; free_port rrp; free_port sp; free_port srp
 tandem_start p "$pp" "$prp" --ack-policy disk+ram
 await p 60 answers_ping "$pp"
 tandem_start r "$rp" "$rrp" --primary "127.0.0.1:$prp" --config tandem.replication:reconnect.max.ms=100
 await r 60 answers_ping "$rp"
+await r 60 test -s "$work/r/etc/replication_ed25519.pub" # written when tandem.auth activates, maybe after PING
 tandem_shell p "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/r/etc/replication_ed25519.pub")" > /dev/null
 tandem_start s "$sp" "$srp" --config tandem.psync:reconnect.max.ms=100
 await s 60 answers_ping "$sp"
@@ -76,6 +91,14 @@ replica_on() { # TRANSPORT: the journal replica's link goes through it
 }
 bundle_id() { # BUNDLE-NAME
   tandem_shell p lb | awk -F'|' -v n="$1" 'index($4, n " (") == 1 && $2 ~ /Active/ { gsub(/ /, "", $1); print $1 }'
+}
+run_id() { # the primary's RESP server's run_id: new at each activation
+  redis-cli -p "$pp" INFO server 2> /dev/null | tr -d '\r' | awk -F: '$1 == "run_id" { print $2 }'
+}
+run_id_changed() { # RUN_ID
+  local now
+  now=$(run_id)
+  [[ -n $now && $now != "$1" ]]
 }
 
 # a write unanswered for 5 s: the primary's threads, its replication state and INFO, into $work/stall-*.txt (KEEP=1
@@ -96,7 +119,7 @@ read -r _ <&"${DRIVER[0]}"
 
 for ((run = 1; run <= RUNS; run++)); do
   for entry in "${swaps[@]}"; do
-    IFS='|' read -r name bundle target <<< "$entry"
+    IFS='|' read -r name bundle target how <<< "$entry"
     [[ $name =~ ${ONLY:-.} ]] || continue
     if [[ $bundle != @* ]]; then
       id=$(bundle_id "$bundle")
@@ -113,8 +136,14 @@ for ((run = 1; run <= RUNS; run++)); do
         tandem_shell r "feature:uninstall transport-dpdk" > /dev/null
         await r 60 replica_on tcp
         tandem_shell p "feature:uninstall transport-dpdk" > /dev/null ;;
-      *) # the shell's own update closes the channel it came on (exit 2): the node goes on
-        tandem_shell p "update $id" > /dev/null 2>&1 || [[ $name == shell ]] || fail p "update $id ($bundle) failed" ;;
+      *) # the shell's own update is answered too
+        before=$(run_id)
+        line="update $id"
+        [[ $how != refresh ]] || line="update $id; refresh $id"
+        tandem_shell p "$line" > /dev/null || fail p "$line ($bundle) failed"
+        # a refresh restarts the bundles on the framework's thread after the command returned
+        [[ -z $how ]] || await p 60 run_id_changed "$before"
+        [[ $bundle != "Tandem DPDK"* ]] || await r 60 replica_on dpdk ;;
     esac
     await p 60 streaming
     echo "end" >&"${DRIVER[1]}"
@@ -124,16 +153,21 @@ for ((run = 1; run <= RUNS; run++)); do
 done
 echo quit >&"${DRIVER[1]}"
 
+times="$RUNS times"
+((RUNS != 1)) || times=once
 {
   echo "## Hot swaps under writes: the pause"
   echo
   echo "\`itests/benchmarks/run-swap-pause.sh\`: a primary under \`disk+ram\` with a journal-protocol replica and a psync"
-  echo "replica; $CLIENTS clients write \`SET\` one at a time without end; each bundle is updated from the shell (\`update"
-  echo "ID\`: stopped, its new revision started) $RUNS times. *Steady p99* is over the $STEADY s before each swap; the"
-  echo "*pause* is the longest write completed between the update and both replicas streaming again. No client"
-  echo "connection dropped unless the *drops* column says so. *transport tcp to dpdk*: \`feature:install"
+  echo "replica; $CLIENTS clients write \`SET\` one at a time without end; each Tandem bundle is updated from the"
+  echo "shell (\`update ID\`: stopped, its new revision started) $times. *Steady p99* is over the $STEADY s before"
+  echo "each swap; the *pause* is the longest write completed between the update and both replicas streaming again."
+  echo "No client connection dropped unless the *drops* column says so. *transport tcp to dpdk*: \`feature:install"
   echo "transport-dpdk\` on the primary, then on the journal replica, until its link goes through DPDK; *dpdk to tcp*:"
-  echo "\`feature:uninstall\` on the replica until its link is back on TCP, then on the primary."
+  echo "\`feature:uninstall\` on the replica until its link is back on TCP, then on the primary. The *RESP server* and"
+  echo "the *node core* restart the listener (its \`run_id\` changes): each client's connection drops, it reconnects,"
+  echo "and its pause runs from the write whose reply was lost to the next one answered. The *protocol codecs* and the"
+  echo "*API* are updated and refreshed (\`update ID; refresh ID\`), which restarts every Tandem bundle; no target."
   echo
   machine_description "${TANDEM_BENCH_DIR:-/tmp}"
   [[ -z ${NOTE:-} ]] || echo "- note: $NOTE"
@@ -141,7 +175,7 @@ echo quit >&"${DRIVER[1]}"
   echo "| swap | target ms | steady p99 ms (median) | pause ms, each run | worst pause ms | errors | drops | target met |"
   echo "|---|---:|---:|---|---:|---:|---:|---|"
   for entry in "${swaps[@]}"; do
-    IFS='|' read -r name bundle target <<< "$entry"
+    IFS='|' read -r name bundle target how <<< "$entry"
     [[ $name =~ ${ONLY:-.} ]] || continue
     key=${name// /_}
     awk -v k="$key" -v t="$target" '
@@ -152,7 +186,8 @@ echo quit >&"${DRIVER[1]}"
         # median of the steady p99s
         for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (p99[j] < p99[i]) { x = p99[i]; p99[i] = p99[j]; p99[j] = x }
         med = n % 2 ? p99[(n + 1) / 2] : (p99[n / 2] + p99[n / 2 + 1]) / 2
-        printf "| %s | %d | %.1f | %s | %.0f | %d | %d | %s |\n", k, t, med, runs, worst, err, drop, (worst < t ? "yes" : "no")
+        met = t == "-" ? "-" : (worst < t ? "yes" : "no")
+        printf "| %s | %s | %.1f | %s | %.0f | %d | %d | %s |\n", k, t, med, runs, worst, err, drop, met
       }' "$rows" | sed 's/_/ /g'
   done
 } > "$out"

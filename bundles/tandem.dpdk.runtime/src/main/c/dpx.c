@@ -5,11 +5,17 @@
  */
 #include "dpx.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <rte_alarm.h>
 #include <rte_dev.h>
@@ -32,6 +38,10 @@ struct dpx_port {
     struct rte_mbuf *stash[DPX_BURST];
     uint16_t stash_head;
     uint16_t stash_count;
+    /* A server port's listening socket, which memif leaves behind when the port closes (see retire_listener):
+     * its descriptor and its inode; -1 when the port has none we know of. */
+    int listener_fd;
+    ino_t listener_ino;
 };
 
 static struct dpx_port ports[RTE_MAX_ETHPORTS];
@@ -183,6 +193,93 @@ static void fail(char *err, size_t errlen, const char *fmt, const char *what, in
     }
 }
 
+/*
+ * memif's listening socket outlives its port. DPDK 22.11's memif_socket_remove_device, when the last port on a
+ * socket closes, unlinks the socket file and frees its struct, but neither unregisters the listener's interrupt
+ * callback nor closes the listening descriptor. A peer that connected in the moment before (a replica reconnecting
+ * while the primary's transport is updated) stays queued on it: the descriptor stays readable, and
+ * eal-intr-thread calls the callback with the freed struct without end ("memif_listener_handler(): Failed to accept
+ * connection request on socket fd -1"), which starves every other memif control channel of the process. The shim
+ * finds the listening descriptor when a server port opens, and when the port has closed and no other port shares it,
+ * puts an eventfd that never fires in its place (dup2): the socket is released, its queued peers are refused (they
+ * reconnect), and the callback, which cannot be unregistered from here (memif's handler is static), is never called
+ * again. The eventfd keeps the descriptor number, so that no later file takes it while EAL still watches it.
+ */
+static int listener_of(const char *path, ino_t *ino)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    if (dir == NULL) {
+        return -1;
+    }
+    int found = -1;
+    struct dirent *e;
+    while (found < 0 && (e = readdir(dir)) != NULL) {
+        char *end;
+        long fd = strtol(e->d_name, &end, 10);
+        if (*end != '\0' || end == e->d_name || fd == dirfd(dir)) {
+            continue;
+        }
+        struct stat st;
+        int listening = 0;
+        socklen_t len = sizeof(listening);
+        struct sockaddr_un addr;
+        socklen_t alen = sizeof(addr);
+        memset(&addr, 0, sizeof(addr));
+        if (fstat((int)fd, &st) == 0 && S_ISSOCK(st.st_mode)
+                && getsockopt((int)fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening
+                && getsockname((int)fd, (struct sockaddr *)&addr, &alen) == 0 && addr.sun_family == AF_UNIX
+                && strncmp(addr.sun_path, path, sizeof(addr.sun_path)) == 0) {
+            found = (int)fd;
+            *ino = st.st_ino;
+        }
+    }
+    closedir(dir);
+    return found;
+}
+
+/* The value of key=... in comma-separated devargs, or "" when absent. */
+static void devarg(const char *devargs, const char *key, char *out, size_t n)
+{
+    out[0] = '\0';
+    size_t klen = strlen(key);
+    for (const char *p = devargs; p != NULL && *p != '\0';) {
+        if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+            const char *v = p + klen + 1;
+            size_t vlen = strcspn(v, ",");
+            snprintf(out, n, "%.*s", (int)(vlen < n ? vlen : n - 1), v);
+            return;
+        }
+        const char *comma = strchr(p, ',');
+        p = comma == NULL ? NULL : comma + 1;
+    }
+}
+
+/* Called with ports_lock held, on eal-intr-thread (so no memif callback runs meanwhile), after p's port closed. */
+static void retire_listener(struct dpx_port *p)
+{
+    if (p->listener_fd < 0) {
+        return;
+    }
+    for (int i = 0; i < RTE_MAX_ETHPORTS; i++) {
+        if (&ports[i] != p && ports[i].used && ports[i].listener_fd == p->listener_fd) {
+            return; /* another port still serves on this socket: memif keeps it */
+        }
+    }
+    struct stat st;
+    if (fstat(p->listener_fd, &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_ino != p->listener_ino) {
+        return; /* closed by memif after all (a DPDK that cleans up): the number may be someone else's now */
+    }
+    int efd = eventfd(0, EFD_CLOEXEC);
+    if (efd < 0) {
+        return;
+    }
+    if (dup2(efd, p->listener_fd) < 0) {
+        close(efd);
+        return;
+    }
+    close(efd);
+}
+
 struct open_args {
     const char *vdev;
     const char *devargs;
@@ -252,6 +349,14 @@ static int port_open_ctl(void *arg)
     memset(p, 0, sizeof(*p));
     snprintf(p->vdev, sizeof(p->vdev), "%s", vdev);
     p->pool = pool;
+    p->listener_fd = -1;
+    char role[16];
+    char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    devarg(devargs, "role", role, sizeof(role));
+    devarg(devargs, "socket", socket_path, sizeof(socket_path));
+    if (strcmp(role, "server") == 0 && socket_path[0] != '\0') {
+        p->listener_fd = listener_of(socket_path, &p->listener_ino);
+    }
     p->used = 1;
     pthread_mutex_unlock(&ports_lock);
     return port;
@@ -315,6 +420,8 @@ static int port_close_ctl(void *arg)
     }
     /* After the device is gone: its queues no longer reference the pool. */
     rte_mempool_free(p->pool);
+    p->used = 0;
+    retire_listener(p);
     memset(p, 0, sizeof(*p));
     pthread_mutex_unlock(&ports_lock);
     return first;

@@ -20,7 +20,9 @@ import tandem.api.server.WriteAdmission;
  * while the component runs; once armed, a write is refused with {@code -CLUSTERDOWN quorum lost, writes rejected}
  * while no replica has acknowledged within the freshness window, and accepted again as soon as one has. A replica
  * that disconnects still counts until the window after its last acknowledgement has passed: a reconnection (a
- * bundle update, a restart of one replica) does not stop writes.
+ * bundle update, a restart of one replica) does not stop writes. That holds across a restart of the node core too
+ * (its bundle updated), whose new view of the replicas has seen no acknowledgement yet while they reconnect: when
+ * the view changes, the fence carries the freshest acknowledgement of the one before.
  * Reads are never refused. Arming is not kept across a restart: a primary that crashed is held by the journal
  * protocol's restart fence until its replicas are back, and one restarted cleanly starts unarmed.
  *
@@ -44,6 +46,9 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceControl {
     private volatile long armedAtMillis;
     private volatile long fencedAtMillis;
     private volatile Replicas lastSeen;
+    /** On {@link System#nanoTime()}: the freshest acknowledgement of the views before lastSeen, once carried. */
+    private volatile long carriedAckAtNanos;
+    private volatile boolean carried;
     private final AtomicLong refused = new AtomicLong();
 
     @Activate
@@ -89,6 +94,14 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceControl {
     /** Called on the node's logic thread before every write: answers from the gate's state, no I/O. */
     @Override
     public String admit(Replicas replicas) {
+        Replicas previous = lastSeen;
+        if (previous != null && previous != replicas) {
+            long since = sinceLastAckNanos(previous); // read now: the gate it views no longer changes
+            if (since != Long.MAX_VALUE) {
+                carriedAckAtNanos = System.nanoTime() - since;
+                carried = true;
+            }
+        }
         lastSeen = replicas;
         if (armedAtMillis == 0) {
             if (replicas.streaming() == 0) {
@@ -97,7 +110,7 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceControl {
             armedAtMillis = System.currentTimeMillis();
             LOG.log(Level.INFO, "quorum fence armed: a replica streams to this node");
         }
-        if (!selfFence || replicas.sinceLastAckNanos() < windowNanos) {
+        if (!selfFence || sinceLastAckNanos(replicas) < windowNanos) {
             if (fencedAtMillis != 0) {
                 fencedAtMillis = 0;
                 LOG.log(Level.WARNING, "quorum fence lifted: a replica acknowledged within {0} ms; writes are "
@@ -114,6 +127,12 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceControl {
         return CLUSTERDOWN;
     }
 
+    /** @return nanoseconds since the freshest acknowledgement, in {@code replicas} or carried from earlier views */
+    private long sinceLastAckNanos(Replicas replicas) {
+        long before = carried ? System.nanoTime() - carriedAckAtNanos : Long.MAX_VALUE;
+        return Math.min(replicas.sinceLastAckNanos(), before);
+    }
+
     /**
      * The replicas are read live from the view the node handed the last write (none before the first write); whether
      * writes are fenced is decided again now, so that a replica back since the last refused write shows.
@@ -122,7 +141,7 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceControl {
     public Status status() {
         Replicas r = lastSeen;
         long fencedAt = fencedAtMillis;
-        if (r != null && fencedAt != 0 && (!selfFence || r.sinceLastAckNanos() < windowNanos)) {
+        if (r != null && fencedAt != 0 && (!selfFence || sinceLastAckNanos(r) < windowNanos)) {
             fencedAt = 0; // lifted: the next write finds it so
         }
         return new Status(selfFence, windowMillis(), armedAtMillis, fencedAt, refused.get(),

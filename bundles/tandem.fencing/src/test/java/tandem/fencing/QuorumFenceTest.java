@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -88,6 +89,25 @@ class QuorumFenceTest {
         assertThat(fence.admit(view)).isNull();
         view.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(1001); // and not back in time
         assertThat(fence.admit(view)).isEqualTo("CLUSTERDOWN quorum lost, writes rejected");
+    }
+
+    @Test
+    void aNodeCoreThatRestartsHandsAViewWithoutTheReplicasLastAcksWhichStillCountWithinTheWindow() {
+        view.streaming = 1;
+        view.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(5);
+        assertThat(fence.admit(view)).isNull();
+        View restarted = new View(); // the node core's bundle updated: its gate has seen no replica yet
+        assertThat(fence.admit(restarted)).as("acknowledged a moment ago: writes go on").isNull();
+        assertThat(fence.status().fenced()).isFalse();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (fence.admit(restarted) == null) { // and the replicas do not come back within the window
+            assertThat(System.nanoTime() - deadline).as("fenced once the window passed").isNegative();
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        assertThat(fence.status().fenced()).isTrue();
+        restarted.streaming = 1;
+        restarted.freshestAckAgeNanos = TimeUnit.MILLISECONDS.toNanos(3); // back
+        assertThat(fence.admit(restarted)).isNull();
     }
 
     @Test

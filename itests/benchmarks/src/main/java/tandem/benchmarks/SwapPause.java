@@ -27,7 +27,9 @@ import org.HdrHistogram.Recorder;
  * the pause is the longest write completed during the swap (a write that started before it and ended inside counts),
  * errors are writes answered with an error, drops are connections that closed (the writer reconnects). Latencies in
  * microseconds (HdrHistogram, 3 significant digits). A closed loop: a stalled write holds its writer, so the pause
- * shows as one long write, which is what a client of the node sees.
+ * shows as one long write, which is what a client of the node sees. A swap that closes the connection (the RESP
+ * server's restart) loses the reply of the write in flight: the writer reconnects, and its first write answered on
+ * the new connection counts from when the lost one was sent, so the pause covers the reconnection too.
  *
  * <pre>
  * java -cp ... tandem.benchmarks.SwapPause --port 6379 [--clients 2] [--value-size 64] [--stall-command CMD]
@@ -137,11 +139,19 @@ public final class SwapPause {
     private static void write(int port, int thread, int valueSize, Recorder recorder, AtomicLong errors,
             AtomicLong drops, AtomicLongArray lastStarted, AtomicLongArray inFlight) {
         int i = 0;
+        long lostAt = 0; // when the write whose reply a closed connection lost was sent; 0: none
         while (true) {
-            try (ReplicationLatency.Client c = new ReplicationLatency.Client("127.0.0.1", port, thread, valueSize,
-                    false)) {
+            ReplicationLatency.Client c;
+            try {
+                c = new ReplicationLatency.Client("127.0.0.1", port, thread, valueSize, false);
+            } catch (IOException e) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10)); // the listener is not back yet
+                continue;
+            }
+            try (c) {
                 while (true) {
-                    long start = System.nanoTime();
+                    long sentAt = System.nanoTime();
+                    long start = lostAt != 0 ? lostAt : sentAt;
                     inFlight.set(thread, start);
                     try {
                         c.write(i++ % 100_000);
@@ -153,10 +163,12 @@ public final class SwapPause {
                     }
                     inFlight.set(thread, 0);
                     recorder.recordValue(Math.min(HIGHEST_US, (System.nanoTime() - start) / 1000));
-                    lastStarted.set(thread, start);
+                    lastStarted.set(thread, sentAt);
+                    lostAt = 0;
                 }
             } catch (IOException e) {
                 drops.incrementAndGet();
+                lostAt = inFlight.get(thread); // the write in flight when it closed (0: none)
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10)); // before reconnecting
             }
         }

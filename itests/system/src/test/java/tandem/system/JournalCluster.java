@@ -174,18 +174,28 @@ final class JournalCluster implements AutoCloseable {
 
     /** The nodes hold {@code reference}'s keyspace (equal {@code store:digest}) and its chain value. */
     static void assertStateOf(TandemNode reference, TandemNode... nodes) throws IOException {
-        String digest = digest(reference);
+        awaitDigestOf(reference, nodes);
         String chain = chain(reference);
         for (TandemNode n : nodes) {
+            assertThat(chain(n)).isEqualTo(chain);
+        }
+    }
+
+    /**
+     * Waits until the nodes hold {@code reference}'s keyspace: equal {@code store:digest}, every key compared. The
+     * reference takes no more writes.
+     */
+    static void awaitDigestOf(TandemNode reference, TandemNode... nodes) throws IOException {
+        String digest = digest(reference);
+        for (TandemNode n : nodes) {
             // a replica applies what it made durable on its logic thread: the digest follows shortly after
-            Await.until("digest of " + n.port(), Duration.ofSeconds(30), () -> {
+            Await.until("digest of " + n.port() + " is " + reference.port() + "'s", Duration.ofSeconds(60), () -> {
                 try {
                     return digest.equals(digest(n));
                 } catch (IOException e) {
                     return false;
                 }
             });
-            assertThat(chain(n)).isEqualTo(chain);
         }
     }
 

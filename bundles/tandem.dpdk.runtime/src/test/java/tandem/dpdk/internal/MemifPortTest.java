@@ -191,6 +191,34 @@ class MemifPortTest {
         }
     }
 
+    /**
+     * memif (DPDK 22.11) leaves a closed server port's listening socket open and watched by eal-intr-thread with a
+     * freed callback argument; a peer queued on it then makes that thread spin. The shim releases it: once the port
+     * has closed, no socket of this process listens on its path ({@code /proc/net/unix} lists every bound socket by
+     * path, the unlinked ones too).
+     */
+    @Test
+    void aClosedServerPortLeavesNoListeningSocketBehind() throws IOException {
+        String socket = socketPath("released");
+        MemifPort server = runtime.openMemif(socket, true);
+        MemifPort client = runtime.openMemif(socket, false);
+        awaitLinkUp(server, client);
+        assertThat(boundTo(socket)).as("listening while open").isNotEmpty();
+
+        client.close();
+        server.close();
+
+        assertThat(boundTo(socket)).as("sockets bound to %s after the server port closed", socket).isEmpty();
+        MemifPort again = open(socket, true); // the path serves again
+        MemifPort peer = open(socket, false);
+        awaitLinkUp(again, peer);
+    }
+
+    /** @return the lines of /proc/net/unix for sockets bound to {@code path} */
+    private static List<String> boundTo(String path) throws IOException {
+        return Files.readAllLines(Path.of("/proc/net/unix")).stream().filter(l -> l.endsWith(" " + path)).toList();
+    }
+
     @Test
     void aClientOpenedBeforeItsServerLinksUpAfterRestart() throws IOException {
         String socket = socketPath("late-server");

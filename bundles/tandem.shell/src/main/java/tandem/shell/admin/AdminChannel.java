@@ -39,6 +39,14 @@ import org.osgi.service.component.annotations.Reference;
  * 107 bytes and a node's home may be deeper than that; its path is recorded in {@code <home>/data/shell.path},
  * where the client finds it. Only the owner of the node's process can reach it; nothing listens on the network.
  * Each connection is one Gogo session, so variables persist between the lines of an interactive session.
+ *
+ * <p>A command may stop, update or refresh the bundle that serves it ({@code update <shell id>}). Felix stops the
+ * bundle on the thread that asks (Gogo's {@code update} and {@code stop} call {@code Bundle.update()} and
+ * {@code Bundle.stop()} on the session's own thread) or, for {@code refresh}, on its refresh thread while the
+ * command returns. Either way this component deactivates while the command still runs, so deactivation closes only
+ * the idle sessions at once: a session running a command finishes it, sends its answer and only then closes. The
+ * client sees its answer and exit status as for any command, then the end of the channel; the bundle's new
+ * revision serves the next connection. A command line read by a session that is closing is not run.
  */
 @Component(immediate = true)
 public final class AdminChannel {
@@ -60,18 +68,17 @@ public final class AdminChannel {
     private final ServerSocketChannel server;
     private final Thread acceptor;
     private final Semaphore sessions = new Semaphore(MAX_SESSIONS);
-    private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
+    private final Set<Session> open = ConcurrentHashMap.newKeySet();
     private volatile boolean running = true;
 
     @Activate
     public AdminChannel(@Reference CommandProcessor processor, BundleContext context) throws IOException {
+        this(processor, home(context));
+    }
+
+    AdminChannel(CommandProcessor processor, Path home) throws IOException {
         this.processor = processor;
-        String home = context.getProperty(HOME_PROPERTY);
-        if (home == null || home.isBlank()) {
-            throw new IllegalStateException("framework property " + HOME_PROPERTY
-                    + " is not set: the admin channel needs the node's home to record its socket path");
-        }
-        this.record = Path.of(home).resolve(PATH_RECORD);
+        this.record = home.resolve(PATH_RECORD);
         removeStale(record);
         Path base = Files.isWritable(Path.of("/tmp")) ? Path.of("/tmp") : Path.of(System.getProperty("java.io.tmpdir"));
         this.directory = Files.createTempDirectory(base, "tandem-",
@@ -92,6 +99,15 @@ public final class AdminChannel {
         acceptor.setDaemon(true);
         acceptor.start();
         LOG.log(Level.INFO, "admin shell listening on {0} (recorded in {1})", socket, record);
+    }
+
+    private static Path home(BundleContext context) {
+        String home = context.getProperty(HOME_PROPERTY);
+        if (home == null || home.isBlank()) {
+            throw new IllegalStateException("framework property " + HOME_PROPERTY
+                    + " is not set: the admin channel needs the node's home to record its socket path");
+        }
+        return Path.of(home);
     }
 
     /** The socket of a node killed with -9 stays behind: remove it and its directory when it is ours and dead. */
@@ -127,12 +143,16 @@ public final class AdminChannel {
                 closeQuietly(channel);
                 continue;
             }
-            open.add(channel);
+            Session session = new Session(channel);
+            open.add(session);
+            if (!running) {
+                session.close(); // deactivated between accept and add: deactivate may not have seen it
+            }
             Thread t = new Thread(() -> {
                 try {
-                    serve(channel);
+                    serve(session);
                 } finally {
-                    open.remove(channel);
+                    open.remove(session);
                     closeQuietly(channel);
                     sessions.release();
                 }
@@ -142,7 +162,8 @@ public final class AdminChannel {
         }
     }
 
-    private void serve(SocketChannel channel) {
+    private void serve(Session connection) {
+        SocketChannel channel = connection.channel;
         try {
             DataInputStream in = new DataInputStream(new BufferedInputStream(Channels.newInputStream(channel)));
             OutputStream raw = Channels.newOutputStream(channel);
@@ -163,15 +184,21 @@ public final class AdminChannel {
             });
             try {
                 AdminFrames.Frame frame;
-                while (running && (frame = AdminFrames.read(in)) != null) {
+                while ((frame = AdminFrames.read(in)) != null) {
                     if (frame.type() != AdminFrames.COMMAND) {
                         throw new IOException("admin channel: unexpected frame type " + frame.type());
+                    }
+                    if (!connection.begin()) {
+                        return; // the component went away: a line it has not started is not run
                     }
                     byte status = execute(session, new String(frame.payload(), StandardCharsets.UTF_8), out, err);
                     out.flush();
                     err.flush();
                     synchronized (raw) {
                         AdminFrames.write(raw, AdminFrames.EXIT, new byte[] {status}, 0, 1);
+                    }
+                    if (!connection.end()) {
+                        return; // the command stopped, updated or refreshed this bundle: answered, now closed
                     }
                 }
             } finally {
@@ -204,7 +231,7 @@ public final class AdminChannel {
     void deactivate() {
         running = false;
         closeQuietly(server);
-        open.forEach(AdminChannel::closeQuietly);
+        open.forEach(Session::close);
         try {
             acceptor.join(2000);
             Files.deleteIfExists(socket);
@@ -224,6 +251,40 @@ public final class AdminChannel {
             c.close();
         } catch (IOException ignored) {
             // closing on the way out: nothing left to do with the error
+        }
+    }
+
+    /**
+     * One connection, and whether a command runs on it: deactivation closes an idle one at once and leaves one that
+     * runs a command to close itself once it has answered (the command may be the one that deactivates).
+     */
+    private static final class Session {
+
+        final SocketChannel channel;
+        private boolean busy;
+        private boolean closing;
+
+        Session(SocketChannel channel) {
+            this.channel = channel;
+        }
+
+        /** @return false when the session is closing: the command line read is not run */
+        synchronized boolean begin() {
+            busy = !closing;
+            return busy;
+        }
+
+        /** @return false when the session was closed while the command ran: its answer is sent, it ends */
+        synchronized boolean end() {
+            busy = false;
+            return !closing;
+        }
+
+        synchronized void close() {
+            closing = true;
+            if (!busy) {
+                closeQuietly(channel); // wakes the session's thread from its read
+            }
         }
     }
 

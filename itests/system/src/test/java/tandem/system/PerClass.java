@@ -1,0 +1,47 @@
+package tandem.system;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * A node or cluster that a test class starts once, before its first test, and closes after its last: registered
+ * with {@code @RegisterExtension static final PerClass<TandemNode> node = new PerClass<>(() -> ...)}, it replaces
+ * the class's own {@code @BeforeAll} and {@code @AfterAll}.
+ */
+final class PerClass<T extends AutoCloseable> implements BeforeAllCallback, AfterAllCallback {
+
+    /** Starts what the class's tests share. */
+    @FunctionalInterface
+    interface Starter<T> {
+        T start() throws Exception;
+    }
+
+    private final Starter<T> starter;
+    private T started;
+
+    PerClass(Starter<T> starter) {
+        this.starter = starter;
+    }
+
+    /** @return what {@link Starter#start} returned for this class */
+    T get() {
+        if (started == null) {
+            throw new IllegalStateException("not started: use it from a test of the class that registers it");
+        }
+        return started;
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        started = starter.start();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        if (started != null) {
+            started.close();
+            started = null;
+        }
+    }
+}

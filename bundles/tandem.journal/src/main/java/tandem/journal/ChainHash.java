@@ -2,8 +2,6 @@ package tandem.journal;
 
 import java.util.HexFormat;
 
-import org.bouncycastle.crypto.digests.Blake3Digest;
-
 /**
  * The chain value of one segment: {@code BLAKE3(entry bytes from offset 4096 through the last entry, CRC included
  * || anchor)}; an empty segment's value is its anchor.
@@ -18,7 +16,7 @@ final class ChainHash {
     static final int LENGTH = 32;
 
     private final byte[] anchor;
-    private final Blake3Digest digest = new Blake3Digest();
+    private final Blake3 digest = new Blake3();
     private long absorbed;
 
     ChainHash(byte[] anchor) {
@@ -41,7 +39,7 @@ final class ChainHash {
         if (absorbed == 0) {
             return anchor.clone();
         }
-        Blake3Digest copy = new Blake3Digest(digest);
+        Blake3 copy = digest.copy();
         copy.update(anchor, 0, anchor.length);
         byte[] out = new byte[LENGTH];
         copy.doFinal(out, 0);

@@ -145,29 +145,31 @@ final class Applier {
         }
     }
 
-    /** Applies a client's journaled write; on failure its client gets the stop error, its partial reply taken back. */
-    boolean write(Pending p, Reply reply) {
-        return client(p, () -> p.command().toString().toUpperCase(Locale.ROOT),
-                () -> services.keyspace().apply(p.sequence(), p.timestampNs(), p.command(), reply));
-    }
-
-    /** {@link #write} of a journaled transaction. */
-    boolean transaction(Pending p) {
-        return client(p, () -> "MULTI … EXEC", () -> services.keyspace().applyTransaction(p.sequence(), p.timestampNs(),
-                p.commands(), p.client().front.reply()));
-    }
-
     /**
-     * Applies a client's journaled write. When applying is stopped, or stops now, the client gets the stop error and
-     * whatever the failed apply had begun to reply is taken back: nothing is answered as if it had succeeded.
+     * Applies a client's journaled write (a command, or a transaction's commands). When applying is stopped, or stops
+     * now, the client gets the stop error and whatever the failed apply had begun to reply is taken back: nothing is
+     * answered as if it had succeeded.
      *
+     * @param reply where the command replies (a transaction replies to its client)
      * @return true when applied
      */
-    private boolean client(Pending p, Supplier<String> command, Runnable apply) {
+    boolean write(Pending p, Reply reply) {
         Client c = p.client();
         int mark = c.front.replyMark();
-        if (failure == null && guarded(p.sequence(), command, apply)) {
-            return true;
+        if (failure == null) {
+            // not through guarded(...): the hottest apply allocates no lambda
+            try {
+                Keyspace k = services.keyspace();
+                if (p.command() != null) {
+                    k.apply(p.sequence(), p.timestampNs(), p.command(), reply);
+                } else {
+                    k.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.front.reply());
+                }
+                return true;
+            } catch (RuntimeException | Error e) {
+                failed(p.sequence(), p.command() != null ? p.command().toString().toUpperCase(Locale.ROOT)
+                        : "MULTI … EXEC", e);
+            }
         }
         c.front.resetReply(mark);
         c.front.reply().error(failure.error(p.sequence()));
@@ -206,13 +208,17 @@ final class Applier {
             apply.run();
             return true;
         } catch (RuntimeException | Error e) {
-            ApplyFailure f = new ApplyFailure(sequence, command.get(), String.valueOf(e));
-            failure = f;
-            LOG.log(Level.ERROR, "fail-stop: " + f + ". Nothing after it is applied and writes are refused until "
-                    + "the store is bound again (update or restart tandem.store) or the node restarts, which "
-                    + "retry the entry; reads go on. See docs/operator-guide.md, 'When applying stops'.", e);
+            failed(sequence, command.get(), e);
             return false;
         }
+    }
+
+    private void failed(long sequence, String command, Throwable e) {
+        ApplyFailure f = new ApplyFailure(sequence, command, String.valueOf(e));
+        failure = f;
+        LOG.log(Level.ERROR, "fail-stop: " + f + ". Nothing after it is applied and writes are refused until "
+                + "the store is bound again (update or restart tandem.store) or the node restarts, which "
+                + "retry the entry; reads go on. See docs/operator-guide.md, 'When applying stops'.", e);
     }
 
     private static Command resolve(Keyspace k, byte[][] args) {

@@ -178,7 +178,7 @@ final class Drain {
             }
             case TRANSACTION -> {
                 replies.markHeld(c);
-                if (applier.transaction(p)) {
+                if (applier.write(p, null)) {
                     replies.gated(c, p.sequence());
                 }
             }

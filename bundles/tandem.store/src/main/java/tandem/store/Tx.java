@@ -681,8 +681,16 @@ final class Tx {
     // ---------------------------------------------------------------- codecs
 
     static byte[] encodeString(long expiryMs, byte[] value, int flags) {
-        return ByteBuffer.allocate(9 + value.length).put((byte) (STRING | flags)).putLong(expiryMs).put(value).array();
+        byte[] record = new byte[9 + value.length];
+        record[0] = (byte) (STRING | flags);
+        EXPIRY.set(record, 1, expiryMs);
+        System.arraycopy(value, 0, record, 9, value.length);
+        return record;
     }
+
+    /** A record's deadline, u64 big-endian after its type byte. */
+    private static final java.lang.invoke.VarHandle EXPIRY = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+            long[].class, java.nio.ByteOrder.BIG_ENDIAN);
 
     /**
      * A key record whose elements are apart: {@code [type|flags][expiry][count]}, and for a list

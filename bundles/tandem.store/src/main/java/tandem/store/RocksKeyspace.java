@@ -69,10 +69,10 @@ import tandem.store.Tx.Rec;
  * {@link Tx#ENC_PLAIN}) on a string: made by INCRBYFLOAT, so never "int". Bits 5 and 4 are 0. Without a flag a
  * string is "int", "embstr" or "raw" by its bytes and a hash is a "listpack". Bit 7 on a set: converted to a
  * "hashtable" (else an "intset"); on a sorted set: a "skiplist" (else a "listpack"); a list is always a "quicklist".
- * {@link ListCommands}, {@link SetCommands} and {@link ZsetCommands} tell what each layout costs. A record written before the flags
- * existed reads as unflagged (a hash of more than 128 fields still reads as a hashtable); the reverse does not hold: code from before the flags compares the whole byte and
- * would take a flagged hash for a string, so a checkpoint cut by this layout must not be installed on an older
- * node. The flags are deterministic (every replica applies the same commands) but not part of the data: every
+ * {@link Lists}, {@link Sets} and {@link Zsets} tell what each layout costs. A record written before the flags
+ * existed reads as unflagged (a hash of more than 128 fields still reads as a hashtable); the reverse does not
+ * hold: code from before the flags compares the whole byte and would take a flagged hash for a string, so a
+ * checkpoint cut by this layout must not be installed on an older node. The flags are deterministic (every replica applies the same commands) but not part of the data: every
  * comparison of types and the digest use the type code alone.
  *
  * <h2>Memory</h2>

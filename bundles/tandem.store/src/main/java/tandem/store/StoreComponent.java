@@ -274,7 +274,7 @@ public final class StoreComponent implements Keyspace {
 
     @Override
     public BlockingWait blockingWait(byte[][] args) {
-        return ListCommands.blockingWait(args);
+        return Pops.blockingWait(args);
     }
 
     @Override

@@ -366,17 +366,7 @@ final class RocksKeyspace implements AutoCloseable {
         try {
             begin(sequence, timestampNs);
             tx.mutating = true;
-            int limit = expireKeysPerTick;
-            List<byte[]> due = new ArrayList<>();
-            try (RocksIterator it = tx.iterator(deadlines)) {
-                for (it.seekToFirst(); it.isValid() && due.size() < limit; it.next()) {
-                    byte[] k = it.key();
-                    if (ByteBuffer.wrap(k).getLong() > tx.nowMs) {
-                        break;
-                    }
-                    due.add(k);
-                }
-            }
+            List<byte[]> due = tx.dueDeadlines(expireKeysPerTick);
             for (byte[] entry : due) {
                 long deadline = ByteBuffer.wrap(entry).getLong();
                 byte[] key = java.util.Arrays.copyOfRange(entry, 8, entry.length);

@@ -137,6 +137,11 @@ final class Tx {
     /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
     private long nextDeadlineMs;
     private boolean deadlineKnown;
+    /**
+     * A deadline entry at or before the first live one (null: unknown). Ticks delete from the front of the index,
+     * and RocksDB keeps those deletions until compaction: a seek from here steps over the last tick's, not all.
+     */
+    private byte[] deadlineFloor;
 
     /** "now" of the entry being applied, in milliseconds since the epoch. */
     long nowMs;
@@ -221,6 +226,7 @@ final class Tx {
         expiringDelta = 0;
         deadlineSecondsDelta = 0;
         deadlineKnown = false;
+        deadlineFloor = null; // an entry this apply deleted before it may be back
         memos.clear(); // what this apply found empty may hold its records again
     }
 
@@ -234,7 +240,7 @@ final class Tx {
     long nextDeadlineMs() {
         if (!deadlineKnown) {
             try (RocksIterator it = iterator(deadlines)) {
-                it.seekToFirst();
+                seekFirstDeadline(it);
                 nextDeadlineMs = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
             }
             deadlineKnown = true;
@@ -242,10 +248,38 @@ final class Tx {
         return nextDeadlineMs;
     }
 
+    /** Up to {@code limit} deadline entries ({@code [deadline_ms][key]}) due at {@link #nowMs}, earliest first. */
+    List<byte[]> dueDeadlines(int limit) {
+        List<byte[]> due = new ArrayList<>();
+        try (RocksIterator it = iterator(deadlines)) {
+            for (seekFirstDeadline(it); it.isValid() && due.size() < limit; it.next()) {
+                byte[] k = it.key();
+                if (ByteBuffer.wrap(k).getLong() > nowMs) {
+                    break;
+                }
+                due.add(k);
+            }
+        }
+        return due;
+    }
+
+    /** Positions {@code it} at the first live deadline entry, from {@link #deadlineFloor}, which moves to it. */
+    private void seekFirstDeadline(RocksIterator it) {
+        if (deadlineFloor == null) {
+            it.seekToFirst();
+        } else {
+            it.seek(deadlineFloor);
+        }
+        if (it.isValid()) {
+            deadlineFloor = it.key();
+        }
+    }
+
     /** Every key was deleted at once (FLUSHALL): the index and the deadline are empty. */
     void clearedAll() {
         index.clear();
         memos.clear();
+        deadlineFloor = null;
         nextDeadlineMs = Long.MAX_VALUE;
         deadlineKnown = true;
     }
@@ -647,6 +681,9 @@ final class Tx {
         Memo memo = cf == fields ? memoOfRecord(key) : null;
         if (memo != null) {
             memo.wrote(key); // what was known empty around it no longer is
+        }
+        if (cf == deadlines && deadlineFloor != null && Arrays.compareUnsigned(key, deadlineFloor) < 0) {
+            deadlineFloor = key;
         }
     }
 

@@ -72,8 +72,9 @@ import tandem.store.Tx.Rec;
  * {@link Lists}, {@link Sets} and {@link Zsets} tell what each layout costs. A record written before the flags
  * existed reads as unflagged (a hash of more than 128 fields still reads as a hashtable); the reverse does not
  * hold: code from before the flags compares the whole byte and would take a flagged hash for a string, so a
- * checkpoint cut by this layout must not be installed on an older node. The flags are deterministic (every replica applies the same commands) but not part of the data: every
- * comparison of types and the digest use the type code alone.
+ * checkpoint cut by this layout must not be installed on an older node. The flags are deterministic (every replica
+ * applies the same commands) but not part of the data: every comparison of types and the digest use the type code
+ * alone.
  *
  * <h2>Memory</h2>
  * Every key's header (type byte, deadline, element count, a list's head) and every string of at most

@@ -9,6 +9,8 @@ import java.util.SplittableRandom;
 
 import org.rocksdb.RocksIterator;
 
+import tandem.api.store.Reply;
+
 /**
  * The random choices of SPOP, SRANDMEMBER and ZRANDMEMBER, decided so that every node makes the same one: the
  * generator is seeded from the entry's timestamp and the command's bytes, which the journal and the FRPL stream
@@ -51,6 +53,15 @@ final class Choice {
     static void checkRepeated(long count) {
         if (count < -MAX_REPEATED) {
             throw new CommandError("ERR value is out of range, a negative count must be at least -" + MAX_REPEATED);
+        }
+    }
+
+    /** What SPOP, SRANDMEMBER and ZRANDMEMBER answer for a missing key: an empty array with a count, else nil. */
+    static void nothing(Reply r, boolean counted) {
+        if (counted) {
+            r.array(0);
+        } else {
+            r.nullBulk();
         }
     }
 

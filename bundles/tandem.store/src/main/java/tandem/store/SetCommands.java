@@ -252,11 +252,7 @@ final class SetCommands {
         long count = Numbers.optionalCount(a, -1);
         Rec rec = Sets.set(tx, a[1]);
         if (rec == null) {
-            if (count < 0) {
-                r.nullBulk();
-            } else {
-                r.array(0);
-            }
+            Choice.nothing(r, count >= 0);
             return;
         }
         if (count == 0) {
@@ -289,11 +285,7 @@ final class SetCommands {
         }
         Rec rec = Sets.set(tx, a[1]);
         if (rec == null) {
-            if (a.length == 3) {
-                r.array(0);
-            } else {
-                r.nullBulk();
-            }
+            Choice.nothing(r, a.length == 3);
             return;
         }
         Choice random = Choice.of(tx, a);

@@ -404,11 +404,7 @@ final class ZsetCommands {
         }
         Rec rec = zset(tx, a[1]);
         if (rec == null) {
-            if (a.length >= 3) {
-                r.array(0);
-            } else {
-                r.nullBulk();
-            }
+            Choice.nothing(r, a.length >= 3);
             return;
         }
         Choice random = Choice.of(tx, a);

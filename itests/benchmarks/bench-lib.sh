@@ -20,6 +20,25 @@ machine_description() {
   fi
 }
 
+# bench_paths: sets $root (this repository, from $module, the sourcing script's directory), $dist (TANDEM_DIST,
+# default the built distribution) and $doc (DOC, default docs/benchmarks.md), and exports TANDEM_JAVA_OPTS (default
+# -Xmx1g -XX:+UseZGC, as the distribution)
+bench_paths() {
+  root=$(cd "$module/../.." && pwd)
+  dist=${TANDEM_DIST:-$root/distribution/target/tandem}
+  doc=${DOC:-$root/docs/benchmarks.md}
+  export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx1g -XX:+UseZGC}
+}
+
+# machine_section: the paragraph that ends a section of benchmarks.md, describing this machine ($base: the
+# directory the run used)
+machine_section() {
+  echo
+  echo "Machine:"
+  echo
+  machine_description "$base"
+}
+
 # replace_section FILE NAME CONTENT_FILE: puts CONTENT_FILE between <!-- BEGIN NAME --> and <!-- END NAME --> in
 # FILE, replacing what was there; appends the section when FILE has no such markers; creates FILE if needed.
 replace_section() {

@@ -88,4 +88,24 @@ final class Args {
     static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
+
+    /**
+     * The indexes {@code start..end} (a negative one counts from the end) of a sequence of {@code length} elements,
+     * as LRANGE, LTRIM and ZRANGE read them: {start, end} within the sequence, or null when they select nothing.
+     */
+    static long[] indexRange(long start, long end, long length) {
+        if (start < 0) {
+            start += length;
+        }
+        if (end < 0) {
+            end += length;
+        }
+        if (start < 0) {
+            start = 0;
+        }
+        if (start > end || start >= length) {
+            return null;
+        }
+        return new long[] {start, Math.min(end, length - 1)};
+    }
 }

@@ -9,6 +9,8 @@ import java.util.SplittableRandom;
 
 import org.rocksdb.RocksIterator;
 
+import tandem.api.store.Reply;
+
 /**
  * The random choices of SPOP, SRANDMEMBER and ZRANDMEMBER, decided so that every node makes the same one: the
  * generator is seeded from the entry's timestamp and the command's bytes, which the journal and the FRPL stream
@@ -54,6 +56,15 @@ final class Choice {
         }
     }
 
+    /** What SPOP, SRANDMEMBER and ZRANDMEMBER answer for a missing key: an empty array with a count, else nil. */
+    static void nothing(Reply r, boolean counted) {
+        if (counted) {
+            r.array(0);
+        } else {
+            r.nullBulk();
+        }
+    }
+
     static Choice of(Tx tx, byte[][] args) {
         long seed = tx.timestampNs * 0x9E3779B97F4A7C15L;
         for (byte[] arg : args) {
@@ -62,30 +73,56 @@ final class Choice {
         return new Choice(seed);
     }
 
-    /** One element name of the {@code count} under {@code prefix}. */
-    byte[] one(Tx tx, byte[] prefix, long count) {
+    /**
+     * One element name of the {@code count} under {@code prefix}, a space of the collection at {@code key}. What its
+     * seeks find empty is left in the key's {@link Memo}: SPOP then deletes the element found, and the next draw
+     * that lands before it seeks past that run of deletions instead of stepping over each.
+     */
+    byte[] one(Tx tx, byte[] key, byte[] prefix, long count) {
         if (count <= SMALL) {
             return tx.names(prefix).get(random.nextInt((int) count));
         }
+        Memo memo = tx.memoOrNew(key);
         try (RocksIterator it = tx.fieldIterator()) {
-            it.seek(prefix);
-            byte[] first = Arrays.copyOfRange(it.key(), prefix.length, it.key().length);
-            it.seekForPrev(next(prefix));
+            it.seek(memo.from(prefix, prefix));
+            byte[] firstKey = it.key();
+            memo.none(prefix, prefix, firstKey);
+            byte[] first = Arrays.copyOfRange(firstKey, prefix.length, firstKey.length);
+            byte[] end = next(prefix);
+            it.seekForPrev(memo.backFrom(prefix, end));
             if (it.isValid() && !Tx.startsWith(it.key(), prefix)) {
                 it.prev(); // the bound itself is a key: a collection's record with an empty name
             }
-            byte[] last = Arrays.copyOfRange(it.key(), prefix.length, it.key().length);
+            byte[] lastKey = it.key();
+            memo.none(prefix, Memo.successor(lastKey), Memo.successor(end));
+            byte[] last = Arrays.copyOfRange(lastKey, prefix.length, lastKey.length);
             int common = Arrays.mismatch(first, last);
             byte[] target = Arrays.copyOf(first, Math.max(common, 0) + 8);
             for (int i = Math.max(common, 0); i < target.length; i++) {
                 target[i] = (byte) random.nextInt(256);
             }
-            it.seek(Tx.concat(prefix, target));
+            if (Arrays.compareUnsigned(target, first) <= 0 || Arrays.compareUnsigned(target, last) > 0) {
+                // the seek would find the first, or nothing (then the first is taken): without stepping over the
+                // deletions before the first or after the last, which earlier pops left
+                return first;
+            }
+            byte[] at = Tx.concat(prefix, target);
+            it.seek(memo.from(prefix, at));
             if (!it.isValid() || !Tx.startsWith(it.key(), prefix)) {
                 return first;
             }
-            return Arrays.copyOfRange(it.key(), prefix.length, it.key().length);
+            byte[] found = it.key();
+            memo.none(prefix, at, found); // SPOP takes it next: then the deletions from the target on are one stretch
+            return Arrays.copyOfRange(found, prefix.length, found.length);
         }
+    }
+
+    /**
+     * SRANDMEMBER's and ZRANDMEMBER's draw of {@code n} element names of the {@code count} under {@code prefix}:
+     * distinct for {@code n >= 0} ({@link #distinct}), else {@code -n} with repetition ({@link #repeated}).
+     */
+    List<byte[]> some(Tx tx, byte[] prefix, long count, long n) {
+        return n >= 0 ? distinct(tx, prefix, count, n) : repeated(tx, prefix, count, -n);
     }
 
     /** {@code min(n, count)} distinct element names, in byte order. */

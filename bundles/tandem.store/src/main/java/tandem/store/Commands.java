@@ -377,22 +377,22 @@ final class Commands {
         d("zrandmember", -2, false, 1, 1, 1, List.of("readonly"), "sorted-set", "6.2.0",
                 "Get one or multiple random elements from a sorted set", ZsetCommands::zrandmember);
         d("zunion", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "sorted-set", "6.2.0",
-                "Add multiple sorted sets", ZsetCommands::zunion);
+                "Add multiple sorted sets", ZsetAlgebra::zunion);
         d("zinter", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "sorted-set", "6.2.0",
-                "Intersect multiple sorted sets", ZsetCommands::zinter);
+                "Intersect multiple sorted sets", ZsetAlgebra::zinter);
         d("zdiff", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "sorted-set", "6.2.0",
-                "Subtract multiple sorted sets", ZsetCommands::zdiff);
+                "Subtract multiple sorted sets", ZsetAlgebra::zdiff);
         d("zunionstore", -4, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "sorted-set", "2.0.0",
-                "Add multiple sorted sets and store the resulting sorted set in a new key", ZsetCommands::zunionstore,
-                ZsetCommands::checkZunionstore);
+                "Add multiple sorted sets and store the resulting sorted set in a new key", ZsetAlgebra::zunionstore,
+                ZsetAlgebra::checkZunionstore);
         d("zinterstore", -4, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "sorted-set", "2.0.0",
-                "Intersect multiple sorted sets and store the resulting sorted set in a new key", ZsetCommands::zinterstore,
-                ZsetCommands::checkZinterstore);
+                "Intersect multiple sorted sets and store the resulting sorted set in a new key", ZsetAlgebra::zinterstore,
+                ZsetAlgebra::checkZinterstore);
         d("zdiffstore", -4, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "sorted-set", "6.2.0",
-                "Subtract multiple sorted sets and store the resulting sorted set in a new key", ZsetCommands::zdiffstore,
-                ZsetCommands::checkZdiffstore);
+                "Subtract multiple sorted sets and store the resulting sorted set in a new key", ZsetAlgebra::zdiffstore,
+                ZsetAlgebra::checkZdiffstore);
         d("zintercard", -3, false, 0, 0, 0, List.of("readonly", "movablekeys"), "sorted-set", "7.0.0",
-                "Intersect multiple sorted sets and return the cardinality of the result", ZsetCommands::zintercard);
+                "Intersect multiple sorted sets and return the cardinality of the result", ZsetAlgebra::zintercard);
         d("zscan", -3, false, 1, 1, 1, List.of("readonly"), "sorted-set", "2.8.0",
                 "Incrementally iterate sorted sets elements and associated scores", ZsetCommands::zscan);
         NAMES = new NameTable<>(TABLE);

@@ -77,14 +77,8 @@ final class Doubles {
      * @return the bound, or {@link Double#NaN} when Redis would reply "min or max is not a float"
      */
     static double parseBound(byte[] s, int from) {
-        int end = from;
-        while (end < s.length && s[end] != 0) {
-            end++; // C sees the string stop at the first NUL
-        }
-        int start = from;
-        while (start < end && isSpace(s[start])) {
-            start++;
-        }
+        int end = cEnd(s, from);
+        int start = skipSpaces(s, from, end);
         Scan r = scan(s, start, end);
         // strtod points eptr back at the very start, spaces included, when it finds no number
         int eptr = r.end == start ? from : r.end;
@@ -106,15 +100,8 @@ final class Doubles {
             return Double.NaN;
         }
         if (v == 0) {
-            int end = 0;
-            while (end < s.length && s[end] != 0) {
-                end++;
-            }
-            int start = 0;
-            while (start < end && isSpace(s[start])) {
-                start++;
-            }
-            if (scan(s, start, end).erange) {
+            int end = cEnd(s, 0);
+            if (scan(s, skipSpaces(s, 0, end), end).erange) {
                 return Double.NaN; // underflow to zero
             }
         }
@@ -123,14 +110,8 @@ final class Doubles {
 
     /** Whether {@code s} spells an infinity (which strtod returns without ERANGE), not a number that overflowed. */
     private static boolean isInfinityWord(byte[] s) {
-        int end = 0;
-        while (end < s.length && s[end] != 0) {
-            end++;
-        }
-        int i = 0;
-        while (i < end && isSpace(s[i])) {
-            i++;
-        }
+        int end = cEnd(s, 0);
+        int i = skipSpaces(s, 0, end);
         if (i < end && (s[i] == '+' || s[i] == '-')) {
             i++;
         }
@@ -216,6 +197,23 @@ final class Doubles {
     /** The score a {@link #sortable} key stands for ({@code 0.0} for a {@code -0.0} score). */
     static double fromSortable(long key) {
         return Double.longBitsToDouble(key < 0 ? key & Long.MAX_VALUE : ~key);
+    }
+
+    /** Where C sees the string {@code s} (read from {@code from}) end: at its first NUL. */
+    private static int cEnd(byte[] s, int from) {
+        int end = from;
+        while (end < s.length && s[end] != 0) {
+            end++;
+        }
+        return end;
+    }
+
+    /** The index of the first byte from {@code i} (before {@code end}) that is not a space. */
+    private static int skipSpaces(byte[] s, int i, int end) {
+        while (i < end && isSpace(s[i])) {
+            i++;
+        }
+        return i;
     }
 
     /** C's {@code isspace} in the "C" locale, which Redis keeps for LC_CTYPE. */

@@ -96,24 +96,14 @@ final class HashCommands {
 
     static void hget(Tx tx, byte[][] a, Reply r) {
         Rec rec = tx.hash(a[1]);
-        byte[] v = rec == null ? null : tx.field(a[1], a[2]);
-        if (v == null) {
-            r.nullBulk();
-        } else {
-            r.bulk(v);
-        }
+        Replies.bulkOrNil(r, rec == null ? null : tx.field(a[1], a[2]));
     }
 
     static void hmget(Tx tx, byte[][] a, Reply r) {
         Rec rec = tx.hash(a[1]);
         r.array(a.length - 2);
         for (int i = 2; i < a.length; i++) {
-            byte[] v = rec == null ? null : tx.field(a[1], a[i]);
-            if (v == null) {
-                r.nullBulk();
-            } else {
-                r.bulk(v);
-            }
+            Replies.bulkOrNil(r, rec == null ? null : tx.field(a[1], a[i]));
         }
     }
 

@@ -377,11 +377,7 @@ final class KeyCommands {
                 it.seekToFirst();
                 found = firstLive(tx, it, target);
             }
-            if (found == null) {
-                r.nullBulk();
-            } else {
-                r.bulk(found);
-            }
+            Replies.bulkOrNil(r, found);
         }
     }
 
@@ -438,7 +434,10 @@ final class KeyCommands {
         }
     }
 
-    /** Writes a copy of the live key {@code src} ({@code from}) at {@code dst}, which is absent: value, deadline, encoding. */
+    /**
+     * Writes a copy of the live key {@code src} ({@code from}) at {@code dst}, which is absent: value, deadline,
+     * encoding.
+     */
     private static void copyValue(Tx tx, byte[] src, Rec from, byte[] dst) {
         if (from.hasFields()) {
             // every record under the key's prefix (a sorted set has two per member): the count is the key's;

@@ -4,26 +4,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.rocksdb.RocksIterator;
-
-import tandem.api.store.BlockingWait;
 import tandem.api.store.Reply;
+import tandem.store.Pops.From;
 import tandem.store.Tx.Rec;
 
 /**
- * The list commands, with Redis 7.0's argument checks, replies and error texts.
- *
- * <h2>Layout</h2>
- * Each element is a record of its own in the {@code fields} family, named by its position:
- * <pre>
- * [key_len u32 BE][key][position i64 BE, sign bit flipped]  -&gt; element
- * </pre>
- * The key record holds the element count and the position of the first element (the head); the elements occupy
- * the positions {@code head .. head + count - 1} without gaps. Flipping the sign bit makes byte order position order
- * for negative positions too, so LPUSH takes {@code head - 1} and RPUSH {@code head + count}: a push or a pop at
- * either end writes one element record and the key record, whatever the length, and LINDEX, LSET and a page of LRANGE
- * read only what they return. LINSERT and LREM move the elements after the change (Redis' are O(n) too); LTRIM deletes
- * what it trims. Deleting the last element deletes the key.
+ * The list commands, with Redis 7.0's argument checks, replies and error texts, over the records {@link Lists}
+ * keeps; the multi-key and blocking pops are {@link Pops}'.
  */
 final class ListCommands {
 
@@ -32,109 +19,8 @@ final class ListCommands {
     private ListCommands() {
     }
 
-    // ---------------------------------------------------------------- storage
-
-    /** The record name of position {@code pos}: big-endian with the sign bit flipped, so byte order is position order. */
-    static byte[] name(long pos) {
-        long u = pos ^ Long.MIN_VALUE;
-        byte[] b = new byte[8];
-        for (int i = 7; i >= 0; i--) {
-            b[i] = (byte) u;
-            u >>>= 8;
-        }
-        return b;
-    }
-
-    /** The element at index {@code i} (0 = head) of a list, which must exist. */
-    private static byte[] get(Tx tx, byte[] key, Rec rec, long i) {
-        byte[] v = tx.record(Tx.fieldPrefix(key), name(rec.head() + i));
-        if (v == null) {
-            throw new IllegalStateException("list " + Args.text(key) + " lacks its element " + i);
-        }
-        return v;
-    }
-
-    /** The elements at indexes {@code from..to} (inclusive, within the list), head to tail. */
-    static List<byte[]> range(Tx tx, byte[] key, Rec rec, long from, long to) {
-        if (from == to) {
-            List<byte[]> one = new ArrayList<>(1);
-            one.add(get(tx, key, rec, from)); // a point read: cheaper than an iterator (every LPOP/RPOP of one)
-            return one;
-        }
-        byte[] prefix = Tx.fieldPrefix(key);
-        List<byte[]> out = new ArrayList<>((int) Math.min(to - from + 1, 1024));
-        try (RocksIterator it = tx.fieldIterator()) {
-            it.seek(Tx.concat(prefix, name(rec.head() + from)));
-            for (long i = from; i <= to; i++) {
-                if (i > from) {
-                    // not past the last: beyond the tail lie the deletions of earlier pops, each a step to skip
-                    it.next();
-                }
-                if (!it.isValid() || !Tx.startsWith(it.key(), prefix)) {
-                    throw new IllegalStateException("list " + Args.text(key) + " lacks its element " + i);
-                }
-                out.add(it.value());
-            }
-        }
-        return out;
-    }
-
-    /** Every element, head to tail. */
-    static List<byte[]> all(Tx tx, byte[] key, Rec rec) {
-        return rec == null ? List.of() : range(tx, key, rec, 0, rec.fieldCount() - 1);
-    }
-
-    /** Pushes {@code elements} one by one at the head or the tail; returns the list's new record. */
-    static Rec push(Tx tx, byte[] key, Rec rec, boolean head, List<byte[]> elements) {
-        byte[] prefix = Tx.fieldPrefix(key);
-        long first = rec == null ? 0 : rec.head();
-        long count = rec == null ? 0 : rec.fieldCount();
-        for (byte[] e : elements) {
-            if (head) {
-                tx.putRecord(prefix, name(--first), e);
-            } else {
-                tx.putRecord(prefix, name(first + count), e);
-            }
-            count++;
-        }
-        tx.putElements(key, rec, Tx.LIST, count, first, 0);
-        return tx.meta(key);
-    }
-
-    /** Pops up to {@code n} elements from the head or the tail, in pop order; deletes the key when it empties. */
-    static List<byte[]> pop(Tx tx, byte[] key, Rec rec, boolean head, long n) {
-        long count = rec.fieldCount();
-        long k = Math.min(n, count);
-        List<byte[]> out = head ? range(tx, key, rec, 0, k - 1) : range(tx, key, rec, count - k, count - 1);
-        if (!head) {
-            java.util.Collections.reverse(out);
-        }
-        byte[] prefix = Tx.fieldPrefix(key);
-        for (long i = 0; i < k; i++) {
-            tx.deleteRecord(prefix, name(head ? rec.head() + i : rec.head() + count - 1 - i));
-        }
-        tx.putElements(key, rec, Tx.LIST, count - k, head ? rec.head() + k : rec.head(), 0);
-        return out;
-    }
-
-    /**
-     * Replaces the elements from index {@code from} to the end with {@code tail}: what LINSERT and LREM move.
-     * Deletes the key when nothing is left.
-     */
-    private static void rewrite(Tx tx, byte[] key, Rec rec, long from, List<byte[]> tail) {
-        byte[] prefix = Tx.fieldPrefix(key);
-        long count = from + tail.size();
-        for (int i = 0; i < tail.size(); i++) {
-            tx.putRecord(prefix, name(rec.head() + from + i), tail.get(i));
-        }
-        for (long i = count; i < rec.fieldCount(); i++) {
-            tx.deleteRecord(prefix, name(rec.head() + i));
-        }
-        tx.putElements(key, rec, Tx.LIST, count, rec.head(), 0);
-    }
-
     private static Rec list(Tx tx, byte[] key) {
-        return tx.typed(key, Tx.LIST);
+        return Lists.list(tx, key);
     }
 
     // ---------------------------------------------------------------- push and pop
@@ -161,13 +47,13 @@ final class ListCommands {
             r.integer(0);
             return;
         }
-        Rec after = push(tx, a[1], rec, head, Arrays.asList(a).subList(2, a.length));
+        Rec after = Lists.push(tx, a[1], rec, head, Arrays.asList(a).subList(2, a.length));
         r.integer(after.fieldCount());
     }
 
     static void checkPop(byte[][] a, long nowMs) {
         if (a.length == 3) {
-            positive(a[2], CommandError.MUST_BE_POSITIVE);
+            Numbers.positive(a[2], CommandError.MUST_BE_POSITIVE);
         }
     }
 
@@ -185,7 +71,7 @@ final class ListCommands {
             throw CommandError.arity(Args.lower(a[0]));
         }
         boolean hasCount = a.length == 3;
-        long count = hasCount ? positive(a[2], CommandError.MUST_BE_POSITIVE) : 1;
+        long count = hasCount ? Numbers.positive(a[2], CommandError.MUST_BE_POSITIVE) : 1;
         Rec rec = list(tx, a[1]);
         if (rec == null) {
             if (hasCount) {
@@ -199,9 +85,9 @@ final class ListCommands {
             r.array(0);
             return;
         }
-        List<byte[]> popped = pop(tx, a[1], rec, head, count);
+        List<byte[]> popped = Lists.pop(tx, a[1], rec, head, count);
         if (hasCount) {
-            SetCommands.bulks(r, popped);
+            Replies.bulks(r, popped);
         } else {
             r.bulk(popped.get(0));
         }
@@ -222,24 +108,12 @@ final class ListCommands {
             r.array(0);
             return;
         }
-        long llen = rec.fieldCount();
-        if (start < 0) {
-            start += llen;
-        }
-        if (end < 0) {
-            end += llen;
-        }
-        if (start < 0) {
-            start = 0;
-        }
-        if (start > end || start >= llen) {
+        long[] range = Args.indexRange(start, end, rec.fieldCount());
+        if (range == null) {
             r.array(0);
             return;
         }
-        if (end >= llen) {
-            end = llen - 1;
-        }
-        SetCommands.bulks(r, range(tx, a[1], rec, start, end));
+        Replies.bulks(r, Lists.range(tx, a[1], rec, range[0], range[1]));
     }
 
     static void lindex(Tx tx, byte[][] a, Reply r) {
@@ -253,7 +127,7 @@ final class ListCommands {
         if (i < 0 || i >= rec.fieldCount()) {
             r.nullBulk();
         } else {
-            r.bulk(get(tx, a[1], rec, i));
+            r.bulk(Lists.get(tx, a[1], rec, i));
         }
     }
 
@@ -271,7 +145,7 @@ final class ListCommands {
         if (i < 0 || i >= rec.fieldCount()) {
             throw new CommandError("ERR index out of range");
         }
-        tx.putRecord(Tx.fieldPrefix(a[1]), name(rec.head() + i), a[3]);
+        Lists.set(tx, a[1], rec, i, a[3]);
         r.simple("OK");
     }
 
@@ -291,7 +165,7 @@ final class ListCommands {
             r.integer(0);
             return;
         }
-        List<byte[]> elements = all(tx, a[1], rec);
+        List<byte[]> elements = Lists.all(tx, a[1], rec);
         int pivot = -1;
         for (int i = 0; i < elements.size(); i++) {
             if (Arrays.equals(elements.get(i), a[3])) {
@@ -307,7 +181,7 @@ final class ListCommands {
         List<byte[]> tail = new ArrayList<>(elements.size() - at + 1);
         tail.add(a[4]);
         tail.addAll(elements.subList(at, elements.size()));
-        rewrite(tx, a[1], rec, at, tail);
+        Lists.rewrite(tx, a[1], rec, at, tail);
         r.integer(rec.fieldCount() + 1);
     }
 
@@ -323,7 +197,7 @@ final class ListCommands {
             r.integer(0);
             return;
         }
-        List<byte[]> elements = all(tx, a[1], rec);
+        List<byte[]> elements = Lists.all(tx, a[1], rec);
         int n = elements.size();
         boolean[] removed = new boolean[n];
         long limit = toRemove == 0 ? Long.MAX_VALUE : toRemove == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(toRemove);
@@ -344,7 +218,7 @@ final class ListCommands {
                     tail.add(elements.get(i));
                 }
             }
-            rewrite(tx, a[1], rec, first, tail);
+            Lists.rewrite(tx, a[1], rec, first, tail);
         }
         r.integer(count);
     }
@@ -363,35 +237,12 @@ final class ListCommands {
             return;
         }
         long llen = rec.fieldCount();
-        if (start < 0) {
-            start += llen;
-        }
-        if (end < 0) {
-            end += llen;
-        }
-        if (start < 0) {
-            start = 0;
-        }
-        long ltrim;
-        long rtrim;
-        if (start > end || start >= llen) {
-            ltrim = llen;
-            rtrim = 0;
+        long[] kept = Args.indexRange(start, end, llen);
+        if (kept == null) {
+            Lists.trim(tx, a[1], rec, llen, 0);
         } else {
-            if (end >= llen) {
-                end = llen - 1;
-            }
-            ltrim = start;
-            rtrim = llen - end - 1;
+            Lists.trim(tx, a[1], rec, kept[0], llen - kept[1] - 1);
         }
-        byte[] prefix = Tx.fieldPrefix(a[1]);
-        for (long i = 0; i < ltrim; i++) {
-            tx.deleteRecord(prefix, name(rec.head() + i));
-        }
-        for (long i = 0; i < rtrim; i++) {
-            tx.deleteRecord(prefix, name(rec.head() + llen - 1 - i));
-        }
-        tx.putElements(a[1], rec, Tx.LIST, llen - ltrim - rtrim, rec.head() + ltrim, 0);
         r.simple("OK");
     }
 
@@ -411,9 +262,9 @@ final class ListCommands {
                             + "second ... or use negative to start from the end of the list");
                 }
             } else if (Args.is(a[j], "count") && more) {
-                count = positive(a[++j], "ERR COUNT can't be negative");
+                count = Numbers.positive(a[++j], "ERR COUNT can't be negative");
             } else if (Args.is(a[j], "maxlen") && more) {
-                maxlen = positive(a[++j], "ERR MAXLEN can't be negative");
+                maxlen = Numbers.positive(a[++j], "ERR MAXLEN can't be negative");
             } else {
                 throw new CommandError(CommandError.SYNTAX);
             }
@@ -432,33 +283,23 @@ final class ListCommands {
         }
         long llen = rec.fieldCount();
         List<Long> found = new ArrayList<>();
-        long matches = 0;
-        byte[] prefix = Tx.fieldPrefix(a[1]);
-        try (RocksIterator it = tx.fieldIterator()) {
-            if (fromTail) {
-                it.seekForPrev(Tx.concat(prefix, name(rec.head() + llen - 1)));
-            } else {
-                it.seek(Tx.concat(prefix, name(rec.head())));
-            }
-            for (long index = 0; index < llen && (maxlen == 0 || index < maxlen); index++) {
-                if (Arrays.equals(it.value(), a[2])) {
+        long first = rank;
+        long wanted = count;
+        Lists.walk(tx, a[1], rec, 0, maxlen == 0 ? llen : maxlen, fromTail, new Lists.Visit() {
+            private long matches;
+
+            @Override
+            public boolean element(long index, byte[] value) {
+                if (Arrays.equals(value, a[2])) {
                     matches++;
-                    if (matches >= rank) {
+                    if (matches >= first) {
                         found.add(fromTail ? llen - index - 1 : index);
-                        if (count == -1 || count != 0 && matches - rank + 1 >= count) {
-                            break;
-                        }
+                        return wanted != -1 && (wanted == 0 || matches - first + 1 < wanted);
                     }
                 }
-                if (index + 1 < llen) { // never past the ends, where earlier pops' deletions lie
-                    if (fromTail) {
-                        it.prev();
-                    } else {
-                        it.next();
-                    }
-                }
+                return true;
             }
-        }
+        });
         if (count != -1) {
             r.array(found.size());
             found.forEach(r::integer);
@@ -467,15 +308,6 @@ final class ListCommands {
         } else {
             r.integer(found.get(0));
         }
-    }
-
-    /** {@code getPositiveLongFromObjectOrReply} with a message: the message for a bad number and a negative one. */
-    static long positive(byte[] arg, String error) {
-        long n = Numbers.parseLong(arg, error);
-        if (n < 0) {
-            throw new CommandError(error);
-        }
-        return n;
     }
 
     // ---------------------------------------------------------------- moves
@@ -504,186 +336,55 @@ final class ListCommands {
         move(tx, a[1], a[2], false, true, false, r);
     }
 
-    /**
-     * The list at {@code key}, or null; for a woken blocking command (see below) also null when the key holds
-     * another type, which Redis' blocked client waits through, where a first try answers WRONGTYPE.
-     */
-    private static Rec source(Tx tx, byte[] key, boolean woken) {
-        if (!woken) {
-            return list(tx, key);
-        }
-        Rec rec = tx.meta(key);
-        return rec != null && rec.isList() ? rec : null;
-    }
-
     private static void move(Tx tx, byte[] src, byte[] dst, boolean fromHead, boolean toHead, boolean woken,
             Reply r) {
-        Rec from = source(tx, src, woken);
+        Rec from = Pops.source(tx, src, From.LIST, woken);
         if (from == null) {
             r.nullBulk();
             return;
         }
         Rec to = list(tx, dst);
-        byte[] value = pop(tx, src, from, fromHead, 1).get(0);
+        byte[] value = Lists.pop(tx, src, from, fromHead, 1).get(0);
         // the same list: push onto what the pop left (the record it rewrote, or none when it emptied it)
-        push(tx, dst, Arrays.equals(src, dst) ? tx.meta(dst) : to, toHead, List.of(value));
+        Lists.push(tx, dst, Arrays.equals(src, dst) ? tx.meta(dst) : to, toHead, List.of(value));
         r.bulk(value);
     }
 
     static void checkLmpop(byte[][] a, long nowMs) {
-        mpopOptions(a, 1);
-    }
-
-    /**
-     * The options of LMPOP and ZMPOP (and their blocking forms): {@code numkeys key... ONE|OTHER [COUNT count]},
-     * with {@code numkeys} at {@code a[numkeysAt]}; returns {numkeys, 1 for {@code one} or 0 for {@code other},
-     * count (1 when not given)}.
-     */
-    static long[] mpopOptions(byte[][] a, int numkeysAt, String one, String other) {
-        long numkeys = Numbers.parseLong(a[numkeysAt], "ERR numkeys should be greater than 0");
-        if (numkeys < 1) {
-            throw new CommandError("ERR numkeys should be greater than 0");
-        }
-        long whereAt = numkeysAt + numkeys + 1;
-        if (whereAt >= a.length) {
-            throw new CommandError(CommandError.SYNTAX);
-        }
-        byte[] where = a[(int) whereAt];
-        if (!Args.is(where, one) && !Args.is(where, other)) {
-            throw new CommandError(CommandError.SYNTAX);
-        }
-        long count = -1;
-        for (int j = (int) whereAt + 1; j < a.length; j++) {
-            if (count == -1 && Args.is(a[j], "count") && j + 1 < a.length) {
-                count = Numbers.parseLong(a[++j], "ERR count should be greater than 0");
-                if (count < 1) {
-                    throw new CommandError("ERR count should be greater than 0");
-                }
-            } else {
-                throw new CommandError(CommandError.SYNTAX);
-            }
-        }
-        return new long[] {numkeys, Args.is(where, one) ? 1 : 0, count == -1 ? 1 : count};
-    }
-
-    private static long[] mpopOptions(byte[][] a, int numkeysAt) {
-        return mpopOptions(a, numkeysAt, "left", "right");
+        Pops.checkMany(a, From.LIST, false);
     }
 
     /** LMPOP: pops from the first non-empty list of the keys; replies [key, [elements]], or nil when all are empty. */
     static void lmpop(Tx tx, byte[][] a, Reply r) {
-        mpop(tx, a, mpopOptions(a, 1), 2, false, r);
+        Pops.many(tx, a, From.LIST, false, false, r);
     }
 
-    /** Pops as {@code o} says from the first non-empty list of the keys from {@code a[firstKey]}. */
-    private static void mpop(Tx tx, byte[][] a, long[] o, int firstKey, boolean woken, Reply r) {
-        for (int i = firstKey; i < firstKey + o[0]; i++) {
-            Rec rec = source(tx, a[i], woken);
-            if (rec != null) {
-                List<byte[]> popped = pop(tx, a[i], rec, o[1] == 1, o[2]);
-                r.array(2);
-                r.bulk(a[i]);
-                SetCommands.bulks(r, popped);
-                return;
-            }
-        }
-        r.nullArray();
-    }
-
-    // ---------------------------------------------------------------- blocking forms
-
-    /**
-     * {@code getTimeoutFromObjectOrReply} in seconds: a long double, times 1000, truncated to whole milliseconds as
-     * C's cast does (an infinity or a product beyond 64 bits becomes LLONG_MIN there: "negative"); 0 blocks for good.
-     */
-    static long timeoutMillis(byte[] arg) {
-        java.math.BigDecimal v = Numbers.parseLongDouble(arg, "ERR timeout is not a float or out of range");
-        java.math.BigDecimal product = v == null ? null : Numbers.round(v.multiply(java.math.BigDecimal.valueOf(1000)));
-        if (product == null) {
-            throw new CommandError("ERR timeout is negative");
-        }
-        java.math.BigInteger ms = product.setScale(0, java.math.RoundingMode.DOWN).toBigInteger();
-        if (ms.signum() < 0 || ms.bitLength() > 63) {
-            throw new CommandError("ERR timeout is negative");
-        }
-        return ms.longValue();
-    }
-
-    /*
-     * The blocking commands as they apply: each serves at once when it can, as its non-blocking form, and otherwise
-     * writes nothing and replies nil, which is also what it answers inside MULTI. The pipeline parks a client whose
-     * blocking command replied nil outside a transaction and applies the command again when a write touches one of
-     * its keys; its timeout runs on the pipeline's clock and is never journaled. Applied again, it is journaled
-     * under its woken name ({@code blpop|woken}…, see Commands), whose handler passes over a key that now holds
-     * another type, as Redis' blocked client does, instead of answering WRONGTYPE as a first try must.
-     */
-
-    /**
-     * What a blocking command (list or sorted set) that its check accepted waits for: its keys (a BLMOVE's and a
-     * BRPOPLPUSH's source alone) and its timeout as {@link #timeoutMillis} reads it; null for any other command.
-     */
-    static BlockingWait blockingWait(byte[][] a) {
-        List<byte[]> keys = new ArrayList<>();
-        switch (Args.lower(a[0])) {
-            case "blpop", "brpop", "bzpopmin", "bzpopmax" -> {
-                keys.addAll(Arrays.asList(a).subList(1, a.length - 1));
-                return new BlockingWait(keys, timeoutMillis(a[a.length - 1]));
-            }
-            case "blmove", "brpoplpush" -> {
-                keys.add(a[1]);
-                return new BlockingWait(keys, timeoutMillis(a[a.length - 1]));
-            }
-            case "blmpop", "bzmpop" -> {
-                long numkeys = Numbers.parseLong(a[2]);
-                keys.addAll(Arrays.asList(a).subList(3, (int) (3 + numkeys)));
-                return new BlockingWait(keys, timeoutMillis(a[1]));
-            }
-            default -> {
-                return null;
-            }
-        }
-    }
+    // ---------------------------------------------------------------- blocking forms (see Pops)
 
     static void checkBlockingPop(byte[][] a, long nowMs) {
-        timeoutMillis(a[a.length - 1]);
+        Pops.checkFirst(a);
     }
 
     static void blpop(Tx tx, byte[][] a, Reply r) {
-        blockingPop(tx, a, true, false, r);
+        Pops.first(tx, a, From.LIST, true, false, r);
     }
 
     static void brpop(Tx tx, byte[][] a, Reply r) {
-        blockingPop(tx, a, false, false, r);
+        Pops.first(tx, a, From.LIST, false, false, r);
     }
 
     static void blpopWoken(Tx tx, byte[][] a, Reply r) {
-        blockingPop(tx, a, true, true, r);
+        Pops.first(tx, a, From.LIST, true, true, r);
     }
 
     static void brpopWoken(Tx tx, byte[][] a, Reply r) {
-        blockingPop(tx, a, false, true, r);
-    }
-
-    /** BLPOP / BRPOP key [key ...] timeout: [key, element] from the first non-empty list. */
-    private static void blockingPop(Tx tx, byte[][] a, boolean head, boolean woken, Reply r) {
-        timeoutMillis(a[a.length - 1]);
-        for (int i = 1; i < a.length - 1; i++) {
-            Rec rec = source(tx, a[i], woken);
-            if (rec != null) {
-                byte[] v = pop(tx, a[i], rec, head, 1).get(0);
-                r.array(2);
-                r.bulk(a[i]);
-                r.bulk(v);
-                return;
-            }
-        }
-        r.nullArray();
+        Pops.first(tx, a, From.LIST, false, true, r);
     }
 
     static void checkBlmove(byte[][] a, long nowMs) {
         side(a[3]);
         side(a[4]);
-        timeoutMillis(a[5]);
+        Pops.timeoutMillis(a[5]);
     }
 
     static void blmove(Tx tx, byte[][] a, Reply r) {
@@ -697,32 +398,29 @@ final class ListCommands {
     }
 
     static void checkBrpoplpush(byte[][] a, long nowMs) {
-        timeoutMillis(a[3]);
+        Pops.timeoutMillis(a[3]);
     }
 
     static void brpoplpush(Tx tx, byte[][] a, Reply r) {
-        timeoutMillis(a[3]);
+        checkBrpoplpush(a, tx.nowMs);
         move(tx, a[1], a[2], false, true, false, r);
     }
 
     static void brpoplpushWoken(Tx tx, byte[][] a, Reply r) {
-        timeoutMillis(a[3]);
+        checkBrpoplpush(a, tx.nowMs);
         move(tx, a[1], a[2], false, true, true, r);
     }
 
     static void checkBlmpop(byte[][] a, long nowMs) {
-        timeoutMillis(a[1]);
-        mpopOptions(a, 2);
+        Pops.checkMany(a, From.LIST, true);
     }
 
     /** BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]. */
     static void blmpop(Tx tx, byte[][] a, Reply r) {
-        timeoutMillis(a[1]);
-        mpop(tx, a, mpopOptions(a, 2), 3, false, r);
+        Pops.many(tx, a, From.LIST, true, false, r);
     }
 
     static void blmpopWoken(Tx tx, byte[][] a, Reply r) {
-        timeoutMillis(a[1]);
-        mpop(tx, a, mpopOptions(a, 2), 3, true, r);
+        Pops.many(tx, a, From.LIST, true, true, r);
     }
 }

@@ -49,6 +49,26 @@ final class Numbers {
         return parseLong(s, CommandError.NOT_INTEGER);
     }
 
+    /**
+     * The optional count after the key of SPOP, ZPOPMIN and ZPOPMAX ({@code absent} when not given): at least 0, and
+     * the last argument.
+     */
+    static long optionalCount(byte[][] a, long absent) {
+        if (a.length > 3) {
+            throw new CommandError(CommandError.SYNTAX);
+        }
+        return a.length == 3 ? positive(a[2], CommandError.MUST_BE_POSITIVE) : absent;
+    }
+
+    /** {@code getPositiveLongFromObjectOrReply} with a message: the message for a bad number and a negative one. */
+    static long positive(byte[] arg, String error) {
+        long n = parseLong(arg, error);
+        if (n < 0) {
+            throw new CommandError(error);
+        }
+        return n;
+    }
+
     /** @return true when {@code s} is a valid {@code string2ll} integer */
     static boolean isLong(byte[] s) {
         try {
@@ -123,25 +143,7 @@ final class Numbers {
         if (!any) {
             throw new CommandError(error);
         }
-        long exponent = 0;
-        if (i < n && s.charAt(i) == 'e') {
-            i++;
-            boolean negative = false;
-            if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
-                negative = s.charAt(i) == '-';
-                i++;
-            }
-            if (i == n) {
-                throw new CommandError(error); // strtold would stop before the 'e'
-            }
-            while (i < n && isDigit(s.charAt(i))) {
-                exponent = Math.min(exponent * 10 + (s.charAt(i++) - '0'), 1_000_000);
-            }
-            exponent = negative ? -exponent : exponent;
-        }
-        if (i != n) {
-            throw new CommandError(error);
-        }
+        long exponent = exponentToEnd(s, i, 'e', error);
         BigInteger unscaled = new BigInteger(digits.toString());
         if (unscaled.signum() == 0) {
             return BigDecimal.ZERO;
@@ -178,25 +180,7 @@ final class Numbers {
         if (!any) {
             throw new CommandError(error);
         }
-        if (i < n && s.charAt(i) == 'p') {
-            i++;
-            boolean negative = false;
-            if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
-                negative = s.charAt(i) == '-';
-                i++;
-            }
-            if (i == n) {
-                throw new CommandError(error);
-            }
-            long e = 0;
-            while (i < n && isDigit(s.charAt(i))) {
-                e = Math.min(e * 10 + (s.charAt(i++) - '0'), 1_000_000);
-            }
-            binaryExponent += negative ? -e : e;
-        }
-        if (i != n) {
-            throw new CommandError(error);
-        }
+        binaryExponent += exponentToEnd(s, i, 'p', error);
         if (mantissa.signum() == 0) {
             return BigDecimal.ZERO;
         }
@@ -205,6 +189,34 @@ final class Numbers {
             throw new CommandError(error);
         }
         return timesPowerOfTwo(new BigDecimal(mantissa), (int) binaryExponent);
+    }
+
+    /**
+     * The exponent that ends {@code s} from index {@code i}: {@code marker [+|-] digits}, or nothing (0); its
+     * magnitude capped at 1,000,000, which is far past any double.
+     */
+    private static long exponentToEnd(String s, int i, char marker, String error) {
+        int n = s.length();
+        long exponent = 0;
+        if (i < n && s.charAt(i) == marker) {
+            i++;
+            boolean negative = false;
+            if (i < n && (s.charAt(i) == '+' || s.charAt(i) == '-')) {
+                negative = s.charAt(i) == '-';
+                i++;
+            }
+            if (i == n) {
+                throw new CommandError(error); // strtold would stop before the marker
+            }
+            while (i < n && isDigit(s.charAt(i))) {
+                exponent = Math.min(exponent * 10 + (s.charAt(i++) - '0'), 1_000_000);
+            }
+            exponent = negative ? -exponent : exponent;
+        }
+        if (i != n) {
+            throw new CommandError(error);
+        }
+        return exponent;
     }
 
     private static boolean isDigit(char c) {

@@ -54,13 +54,13 @@ final class ObjectCommands {
     /** Redis' {@code OBJECT ENCODING} of a record, from its bytes and its encoding flags. */
     static String encoding(Rec rec) {
         if (rec.isSet()) {
-            return SetCommands.encodingName(rec);
+            return Sets.encodingName(rec);
         }
         if (rec.isList()) {
             return "quicklist"; // Redis 7.0 keeps every list as a quicklist
         }
         if (rec.isZset()) {
-            return ZsetCommands.encodingName(rec);
+            return Zsets.encodingName(rec);
         }
         if (rec.isHash()) {
             // the count also tells for a hash stored before the flag existed

@@ -7,10 +7,10 @@ import java.util.Arrays;
  * record reads at most however large the set: RocksDB keeps no counts, and counting the order records up to a member
  * would read half a million of them in a set of a million.
  *
- * <p>The order names ({@code [sortable score][member]}, see {@link ZsetCommands}) are cut into intervals at fence
+ * <p>The order names ({@code [sortable score][member]}, see {@link Zsets}) are cut into intervals at fence
  * names: interval {@code i} holds the names from {@code fences[i]} (inclusive) to {@code fences[i + 1]}; the names
  * before the first fence are counted apart. Each interval's count is kept exact as members are added and removed
- * ({@link ZsetCommands#put}, {@link ZsetCommands#remove}); a rank is the counts of the intervals before a name's
+ * ({@link Zsets#put}, {@link Zsets#remove}); a rank is the counts of the intervals before a name's
  * plus a walk from its interval's fence to it. An interval that grows past {@code 2 * span} records is split at
  * its middle (a walk of {@code span} records), so walks stay short whatever the order of the inserts.
  *
@@ -35,7 +35,7 @@ final class RankIndex {
     static RankIndex build(Tx tx, byte[] key) {
         RankIndex index = new RankIndex();
         long n = 0;
-        try (ZsetCommands.Walk w = new ZsetCommands.Walk(tx, key, false)) {
+        try (Zsets.Walk w = new Zsets.Walk(tx, key, false)) {
             for (byte[] name = w.nextName(); name != null; name = w.nextName()) {
                 if (n % span == 0) {
                     index.insert(index.size, name, 0);
@@ -83,7 +83,7 @@ final class RankIndex {
             before++;
             if (before > 2L * span) {
                 // the names before the first fence become an interval of their own, split at once if need be
-                try (ZsetCommands.Walk w = new ZsetCommands.Walk(tx, key, false)) {
+                try (Zsets.Walk w = new Zsets.Walk(tx, key, false)) {
                     insert(0, w.nextName(), before);
                 }
                 before = 0;
@@ -110,7 +110,7 @@ final class RankIndex {
     /** Cuts interval {@code i} at its {@code span}-th name. */
     private void split(Tx tx, byte[] key, int i) {
         byte[] middle;
-        try (ZsetCommands.Walk w = new ZsetCommands.Walk(tx, key, false).at(fences[i])) {
+        try (Zsets.Walk w = new Zsets.Walk(tx, key, false).at(fences[i])) {
             for (int k = 0; k < span; k++) {
                 w.nextName();
             }
@@ -134,7 +134,7 @@ final class RankIndex {
                 rank += counts[k];
             }
         }
-        try (ZsetCommands.Walk w = new ZsetCommands.Walk(tx, key, false)) {
+        try (Zsets.Walk w = new Zsets.Walk(tx, key, false)) {
             if (i >= 0) {
                 w.at(fences[i]);
             }
@@ -149,8 +149,8 @@ final class RankIndex {
      * A walk from the lowest positioned so that its next entry has rank {@code rank} (which must exist): the
      * interval that holds it found from the counts, then a walk within it.
      */
-    ZsetCommands.Walk walkFrom(Tx tx, byte[] key, long rank) {
-        ZsetCommands.Walk w = new ZsetCommands.Walk(tx, key, false);
+    Zsets.Walk walkFrom(Tx tx, byte[] key, long rank) {
+        Zsets.Walk w = new Zsets.Walk(tx, key, false);
         long skip = rank;
         if (rank >= before && size > 0) {
             skip -= before;

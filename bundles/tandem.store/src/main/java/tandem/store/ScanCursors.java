@@ -19,7 +19,10 @@ import java.util.Map;
  */
 final class ScanCursors {
 
-    /** Where an iteration stands: {@code owner} is null for SCAN, the element prefix ({@link Tx#fieldPrefix}) of the collection for HSCAN, SSCAN and ZSCAN. */
+    /**
+     * Where an iteration stands: {@code owner} is null for SCAN, the element prefix ({@link Tx#fieldPrefix}) of the
+     * collection for HSCAN, SSCAN and ZSCAN.
+     */
     record Position(byte[] owner, byte[] last) {
     }
 

@@ -9,104 +9,42 @@ import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
 
 /**
- * The set commands, with Redis 7.0's argument checks, replies and error texts. A set's members are records of
- * their own in the {@code fields} family ({@code [key_len][key][member] -> empty}), counted in the key record, so
- * SADD, SREM and SISMEMBER touch one record per member whatever the set's size. Members come back in member byte
- * order (Redis: an intset's numeric order or hash order; clients must rely on neither). Deleting the last member
- * deletes the key.
- *
- * <p>Encoding (OBJECT ENCODING): Redis 7.0 keeps a set whose members are all integers ({@code string2ll}) and at
- * most {@value #MAX_INTSET} as an "intset" and converts it to a "hashtable" for good when it is given another
- * member; the {@link Tx#ENC_RAW} flag records that conversion.
+ * The set commands, with Redis 7.0's argument checks, replies and error texts, over the records {@link Sets} keeps.
  *
  * <p>Random choices (SPOP, SRANDMEMBER) are drawn from {@link Choice#of}: the same on every replica.
  */
 final class SetCommands {
 
-    /** Redis' default {@code set-max-intset-entries}. */
-    static final int MAX_INTSET = 512;
-    private static final byte[] EMPTY = new byte[0];
-
     private SetCommands() {
-    }
-
-    // ---------------------------------------------------------------- encoding and storage
-
-    /**
-     * The encoding flags of a set left with {@code count} members after it was given {@code given}: a hashtable once
-     * it held a member that is not an integer or more than {@value #MAX_INTSET} members.
-     */
-    static int encoding(int oldFlags, long count, Iterable<byte[]> given) {
-        boolean table = (oldFlags & Tx.ENC_RAW) != 0 || count > MAX_INTSET;
-        if (!table) {
-            for (byte[] m : given) {
-                if (!Numbers.isLong(m)) {
-                    table = true;
-                    break;
-                }
-            }
-        }
-        return table ? Tx.ENC_RAW : 0;
-    }
-
-    static String encodingName(Rec rec) {
-        return rec.has(Tx.ENC_RAW) || rec.fieldCount() > MAX_INTSET ? "hashtable" : "intset";
-    }
-
-    static boolean isMember(Tx tx, byte[] key, byte[] member) {
-        return tx.field(key, member) != null;
-    }
-
-    /** Every member, in byte order. */
-    static List<byte[]> members(Tx tx, byte[] key) {
-        return tx.names(Tx.fieldPrefix(key));
-    }
-
-    /**
-     * Replaces whatever {@code key} holds with a set of {@code members} (sorted, distinct), as SINTERSTORE and its
-     * kin do: an empty result deletes the key; the deadline goes.
-     */
-    static void store(Tx tx, byte[] key, List<byte[]> members) {
-        Rec old = tx.meta(key);
-        if (old != null) {
-            tx.delete(key, old);
-        }
-        if (members.isEmpty()) {
-            return;
-        }
-        for (byte[] m : members) {
-            tx.putField(key, m, EMPTY);
-        }
-        tx.putCollection(key, null, Tx.SET, members.size(), Tx.NO_EXPIRY, encoding(0, members.size(), members));
     }
 
     // ---------------------------------------------------------------- commands
 
     static void sadd(Tx tx, byte[][] a, Reply r) {
-        Rec old = tx.typed(a[1], Tx.SET);
+        Rec old = Sets.set(tx, a[1]);
         long count = old == null ? 0 : old.fieldCount();
         long added = 0;
         for (int i = 2; i < a.length; i++) {
-            if (!isMember(tx, a[1], a[i])) {
-                tx.putField(a[1], a[i], EMPTY);
+            if (!Sets.isMember(tx, a[1], a[i])) {
+                Sets.add(tx, a[1], a[i]);
                 added++;
             }
         }
         List<byte[]> given = Arrays.asList(a).subList(2, a.length);
-        tx.putElements(a[1], old, Tx.SET, count + added, 0, encoding(old == null ? 0 : old.flags(), count + added,
+        tx.putElements(a[1], old, Tx.SET, count + added, 0, Sets.encoding(old == null ? 0 : old.flags(), count + added,
                 given));
         r.integer(added);
     }
 
     static void srem(Tx tx, byte[][] a, Reply r) {
-        Rec old = tx.typed(a[1], Tx.SET);
+        Rec old = Sets.set(tx, a[1]);
         if (old == null) {
             r.integer(0);
             return;
         }
         long removed = 0;
         for (int i = 2; i < a.length; i++) {
-            if (isMember(tx, a[1], a[i])) {
+            if (Sets.isMember(tx, a[1], a[i])) {
                 tx.deleteField(a[1], a[i]);
                 removed++;
             }
@@ -118,30 +56,30 @@ final class SetCommands {
     }
 
     static void scard(Tx tx, byte[][] a, Reply r) {
-        Rec rec = tx.typed(a[1], Tx.SET);
+        Rec rec = Sets.set(tx, a[1]);
         r.integer(rec == null ? 0 : rec.fieldCount());
     }
 
     static void sismember(Tx tx, byte[][] a, Reply r) {
-        Rec rec = tx.typed(a[1], Tx.SET);
-        r.integer(rec != null && isMember(tx, a[1], a[2]) ? 1 : 0);
+        Rec rec = Sets.set(tx, a[1]);
+        r.integer(rec != null && Sets.isMember(tx, a[1], a[2]) ? 1 : 0);
     }
 
     static void smismember(Tx tx, byte[][] a, Reply r) {
-        Rec rec = tx.typed(a[1], Tx.SET);
+        Rec rec = Sets.set(tx, a[1]);
         r.array(a.length - 2);
         for (int i = 2; i < a.length; i++) {
-            r.integer(rec != null && isMember(tx, a[1], a[i]) ? 1 : 0);
+            r.integer(rec != null && Sets.isMember(tx, a[1], a[i]) ? 1 : 0);
         }
     }
 
     static void smembers(Tx tx, byte[][] a, Reply r) {
-        Rec rec = tx.typed(a[1], Tx.SET);
+        Rec rec = Sets.set(tx, a[1]);
         if (rec == null) {
             r.array(0);
         } else {
-            List<byte[]> members = members(tx, a[1]);
-            bulks(r, encodingName(rec).equals("intset") ? intsetOrder(members) : members);
+            List<byte[]> members = Sets.members(tx, a[1]);
+            Replies.bulks(r, Sets.encodingName(rec).equals("intset") ? Sets.intsetOrder(members) : members);
         }
     }
 
@@ -157,19 +95,19 @@ final class SetCommands {
         }
         byte[] member = a[3];
         if (Arrays.equals(a[1], a[2])) {
-            r.integer(isMember(tx, a[1], member) ? 1 : 0);
+            r.integer(Sets.isMember(tx, a[1], member) ? 1 : 0);
             return;
         }
-        if (!isMember(tx, a[1], member)) {
+        if (!Sets.isMember(tx, a[1], member)) {
             r.integer(0);
             return;
         }
         tx.deleteField(a[1], member);
         tx.putElements(a[1], src, Tx.SET, src.fieldCount() - 1, 0, src.flags());
-        if (dst == null || !isMember(tx, a[2], member)) {
+        if (dst == null || !Sets.isMember(tx, a[2], member)) {
             long count = (dst == null ? 0 : dst.fieldCount()) + 1;
-            tx.putField(a[2], member, EMPTY);
-            tx.putElements(a[2], dst, Tx.SET, count, 0, encoding(dst == null ? 0 : dst.flags(), count,
+            Sets.add(tx, a[2], member);
+            tx.putElements(a[2], dst, Tx.SET, count, 0, Sets.encoding(dst == null ? 0 : dst.flags(), count,
                     List.of(member)));
         }
         r.integer(1);
@@ -179,7 +117,7 @@ final class SetCommands {
     private static Rec[] sets(Tx tx, byte[][] a, int from, int to) {
         Rec[] sets = new Rec[to - from];
         for (int i = from; i < to; i++) {
-            sets[i - from] = tx.typed(a[i], Tx.SET);
+            sets[i - from] = Sets.set(tx, a[i]);
         }
         return sets;
     }
@@ -197,10 +135,10 @@ final class SetCommands {
             }
         }
         List<byte[]> out = new ArrayList<>();
-        for (byte[] m : members(tx, a[from + smallest])) {
+        for (byte[] m : Sets.members(tx, a[from + smallest])) {
             boolean all = true;
             for (int i = from; i < to && all; i++) {
-                all = i == from + smallest || isMember(tx, a[i], m);
+                all = i == from + smallest || Sets.isMember(tx, a[i], m);
             }
             if (all) {
                 out.add(m);
@@ -217,7 +155,7 @@ final class SetCommands {
         TreeSet<byte[]> out = new TreeSet<>(Arrays::compareUnsigned);
         for (int i = 0; i < sets.length; i++) {
             if (sets[i] != null) {
-                out.addAll(members(tx, a[from + i]));
+                out.addAll(Sets.members(tx, a[from + i]));
             }
         }
         return new ArrayList<>(out);
@@ -229,10 +167,10 @@ final class SetCommands {
             return List.of();
         }
         List<byte[]> out = new ArrayList<>();
-        for (byte[] m : members(tx, a[from])) {
+        for (byte[] m : Sets.members(tx, a[from])) {
             boolean keep = true;
             for (int i = 1; i < sets.length && keep; i++) {
-                keep = sets[i] == null || !isMember(tx, a[from + i], m);
+                keep = sets[i] == null || !Sets.isMember(tx, a[from + i], m);
             }
             if (keep) {
                 out.add(m);
@@ -242,32 +180,32 @@ final class SetCommands {
     }
 
     static void sinter(Tx tx, byte[][] a, Reply r) {
-        bulks(r, inter(tx, a, 1, a.length, 0));
+        Replies.bulks(r, inter(tx, a, 1, a.length, 0));
     }
 
     static void sunion(Tx tx, byte[][] a, Reply r) {
-        bulks(r, union(tx, a, 1, a.length));
+        Replies.bulks(r, union(tx, a, 1, a.length));
     }
 
     static void sdiff(Tx tx, byte[][] a, Reply r) {
-        bulks(r, diff(tx, a, 1, a.length));
+        Replies.bulks(r, diff(tx, a, 1, a.length));
     }
 
     static void sinterstore(Tx tx, byte[][] a, Reply r) {
         List<byte[]> result = inter(tx, a, 2, a.length, 0);
-        store(tx, a[1], result);
+        Sets.store(tx, a[1], result);
         r.integer(result.size());
     }
 
     static void sunionstore(Tx tx, byte[][] a, Reply r) {
         List<byte[]> result = union(tx, a, 2, a.length);
-        store(tx, a[1], result);
+        Sets.store(tx, a[1], result);
         r.integer(result.size());
     }
 
     static void sdiffstore(Tx tx, byte[][] a, Reply r) {
         List<byte[]> result = diff(tx, a, 2, a.length);
-        store(tx, a[1], result);
+        Sets.store(tx, a[1], result);
         r.integer(result.size());
     }
 
@@ -306,25 +244,15 @@ final class SetCommands {
     // ---------------------------------------------------------------- random members
 
     static void checkSpop(byte[][] a, long nowMs) {
-        if (a.length > 3) {
-            throw new CommandError(CommandError.SYNTAX);
-        }
-        if (a.length == 3) {
-            ListCommands.positive(a[2], CommandError.MUST_BE_POSITIVE);
-        }
+        Numbers.optionalCount(a, -1);
     }
 
     /** SPOP key [count]: removes and returns members drawn from {@link Choice#of}. */
     static void spop(Tx tx, byte[][] a, Reply r) {
-        checkSpop(a, tx.nowMs);
-        long count = a.length == 3 ? ListCommands.positive(a[2], CommandError.MUST_BE_POSITIVE) : -1;
-        Rec rec = tx.typed(a[1], Tx.SET);
+        long count = Numbers.optionalCount(a, -1);
+        Rec rec = Sets.set(tx, a[1]);
         if (rec == null) {
-            if (count < 0) {
-                r.nullBulk();
-            } else {
-                r.array(0);
-            }
+            Choice.nothing(r, count >= 0);
             return;
         }
         if (count == 0) {
@@ -332,7 +260,7 @@ final class SetCommands {
             return;
         }
         Choice random = Choice.of(tx, a);
-        List<byte[]> chosen = count < 0 ? List.of(random.one(tx, Tx.fieldPrefix(a[1]), rec.fieldCount()))
+        List<byte[]> chosen = count < 0 ? List.of(random.one(tx, a[1], Tx.fieldPrefix(a[1]), rec.fieldCount()))
                 : random.distinct(tx, Tx.fieldPrefix(a[1]), rec.fieldCount(), count);
         for (byte[] m : chosen) {
             tx.deleteField(a[1], m);
@@ -341,7 +269,7 @@ final class SetCommands {
         if (count < 0) {
             r.bulk(chosen.get(0));
         } else {
-            bulks(r, chosen);
+            Replies.bulks(r, chosen);
         }
     }
 
@@ -355,23 +283,17 @@ final class SetCommands {
             count = Choice.count(a[2]);
             Choice.checkRepeated(count);
         }
-        Rec rec = tx.typed(a[1], Tx.SET);
+        Rec rec = Sets.set(tx, a[1]);
         if (rec == null) {
-            if (a.length == 3) {
-                r.array(0);
-            } else {
-                r.nullBulk();
-            }
+            Choice.nothing(r, a.length == 3);
             return;
         }
         Choice random = Choice.of(tx, a);
         byte[] prefix = Tx.fieldPrefix(a[1]);
         if (a.length == 2) {
-            r.bulk(random.one(tx, prefix, rec.fieldCount()));
-        } else if (count >= 0) {
-            bulks(r, random.distinct(tx, prefix, rec.fieldCount(), count));
+            r.bulk(random.one(tx, a[1], prefix, rec.fieldCount()));
         } else {
-            bulks(r, random.repeated(tx, prefix, rec.fieldCount(), -count));
+            Replies.bulks(r, random.some(tx, prefix, rec.fieldCount(), count));
         }
     }
 
@@ -380,33 +302,21 @@ final class SetCommands {
     /** SSCAN: an intset comes whole with cursor 0, as in Redis; a hashtable is iterated COUNT members at a time. */
     static void sscan(Tx tx, byte[][] a, Reply r) {
         long cursor = Args.cursor(a[2]);
-        Rec rec = tx.typed(a[1], Tx.SET);
-        if (rec != null && encodingName(rec).equals("intset")) {
+        Rec rec = Sets.set(tx, a[1]);
+        if (rec != null && Sets.encodingName(rec).equals("intset")) {
             // an intset comes whole, in its order (ascending integers), as Redis sends it
             KeyCommands.ScanOptions o = KeyCommands.scanOptions(a, 3, false);
             List<byte[]> out = new ArrayList<>();
-            for (byte[] m : intsetOrder(members(tx, a[1]))) {
+            for (byte[] m : Sets.intsetOrder(Sets.members(tx, a[1]))) {
                 if (o.matches(m)) {
                     out.add(m);
                 }
             }
             r.array(2);
             r.bulk(Args.ascii("0"));
-            bulks(r, out);
+            Replies.bulks(r, out);
             return;
         }
         KeyCommands.scanElements(tx, a, cursor, rec, Tx.fieldPrefix(a[1]), false, null, r);
-    }
-
-    /** An intset's members (all integers) in Redis' order: ascending value. */
-    static List<byte[]> intsetOrder(List<byte[]> members) {
-        List<byte[]> sorted = new ArrayList<>(members);
-        sorted.sort(java.util.Comparator.comparingLong(Numbers::parseLong));
-        return sorted;
-    }
-
-    static void bulks(Reply r, List<byte[]> items) {
-        r.array(items.size());
-        items.forEach(r::bulk);
     }
 }

@@ -101,8 +101,8 @@ final class SortCommands {
             tx.putCollection(a[1], rec, Tx.ZSET, rec.fieldCount(), rec.expiryMs(), rec.flags() | Tx.ENC_RAW);
         }
         List<byte[]> elements = rec == null ? List.of()
-                : rec.isList() ? ListCommands.all(tx, a[1], rec)
-                : rec.isSet() ? SetCommands.members(tx, a[1])
+                : rec.isList() ? Lists.all(tx, a[1], rec)
+                : rec.isSet() ? Sets.members(tx, a[1])
                 : zsetMembers(tx, a[1]);
         int n = elements.size();
         long start = o.start() < 0 ? 0 : o.start();
@@ -170,12 +170,7 @@ final class SortCommands {
                     r.bulk(it.element);
                 }
                 for (byte[] get : o.gets()) {
-                    byte[] v = lookup(tx, get, it.element);
-                    if (v == null) {
-                        r.nullBulk();
-                    } else {
-                        r.bulk(v);
-                    }
+                    Replies.bulkOrNil(r, lookup(tx, get, it.element));
                 }
             }
             return;
@@ -195,14 +190,14 @@ final class SortCommands {
             tx.delete(o.store(), old);
         }
         if (!stored.isEmpty()) {
-            ListCommands.push(tx, o.store(), null, false, stored);
+            Lists.push(tx, o.store(), null, false, stored);
         }
         r.integer(stored.size());
     }
 
     private static List<byte[]> zsetMembers(Tx tx, byte[] key) {
         List<byte[]> out = new ArrayList<>();
-        for (ZsetCommands.Entry e : ZsetCommands.all(tx, key)) {
+        for (Zsets.Entry e : Zsets.all(tx, key)) {
             out.add(e.member());
         }
         return out;

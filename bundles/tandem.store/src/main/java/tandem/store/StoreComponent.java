@@ -280,7 +280,7 @@ public final class StoreComponent implements Keyspace {
 
     @Override
     public BlockingWait blockingWait(Command command) {
-        return ListCommands.blockingWait(command.args());
+        return Pops.blockingWait(command.args());
     }
 
     @Override

@@ -579,10 +579,6 @@ final class StringCommands {
     }
 
     private static void bulkOrNull(Reply r, Rec rec) {
-        if (rec == null) {
-            r.nullBulk();
-        } else {
-            r.bulk(rec.value());
-        }
+        Replies.bulkOrNil(r, rec == null ? null : rec.value());
     }
 }

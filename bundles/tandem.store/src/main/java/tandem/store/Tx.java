@@ -3,6 +3,7 @@ package tandem.store;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 
 import org.rocksdb.ColumnFamilyHandle;
@@ -131,16 +132,22 @@ final class Tx {
     /** Every key's header, and short strings' values: the pending batch included, so always this thread's view. */
     final KeyIndex index;
     /**
-     * What is known in memory of some sorted sets ({@link ZsetCommands.Meta}: score bounds left by pops, a rank
-     * index): never persisted; dropped with the key, on any failed apply and at FLUSHALL, and built again when needed.
+     * What is known in memory of some collection keys ({@link Memo}: stretches of their records that pops and draws
+     * found empty, a rank index): never persisted; dropped with the key, on any failed apply and at FLUSHALL, and
+     * learnt again when needed.
      */
-    final java.util.HashMap<java.nio.ByteBuffer, ZsetCommands.Meta> zsetMeta = new java.util.HashMap<>();
+    private final HashMap<ByteBuffer, Memo> memos = new HashMap<>();
     /** The index entries the running apply replaced, key then entry (null: the key was absent), to take it back. */
     private Object[] undo = new Object[16];
     private int undone;
     /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
     private long nextDeadlineMs;
     private boolean deadlineKnown;
+    /**
+     * A deadline entry at or before the first live one (null: unknown). Ticks delete from the front of the index,
+     * and RocksDB keeps those deletions until compaction: a seek from here steps over the last tick's, not all.
+     */
+    private byte[] deadlineFloor;
 
     /** "now" of the entry being applied, in milliseconds since the epoch. */
     long nowMs;
@@ -231,7 +238,8 @@ final class Tx {
         expiringDelta = 0;
         deadlineSecondsDelta = 0;
         deadlineKnown = false;
-        zsetMeta.clear(); // a bound this apply moved may no longer hold
+        deadlineFloor = null; // an entry this apply deleted before it may be back
+        memos.clear(); // what this apply found empty may hold its records again
     }
 
     /**
@@ -250,7 +258,7 @@ final class Tx {
     long nextDeadlineMs() {
         if (!deadlineKnown) {
             try (RocksIterator it = iterator(deadlines)) {
-                it.seekToFirst();
+                seekFirstDeadline(it);
                 nextDeadlineMs = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
             }
             deadlineKnown = true;
@@ -258,10 +266,38 @@ final class Tx {
         return nextDeadlineMs;
     }
 
+    /** Up to {@code limit} deadline entries ({@code [deadline_ms][key]}) due at {@link #nowMs}, earliest first. */
+    List<byte[]> dueDeadlines(int limit) {
+        List<byte[]> due = new ArrayList<>();
+        try (RocksIterator it = iterator(deadlines)) {
+            for (seekFirstDeadline(it); it.isValid() && due.size() < limit; it.next()) {
+                byte[] k = it.key();
+                if (ByteBuffer.wrap(k).getLong() > nowMs) {
+                    break;
+                }
+                due.add(k);
+            }
+        }
+        return due;
+    }
+
+    /** Positions {@code it} at the first live deadline entry, from {@link #deadlineFloor}, which moves to it. */
+    private void seekFirstDeadline(RocksIterator it) {
+        if (deadlineFloor == null) {
+            it.seekToFirst();
+        } else {
+            it.seek(deadlineFloor);
+        }
+        if (it.isValid()) {
+            deadlineFloor = it.key();
+        }
+    }
+
     /** Every key was deleted at once (FLUSHALL): the index and the deadline are empty. */
     void clearedAll() {
         index.clear();
-        zsetMeta.clear();
+        memos.clear();
+        deadlineFloor = null;
         nextDeadlineMs = Long.MAX_VALUE;
         deadlineKnown = true;
     }
@@ -398,8 +434,8 @@ final class Tx {
 
     /** As above, for a list: {@code head} is the position of its first element. */
     void putCollection(byte[] key, Rec old, byte type, long count, long head, long expiry, int flags) {
-        if (old == null && !zsetMeta.isEmpty()) {
-            zsetMeta.remove(java.nio.ByteBuffer.wrap(key)); // a new key: nothing is known of its scores
+        if (old == null && !memos.isEmpty()) {
+            memos.remove(ByteBuffer.wrap(key)); // a new key: nothing is known of its records
         }
         reindex(key, old, expiry);
         put(keys, key, encodeCollection(type, expiry, count, head, flags));
@@ -440,8 +476,8 @@ final class Tx {
     void delete(byte[] key, Rec old) {
         if (old.hasFields()) {
             deleteFields(key);
-            if (!zsetMeta.isEmpty()) {
-                zsetMeta.remove(java.nio.ByteBuffer.wrap(key));
+            if (!memos.isEmpty()) {
+                memos.remove(ByteBuffer.wrap(key));
             }
         }
         if (old.hasExpiry()) {
@@ -505,6 +541,16 @@ final class Tx {
                 nextDeadlineMs = expiryMs;
             }
         }
+    }
+
+    /** What is known in memory of the collection at {@code key}, or null. */
+    Memo memo(byte[] key) {
+        return memos.isEmpty() ? null : memos.get(ByteBuffer.wrap(key));
+    }
+
+    /** What is known in memory of the collection at {@code key}, remembered from now on. */
+    Memo memoOrNew(byte[] key) {
+        return memos.computeIfAbsent(ByteBuffer.wrap(key.clone()), k -> new Memo());
     }
 
     /** A deadline in whole seconds: the unit of the deadline sum, which a long holds for billions of keys. */
@@ -664,6 +710,21 @@ final class Tx {
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB batch put failed: " + e.getMessage(), e);
         }
+        Memo memo = cf == fields ? memoOfRecord(key) : null;
+        if (memo != null) {
+            memo.wrote(key); // what was known empty around it no longer is
+        }
+        if (cf == deadlines && deadlineFloor != null && Arrays.compareUnsigned(key, deadlineFloor) < 0) {
+            deadlineFloor = key;
+        }
+    }
+
+    /** The memo of the key that owns the {@code fields} record {@code recordKey} ([key_len][key][name]), or null. */
+    private Memo memoOfRecord(byte[] recordKey) {
+        if (memos.isEmpty()) {
+            return null;
+        }
+        return memos.get(ByteBuffer.wrap(recordKey, 4, ByteBuffer.wrap(recordKey).getInt()));
     }
 
     private void remove(ColumnFamilyHandle cf, byte[] key) {
@@ -675,6 +736,10 @@ final class Tx {
             wrote = true;
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB batch delete failed: " + e.getMessage(), e);
+        }
+        Memo memo = cf == fields ? memoOfRecord(key) : null;
+        if (memo != null) {
+            memo.deleted(key);
         }
     }
 

@@ -56,11 +56,11 @@ class WokenFormsTest {
         assertThat(waitOf("brpoplpush src dst 0")).isEqualTo("[src] 0");
         assertThat(waitOf("blmpop 2 2 a b left count 3")).isEqualTo("[a, b] 2000");
         assertThat(waitOf("bzmpop 0.25 1 z min")).isEqualTo("[z] 250");
-        assertThat(ListCommands.blockingWait(Harness.bytes("lpop", "a"))).isNull();
+        assertThat(Pops.blockingWait(Harness.bytes("lpop", "a"))).isNull();
     }
 
     private static String waitOf(String line) {
-        tandem.api.store.BlockingWait w = ListCommands.blockingWait(Harness.bytes(Harness.split(line)));
+        tandem.api.store.BlockingWait w = Pops.blockingWait(Harness.bytes(Harness.split(line)));
         java.util.List<String> keys = new java.util.ArrayList<>();
         w.keys().forEach(k -> keys.add(new String(k, java.nio.charset.StandardCharsets.UTF_8)));
         return keys + " " + w.timeoutMillis();

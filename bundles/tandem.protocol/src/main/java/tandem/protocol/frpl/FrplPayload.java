@@ -222,11 +222,14 @@ public final class FrplPayload {
             transaction = null;
             long last = journal.lastSequence();
             journal.awaitDurable(last);
-            if (last == 0 || !isFragment(journal, last)) {
+            List<SegmentInfo> segments = journal.segments();
+            long liveStart = segments.isEmpty() ? 1 : segments.get(segments.size() - 1).startSequence();
+            // a segment never starts inside a group: a live segment that holds no entry yet (after a rotation, or a
+            // snapshot's seed of just a header) has none in progress, and its predecessor may be gone
+            if (last == 0 || last < liveStart || !isFragment(journal, last)) {
                 return;
             }
-            List<SegmentInfo> segments = journal.segments();
-            journal.readSlots(segments.get(segments.size() - 1).startSequence() - 1, (sequence, slot) -> {
+            journal.readSlots(liveStart - 1, (sequence, slot) -> {
                 int at = slot.position();
                 length(sequence, slot.getLong(at + InputBatch.SLOT_TIMESTAMP_OFFSET),
                         slot.get(at + InputBatch.SLOT_TAG_OFFSET),

@@ -101,6 +101,28 @@ class FrplPayloadTest {
     }
 
     /**
+     * A replica whose journal was just replaced by a snapshot's seed of only a header holds no entry, and the
+     * sequence before it is not retained: resuming reads nothing (reading it failed every stream after such a
+     * snapshot).
+     */
+    @Test
+    void resumingOnAnEmptySegmentReadsNothing() throws InterruptedException {
+        tandem.api.journal.JournalReader seeded = (tandem.api.journal.JournalReader) java.lang.reflect.Proxy
+                .newProxyInstance(getClass().getClassLoader(), new Class<?>[] {tandem.api.journal.JournalReader.class},
+                        (proxy, method, args) -> switch (method.getName()) {
+                            case "lastSequence", "durableSequence" -> 6103L;
+                            case "awaitDurable" -> null;
+                            case "segments" -> List.of(new tandem.api.journal.SegmentInfo("journal", 6104, 6103,
+                                    new byte[32], 0, false));
+                            default -> throw new IllegalArgumentException("sequence 6103 is no longer retained");
+                        });
+        FrplPayload.Fragments fragments = new FrplPayload.Fragments();
+        fragments.resume(seeded);
+        assertThat(fragments.length(6104, 1, EntryTag.TICK, ByteBuffer.allocate(8)))
+                .isEqualTo(FrplPayload.length(EntryTag.TICK, 1, new byte[8]));
+    }
+
+    /**
      * A command received as fragments measures what it measures whole, without its fragments joined (a plain
      * command's first fragment tells its argument count); an entry that cuts a group short discards it, and a
      * fragment that does not follow the last one starts a new group.

@@ -39,17 +39,19 @@ public final class CommandTable {
     }
 
     /**
-     * Resolves a request once, as it is decoded: a command of this table, else what {@code others} resolves (the
-     * keyspace's), else an unknown command.
+     * Resolves a request once, as it is decoded: what {@code others} resolves (the keyspace's), else a command of
+     * this table, else an unknown command. The two tables share no name; the keyspace's is asked first because it
+     * serves nearly every request.
      */
     public tandem.api.store.Command resolve(byte[][] args,
             Function<byte[][], tandem.api.store.Command> others) {
-        CommandSpec spec = names.get(args[0]);
-        if (spec != null) {
-            return tandem.api.store.Command.frontend(args, spec.name(), spec);
-        }
         tandem.api.store.Command other = others.apply(args);
-        return other != null ? other : tandem.api.store.Command.unknown(args);
+        if (other != null) {
+            return other;
+        }
+        CommandSpec spec = names.get(args[0]);
+        return spec != null ? tandem.api.store.Command.frontend(args, spec.name(), spec)
+                : tandem.api.store.Command.unknown(args);
     }
 
     /** @return every command the server answers: its own in registration order, then the others */

@@ -32,6 +32,10 @@ public final class Connection implements CommandContext, NodeClient {
 
     /** The bytes of this connection's requests received and not yet run ({@link InboundBudget}). */
     final java.util.concurrent.atomic.AtomicLong inbound = new java.util.concurrent.atomic.AtomicLong();
+    /** The bytes of the current read's requests, counted against the budget at the read's end; its event loop's. */
+    long readBytes;
+    /** The bytes of requests that ran this round, released at the round's end; the logic thread's. */
+    long ranBytes;
     /** Set while the inbound budget keeps this connection from being read. */
     volatile boolean budgetPaused;
 

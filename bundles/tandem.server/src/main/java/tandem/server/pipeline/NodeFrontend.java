@@ -21,6 +21,8 @@ public final class NodeFrontend implements Frontend {
 
     /** The round's replies, one task per event loop. Logic thread only. */
     private final Outbound outbound = new Outbound();
+    /** The connections whose requests ran this round, their bytes to release at its end. Logic thread only. */
+    private final java.util.List<Connection> ran = new java.util.ArrayList<>();
     private final InboundBudget inbound;
     private final CommandMonitor monitor;
     private final tandem.api.server.ServerStatus status;
@@ -38,13 +40,26 @@ public final class NodeFrontend implements Frontend {
         outbound.add(c);
     }
 
-    /** A request of {@code c} arrived: it counts against the bound until it ran. */
+    /** A request of {@code c} arrived: it counts against the bound, from the end of its read, until it ran. */
     void received(Connection c, byte[][] command) {
-        inbound.received(c, InboundBudget.cost(command));
+        c.readBytes += InboundBudget.cost(command);
     }
 
+    /** {@code c}'s read ended: what it carried counts against the bound (one update of the shared count a read). */
+    void readComplete(Connection c) {
+        long bytes = c.readBytes;
+        if (bytes != 0) {
+            c.readBytes = 0;
+            inbound.received(c, bytes);
+        }
+    }
+
+    /** A request of {@code c} ran: released at the round's end (one update of the shared count a round). */
     void released(Connection c, byte[][] command) {
-        inbound.released(c, InboundBudget.cost(command));
+        if (c.ranBytes == 0) {
+            ran.add(c);
+        }
+        c.ranBytes += InboundBudget.cost(command);
     }
 
     void closed(Connection c) {
@@ -58,6 +73,12 @@ public final class NodeFrontend implements Frontend {
 
     @Override
     public void roundEnd() {
+        for (Connection c : ran) {
+            long bytes = c.ranBytes;
+            c.ranBytes = 0;
+            inbound.released(c, bytes);
+        }
+        ran.clear();
         outbound.send();
     }
 

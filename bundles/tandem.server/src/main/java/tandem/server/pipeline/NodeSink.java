@@ -83,6 +83,7 @@ public final class NodeSink implements RequestSink {
 
     @Override
     public void readComplete(Connection c) {
+        frontend.readComplete(c);
         c.node().flush(); // the read's requests reach the node core together; its replies leave at its round's end
     }
 

@@ -15,8 +15,14 @@ public final class RespWriter implements Reply {
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] NULL_BULK = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL_ARRAY = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] OK = "+OK\r\n".getBytes(StandardCharsets.US_ASCII);
 
     private ByteBuf out;
+    /**
+     * Where a reply's header is put together, to reach the buffer in one write: each write to a buffer checks its
+     * state and bounds, and a pipelined SET's whole reply is one such write.
+     */
+    private final byte[] header = new byte[24];
     private java.util.function.Consumer<String> errorSink;
     private long errors;
 
@@ -40,6 +46,10 @@ public final class RespWriter implements Reply {
     /** {@code +text\r\n}; the text must not contain CR or LF. */
     @Override
     public RespWriter simple(String text) {
+        if (text.equals("OK")) {
+            out.writeBytes(OK);
+            return this;
+        }
         out.writeByte('+');
         out.writeCharSequence(text, StandardCharsets.UTF_8);
         out.writeBytes(CRLF);
@@ -79,18 +89,14 @@ public final class RespWriter implements Reply {
     /** {@code :n\r\n}. */
     @Override
     public RespWriter integer(long value) {
-        out.writeByte(':');
-        writeDecimal(value);
-        out.writeBytes(CRLF);
+        writeHeader(':', value);
         return this;
     }
 
     /** {@code $len\r\nbytes\r\n}. */
     @Override
     public RespWriter bulk(byte[] value) {
-        out.writeByte('$');
-        writeDecimal(value.length);
-        out.writeBytes(CRLF);
+        writeHeader('$', value.length);
         out.writeBytes(value);
         out.writeBytes(CRLF);
         return this;
@@ -118,17 +124,31 @@ public final class RespWriter implements Reply {
     /** {@code *n\r\n}, to be followed by n replies. */
     @Override
     public RespWriter array(int count) {
-        out.writeByte('*');
-        writeDecimal(count);
-        out.writeBytes(CRLF);
+        writeHeader('*', count);
         return this;
     }
 
-    private void writeDecimal(long value) {
-        if (value >= 0 && value < 10) {
-            out.writeByte('0' + (int) value);
-        } else {
+    /** {@code <type><value>\r\n} in one write. */
+    private void writeHeader(char type, long value) {
+        byte[] h = header;
+        int end = h.length;
+        h[--end] = '\n';
+        h[--end] = '\r';
+        if (value == Long.MIN_VALUE) {
+            out.writeByte(type);
             out.writeCharSequence(Long.toString(value), StandardCharsets.US_ASCII);
+            out.writeBytes(CRLF);
+            return;
         }
+        long v = Math.abs(value);
+        do {
+            h[--end] = (byte) ('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        if (value < 0) {
+            h[--end] = '-';
+        }
+        h[--end] = (byte) type;
+        out.writeBytes(h, end, h.length - end);
     }
 }

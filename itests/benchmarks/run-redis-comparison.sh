@@ -128,6 +128,9 @@ if [[ -z ${SKIP_REPLICA:-} ]]; then
   await tp 120 answers_ping "$tp"
   tandem_start tr "$rp" "$rpr" --primary "127.0.0.1:$tpr"
   await tr 120 answers_ping "$rp"
+  await tr 60 test -s "$work/tr/etc/replication_ed25519.pub"
+  tandem_shell tp "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/tr/etc/replication_ed25519.pub")" \
+    > /dev/null
   await tp 120 has_count "$tp" 'state=streaming' 1
   for ((i = 1; i <= WARM_PASSES; i++)); do
     cpu_run "${pid_of[tp]}" "$tp" "$results/tandem-replica-pass" -t set

@@ -17,6 +17,7 @@ import tandem.api.auth.AuthorizedKey;
 import tandem.api.auth.NodeIdentity;
 import tandem.api.auth.ReplicaAuthorizer;
 import tandem.api.home.NodeHome;
+import tandem.protocol.config.ConfigChange;
 
 /**
  * Registers the node's replication identity ({@link NodeIdentity}: its Ed25519 key, created at the first start) and
@@ -82,12 +83,8 @@ public final class AuthComponent implements NodeIdentity, ReplicaAuthorizer {
 
     @Modified
     void modified(Config config) {
-        AuthSettings next;
-        try {
-            next = AuthSettings.of(config, home);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        AuthSettings next = ConfigChange.validated(LOG, () -> AuthSettings.of(config, home));
+        if (next == null) {
             return;
         }
         if (!next.keyFile().equals(settings.keyFile())) {

@@ -57,7 +57,9 @@ public final class CheckpointComponent implements Checkpoints {
     private final Path root;
     private final Path home;
     private final AtomicLong cuts = new AtomicLong();
-    private volatile Keyspace keyspace;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    volatile Keyspace keyspace;
 
     @Activate
     public CheckpointComponent(Config config, @Reference NodeHome home) {
@@ -84,18 +86,6 @@ public final class CheckpointComponent implements Checkpoints {
         if (!next.equals(root)) {
             LOG.log(Level.WARNING, "{0}: directory={1} applies when the component next activates; checkpoints stay "
                     + "in {2}", PID, next, root);
-        }
-    }
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindKeyspace(Keyspace k) {
-        keyspace = k;
-    }
-
-    void unbindKeyspace(Keyspace k) {
-        if (keyspace == k) {
-            keyspace = null;
         }
     }
 
@@ -154,14 +144,7 @@ public final class CheckpointComponent implements Checkpoints {
         return new ReceiverReceive(CheckpointReceiver.open(root, totalBytes));
     }
 
-    private static final class SenderCut implements Cut {
-        private final CheckpointSender sender;
-        private final long applied;
-
-        SenderCut(CheckpointSender sender, long applied) {
-            this.sender = sender;
-            this.applied = applied;
-        }
+    private record SenderCut(CheckpointSender sender, long applied) implements Cut {
 
         @Override
         public long appliedSequence() {
@@ -184,12 +167,7 @@ public final class CheckpointComponent implements Checkpoints {
         }
     }
 
-    private static final class ReceiverReceive implements Receive {
-        private final CheckpointReceiver receiver;
-
-        ReceiverReceive(CheckpointReceiver receiver) {
-            this.receiver = receiver;
-        }
+    private record ReceiverReceive(CheckpointReceiver receiver) implements Receive {
 
         @Override
         public boolean feed(ByteBuffer bytes) throws IOException {

@@ -80,7 +80,7 @@ class CheckpointComponentTest {
         try {
             fill(primaryStore, 2000);
             CheckpointComponent primary = checkpoints(primaryHome);
-            primary.bindKeyspace(primaryStore);
+            primary.keyspace = primaryStore;
             CheckpointComponent replica = checkpoints(replicaHome);
 
             ByteArrayOutputStream wire = new ByteArrayOutputStream();
@@ -130,7 +130,7 @@ class CheckpointComponentTest {
         try {
             fill(s, 100);
             CheckpointComponent c = checkpoints(home);
-            c.bindKeyspace(s);
+            c.keyspace = s;
             ByteArrayOutputStream wire = new ByteArrayOutputStream();
             long length;
             try (Checkpoints.Cut cut = c.cut("r")) {

@@ -19,6 +19,7 @@ import org.osgi.service.component.annotations.Reference;
 
 import tandem.api.fencing.SplitBrainAudit;
 import tandem.api.home.NodeHome;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.files.DurableFiles;
 
 /**
@@ -66,12 +67,7 @@ public final class SplitBrainRecorder implements SplitBrainAudit {
 
     @Modified
     void modified(FencingConfig config) {
-        try {
-            apply(config);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
-        }
+        ConfigChange.apply(LOG, () -> apply(config));
     }
 
     private void apply(FencingConfig config) {

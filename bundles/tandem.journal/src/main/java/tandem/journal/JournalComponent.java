@@ -17,6 +17,7 @@ import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.frpl.FrplPayload;
 
 /**
@@ -84,12 +85,8 @@ public final class JournalComponent extends SegmentedJournal implements MetricsS
 
     @Modified
     void modified(Config config) {
-        JournalSettings next;
-        try {
-            next = JournalSettings.of(config, home);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        JournalSettings next = ConfigChange.validated(LOG, () -> JournalSettings.of(config, home));
+        if (next == null) {
             return;
         }
         JournalSettings running = settings();

@@ -37,6 +37,7 @@ import tandem.api.server.WriteAdmission;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
 import tandem.api.store.StoreStatus;
+import tandem.protocol.config.ConfigChange;
 
 /**
  * The node core: one ordered core ({@link NodeCore}) bound to the journal and the store, offered to the front
@@ -102,15 +103,9 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Modified
     void modified(Config config) {
-        try {
-            NodeSettings next = NodeSettings.of(config, home);
-            if (next.pauseMaxMs() != settings.pauseMaxMs()) {
-                LOG.log(Level.WARNING, "{0}: pause.max.ms applies when the component next activates",
-                        NodeSettings.PID);
-            }
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        NodeSettings next = ConfigChange.validated(LOG, () -> NodeSettings.of(config, home));
+        if (next != null && next.pauseMaxMs() != settings.pauseMaxMs()) {
+            LOG.log(Level.WARNING, "{0}: pause.max.ms applies when the component next activates", NodeSettings.PID);
         }
     }
 

@@ -44,6 +44,7 @@ import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.config.ConfigWriteBack;
 
 /**
@@ -187,12 +188,8 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
 
     @Modified
     synchronized void modified(Config config) {
-        PsyncSettings next;
-        try {
-            next = PsyncSettings.of(config, home);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        PsyncSettings next = ConfigChange.validated(LOG, () -> PsyncSettings.of(config, home));
+        if (next == null) {
             return;
         }
         PsyncSettings previous = settings;

@@ -38,6 +38,7 @@ import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.transport.FrameTransport;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.config.ConfigWriteBack;
 
 /**
@@ -205,12 +206,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
 
     @Modified
     synchronized void modified(Config config) throws IOException {
-        ReplicationSettings next;
-        try {
-            next = ReplicationSettings.of(config, home);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        ReplicationSettings next = ConfigChange.validated(LOG, () -> ReplicationSettings.of(config, home));
+        if (next == null) {
             return;
         }
         ReplicationSettings previous = settings;

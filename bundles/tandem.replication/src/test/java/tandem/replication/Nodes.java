@@ -1,6 +1,7 @@
 package tandem.replication;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
@@ -79,9 +80,10 @@ final class Nodes {
                 .to(CheckpointComponent.Config.class), () -> home);
         if (store != null) {
             try {
-                Method bind = CheckpointComponent.class.getDeclaredMethod("bindKeyspace", Keyspace.class);
-                bind.setAccessible(true);
-                bind.invoke(c, store);
+                // the field SCR binds the store to
+                Field keyspace = CheckpointComponent.class.getDeclaredField("keyspace");
+                keyspace.setAccessible(true);
+                keyspace.set(c, store);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException(e);
             }

@@ -64,7 +64,8 @@ record JournalSettings(Path directory, long segmentSize, WaitStrategy waitStrate
             path = home.directory().resolve(path);
         }
         if (!path.isAbsolute()) {
-            throw CHECK.invalid("directory", value, "must be an absolute path (or relative to an absolute tandem.home)");
+            throw CHECK.invalid("directory", value,
+                    "must be an absolute path (or relative to an absolute tandem.home)");
         }
         return path.normalize();
     }

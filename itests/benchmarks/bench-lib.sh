@@ -1,6 +1,27 @@
-# Shared by the run-*.sh scripts (sourced, not run). The process helpers below expect the sourcing script to set
-# $work (its temporary directory: logs are $work/<name>.log) and $dist (the Tandem distribution), and to call
-# stop_all when it exits.
+# Shared by the run-*.sh scripts (sourced, not run), which set $module (their own directory) first. It sets $root (the
+# repository), $dist (the Tandem distribution: $TANDEM_DIST, default distribution/target/tandem) and $doc (where the
+# results go: $DOC, default docs/benchmarks.md). The process helpers below expect $work (the run's temporary
+# directory, logs are $work/<name>.log: bench_workdir makes it and stops every process at exit).
+
+root=$(cd "$module/../.." && pwd)
+dist=${TANDEM_DIST:-$root/distribution/target/tandem}
+doc=${DOC:-$root/docs/benchmarks.md}
+
+# requires TOOL...: the built distribution and each TOOL on the PATH, or the run stops naming what is missing
+requires() {
+  local tool
+  [[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
+  for tool in "$@"; do
+    command -v "$tool" > /dev/null || die "$tool is not on the PATH"
+  done
+}
+
+# requires_drivers: this module's compiled drivers (tandem.benchmarks.*); sets $driver_cp, their class path
+requires_drivers() {
+  [[ -d $module/target/classes/tandem/benchmarks && -f $module/target/classpath.txt ]] \
+    || die "build this module first: mvn -B -o -q -pl itests/benchmarks install -DskipTests"
+  driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
+}
 
 # Prints a markdown list describing this machine; $1 is the directory whose file system the run used.
 machine_description() {
@@ -65,6 +86,31 @@ replace_section() {
   mv "$tmp" "$file"
 }
 
+# machine_footer: the "Machine:" paragraph that ends every report, about the file system of $base
+machine_footer() {
+  echo
+  echo "Machine:"
+  echo
+  machine_description "$base"
+}
+
+# publish SECTION NAME: prints the report SECTION, copies it to $out when the script names one, and puts it in the
+# section NAME of $doc (unless DOC=/dev/null)
+publish() {
+  local section=$1 name=$2
+  echo
+  cat "$section"
+  if [[ -n ${out:-} ]]; then
+    mkdir -p "$(dirname "$out")"
+    cp "$section" "$out"
+    echo "results written to $out"
+  fi
+  if [[ $doc != /dev/null ]]; then
+    replace_section "$doc" "$name" "$section"
+    echo "section $name of $doc replaced"
+  fi
+}
+
 # field FILE TEST COLUMN: a column of a redis-benchmark --csv line ("test","rps","avg","min","p50","p95","p99","max")
 field() {
   awk -F',' -v t="$2" -v c="$3" '{ gsub(/"/, "") } $1 == t { print $c; exit }' "$1"
@@ -76,6 +122,20 @@ fmt() { awk -v v="$1" 'BEGIN { if (v == "") print "n/a"; else printf "%.0f", v }
 # ratio A B: A / B with two decimals, or n/a
 ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'
+}
+
+# side_by_side TEST...: the table of requests/s per TEST of Tandem, Redis (appendfsync always) and Redis
+# (appendfsync everysec), from $results/tandem.csv, redis-always.csv and redis-everysec.csv (redis-benchmark --csv)
+side_by_side() {
+  local t tr ra re
+  echo "| test | Tandem req/s | Redis always req/s | Redis everysec req/s | Tandem / Redis always | Tandem / Redis everysec |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  for t in "$@"; do
+    tr=$(field "$results/tandem.csv" "$t" 2)
+    ra=$(field "$results/redis-always.csv" "$t" 2)
+    re=$(field "$results/redis-everysec.csv" "$t" 2)
+    echo "| $t | $(fmt "$tr") | $(fmt "$ra") | $(fmt "$re") | $(ratio "$tr" "$ra") | $(ratio "$tr" "$re") |"
+  done
 }
 
 # ------------------------------------------------------------------------------------------------ CPU time
@@ -205,6 +265,11 @@ tandem_start() { # NAME PORT REPLICATION_PORT [--primary ADDR | --ack-policy P]
 }
 tandem_shell() { # NAME COMMAND
   "$dist/bin/tandem" shell --home "$work/$1" -c "$2"
+}
+tandem_authorize() { # PRIMARY REPLICA: the primary accepts the replica's key, once the replica has written it
+  local pub=$work/$2/etc/replication_ed25519.pub
+  await "$2" 60 test -s "$pub" # written when tandem.auth activates, maybe after the node answers PING
+  tandem_shell "$1" "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$pub")" > /dev/null
 }
 redis_start() { # NAME PORT [OPTIONS...]
   local name=$1 port=$2

@@ -21,9 +21,6 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-doc=${DOC:-$root/docs/benchmarks.md}
 N=${N:-200000}
 WARM_N=${WARM_N:-200000}
 TESTS=set,lpush,rpop,sadd,zadd,zpopmin
@@ -31,11 +28,7 @@ export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx1g -XX:+UseZGC}
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-for tool in redis-server redis-benchmark redis-cli java; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
-declare -A pid_of=()
+requires redis-server redis-benchmark redis-cli java
 bench_workdir collections-bench
 results=$work/results
 mkdir -p "$results"
@@ -65,16 +58,7 @@ for mode in always everysec; do
 done
 
 table=$work/table.md
-{
-  echo "| test | Tandem req/s | Redis always req/s | Redis everysec req/s | Tandem / Redis always | Tandem / Redis everysec |"
-  echo "|---|---:|---:|---:|---:|---:|"
-  for t in SET LPUSH RPOP SADD ZADD ZPOPMIN; do
-    tr=$(field "$results/tandem.csv" "$t" 2)
-    ra=$(field "$results/redis-always.csv" "$t" 2)
-    re=$(field "$results/redis-everysec.csv" "$t" 2)
-    echo "| $t | $(fmt "$tr") | $(fmt "$ra") | $(fmt "$re") | $(ratio "$tr" "$ra") | $(ratio "$tr" "$re") |"
-  done
-} > "$table"
+side_by_side SET LPUSH RPOP SADD ZADD ZPOPMIN > "$table"
 
 section=$work/section.md
 {
@@ -88,14 +72,6 @@ section=$work/section.md
   echo "row: the types are read against its ratio):"
   echo
   cat "$table"
-  echo
-  echo "Machine:"
-  echo
-  machine_description "$base"
+  machine_footer
 } > "$section"
-
-echo
-cat "$table"
-replace_section "$doc" collections-comparison "$section"
-echo
-echo "results written to $doc"
+publish "$section" collections-comparison

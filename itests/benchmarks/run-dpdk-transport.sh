@@ -22,9 +22,6 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-doc=${DOC:-$root/docs/benchmarks.md}
 out=${RESULTS:-$module/target/dpdk-transport.md}
 RTT_OPS=${RTT_OPS:-20000}
 BULK_SECONDS=${BULK_SECONDS:-3}
@@ -35,12 +32,8 @@ export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx512m}
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-[[ -f $module/target/classpath.txt ]] || die "build this module first: mvn -B -o -q -pl itests/benchmarks install -DskipTests"
-for tool in redis-server redis-cli java; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
-driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
+requires redis-server redis-cli java
+requires_drivers
 
 bench_workdir dpdk-bench
 results=$work/results
@@ -78,8 +71,7 @@ for transport in tcp dpdk-back-off dpdk-spin-then-yield dpdk-busy-spin; do
   tandem_start tr "$rp" "$rpr" --primary "127.0.0.1:$tpr" "${config[@]}"
   await tp 120 answers_ping "$tp"
   await tr 120 answers_ping "$rp"
-  await tr 60 test -s "$work/tr/etc/replication_ed25519.pub"
-  tandem_shell tp "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/tr/etc/replication_ed25519.pub")" > /dev/null
+  tandem_authorize tp tr
   if [[ $transport == dpdk-* ]]; then
     await tp 60 bash -c "'$dist/bin/tandem' shell --home '$work/tp' -c feature:list > /dev/null 2>&1"
     await tr 60 bash -c "'$dist/bin/tandem' shell --home '$work/tr' -c feature:list > /dev/null 2>&1"
@@ -161,21 +153,6 @@ section=$work/section.md
   echo "sent with each SET."
   echo
   cat "$table2"
-  echo
-  echo "Machine:"
-  echo
-  machine_description "$base"
+  machine_footer
 } > "$section"
-
-echo
-cat "$table1"
-echo
-cat "$table2"
-mkdir -p "$(dirname "$out")"
-cp "$section" "$out"
-echo
-echo "results written to $out"
-if [[ $doc != /dev/null ]]; then
-  replace_section "$doc" dpdk-transport "$section"
-  echo "section dpdk-transport of $doc replaced"
-fi
+publish "$section" dpdk-transport

@@ -13,8 +13,6 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-doc=${DOC:-$root/docs/benchmarks.md}
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
@@ -95,14 +93,6 @@ section=$work/section.md
   echo "on-disk bytes (payload + 41 bytes of entry header and CRC), 10^6 bytes per MB."
   echo
   cat "$table"
-  echo
-  echo "Machine:"
-  echo
-  machine_description "$base"
+  machine_footer
 } > "$section"
-
-echo
-cat "$table"
-replace_section "$doc" jmh "$section"
-echo
-echo "results written to $doc"
+publish "$section" jmh

@@ -17,19 +17,13 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-doc=${DOC:-$root/docs/benchmarks.md}
 SIZES=${SIZES:-10000 100000 1000000}
 N=${N:-300000}
 export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx1g -XX:+UseZGC}
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-for tool in redis-server redis-cli redis-benchmark; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
+requires redis-server redis-cli redis-benchmark
 
 bench_workdir keyspace-growth
 results=$work/results
@@ -94,14 +88,6 @@ section=$work/section.md
   echo "updates and reads spread over the whole keyspace. \"vs\" is the rate against the same system's at $first keys."
   echo
   cat "$table"
-  echo
-  echo "Machine:"
-  echo
-  machine_description "$base"
+  machine_footer
 } > "$section"
-
-echo
-cat "$table"
-replace_section "$doc" keyspace-growth "$section"
-echo
-echo "results written to $doc"
+publish "$section" keyspace-growth

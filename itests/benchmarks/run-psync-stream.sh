@@ -19,9 +19,6 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-doc=${DOC:-$root/docs/benchmarks.md}
 out=${RESULTS:-$module/target/psync-stream.md}
 N=${N:-500000}
 VALUE_SIZE=${VALUE_SIZE:-64}
@@ -29,10 +26,7 @@ export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx512m}
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-for tool in redis-server redis-cli redis-benchmark; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
+requires redis-server redis-cli redis-benchmark
 
 bench_workdir psync-bench
 
@@ -109,14 +103,6 @@ done
   echo "| Redis 7, no persistence (context) | $rps_redis_none | $lag_redis_none ms |"
   echo
   echo "Tandem / Redis (appendfsync always): $(ratio "$rps_tandem" "$rps_redis_always") of the throughput."
-  echo
-  echo "Machine:"
-  echo
-  machine_description "$base"
+  machine_footer
 } > "$work/report.md"
-cat "$work/report.md"
-mkdir -p "$(dirname "$out")"
-cp "$work/report.md" "$out"
-if [[ $doc != /dev/null ]]; then
-  replace_section "$doc" psync-stream "$work/report.md"
-fi
+publish "$work/report.md" psync-stream

@@ -28,9 +28,6 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-doc=${DOC:-$root/docs/benchmarks.md}
 N=${N:-200000}
 CPU_N=${CPU_N:-400000}
 WARM_PASSES=${WARM_PASSES:-5}
@@ -41,10 +38,7 @@ tests=set,get,incr,hset
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-for tool in redis-server redis-benchmark redis-cli java; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
+requires redis-server redis-benchmark redis-cli java
 
 bench_workdir redis-bench
 results=$work/results
@@ -159,16 +153,7 @@ fi
 
 # ---------------------------------------------------------------------------------------------------- report
 throughput=$work/throughput.md
-{
-  echo "| test | Tandem req/s | Redis always req/s | Redis everysec req/s | Tandem / Redis always | Tandem / Redis everysec |"
-  echo "|---|---:|---:|---:|---:|---:|"
-  for t in SET GET INCR HSET; do
-    tr=$(field "$results/tandem.csv" "$t" 2)
-    ra=$(field "$results/redis-always.csv" "$t" 2)
-    re=$(field "$results/redis-everysec.csv" "$t" 2)
-    echo "| $t | $(fmt "$tr") | $(fmt "$ra") | $(fmt "$re") | $(ratio "$tr" "$ra") | $(ratio "$tr" "$re") |"
-  done
-} > "$throughput"
+side_by_side SET GET INCR HSET > "$throughput"
 
 cpu=$work/cpu.md
 {
@@ -272,23 +257,6 @@ section=$work/section.md
   echo "(after the runs above, on the same server; higher is better):"
   echo
   cat "$load"
-  echo
-  echo "Machine:"
-  echo
-  machine_description "$base"
+  machine_footer
 } > "$section"
-
-echo
-cat "$cpu"
-echo
-cat "$results/threads.md"
-echo
-[[ -f $replica ]] && cat "$replica" && echo
-cat "$throughput"
-echo
-cat "$latency"
-echo
-cat "$load"
-replace_section "$doc" redis-comparison "$section"
-echo
-echo "results written to $doc"
+publish "$section" redis-comparison

@@ -28,9 +28,6 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-doc=${DOC:-$root/docs/benchmarks.md}
 out=${RESULTS:-$module/target/replication-latency.md}
 CLIENTS=${CLIENTS:-4}
 OPS=${OPS:-5000}
@@ -42,13 +39,8 @@ policies=(disk disk+ram two-disks ram)
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-[[ -d $module/target/classes/tandem/benchmarks && -f $module/target/classpath.txt ]] \
-  || die "build this module first: mvn -B -o -q -pl itests/benchmarks install -DskipTests"
-for tool in redis-server redis-benchmark redis-cli java; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
-driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
+requires redis-server redis-benchmark redis-cli java
+requires_drivers
 
 bench_workdir repl-bench
 results=$work/results
@@ -87,8 +79,7 @@ done
 for r in 1 2; do
   port_var=tr${r}_port
   await "tr$r" 120 answers_ping "${!port_var}"
-  await "tr$r" 60 test -s "$work/tr$r/etc/replication_ed25519.pub"
-  tandem_shell tp "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/tr$r/etc/replication_ed25519.pub")" > /dev/null
+  tandem_authorize tp "tr$r"
 done
 for r in 1 2; do
   port_var=tr${r}_port
@@ -142,14 +133,18 @@ redis_cluster() { # MODE (always | none): starts rp + rr1 + rr2, returns when bo
   await rp 60 redis_idle "$rp"
 }
 
+redis_latency() { # MODE LABEL: redis_cluster MODE, the latency with two replicas (LABEL-2), then with one (LABEL-1)
+  redis_cluster "$1"
+  warm_up "$rp"
+  latency "$2-2" "$rp" --wait
+  echo "### Redis: stopping the second replica"
+  stop rr2
+  await rp 60 has_count "$rp" 'state=online' 1
+  latency "$2-1" "$rp" --wait
+}
+
 echo "### Redis: appendonly yes, appendfsync always on every node; primary + 2 replicas"
-redis_cluster always
-warm_up "$rp"
-latency redis-always-2 "$rp" --wait
-echo "### Redis: stopping the second replica"
-stop rr2
-await rp 60 has_count "$rp" 'state=online' 1
-latency redis-always-1 "$rp" --wait
+redis_latency always redis-always
 throughput redis-always-tp "$rp"
 echo "### Redis: appendfsync everysec on both nodes"
 redis-cli -h 127.0.0.1 -p "$rp" CONFIG SET appendfsync everysec > /dev/null
@@ -158,13 +153,7 @@ throughput redis-everysec-tp "$rp"
 stop_all
 
 echo "### Redis: appendonly no on every node; primary + 2 replicas"
-redis_cluster none
-warm_up "$rp"
-latency redis-noaof-2 "$rp" --wait
-echo "### Redis: stopping the second replica"
-stop rr2
-await rp 60 has_count "$rp" 'state=online' 1
-latency redis-noaof-1 "$rp" --wait
+redis_latency none redis-noaof
 stop_all
 
 # ------------------------------------------------------------------------------------------------ report

@@ -27,9 +27,6 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-doc=${DOC:-$root/docs/benchmarks.md}
 out=${RESULTS:-$module/target/snapshot.md}
 KEYS=${KEYS:-1100000}
 VALUE_SIZE=${VALUE_SIZE:-1000}
@@ -37,13 +34,8 @@ export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx512m}
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-[[ -d $module/target/classes/tandem/benchmarks && -f $module/target/classpath.txt ]] \
-  || die "build this module first: mvn -B -o -q -pl itests/benchmarks install -DskipTests"
-for tool in redis-server redis-cli java; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
-driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
+requires redis-server redis-cli java
+requires_drivers
 
 bench_workdir snapshot-bench
 
@@ -152,14 +144,6 @@ mib() { awk -v b="$1" 'BEGIN { if (b == "") print "n/a"; else printf "%.0f MiB",
   echo "| what was sent | $(mib "$checkpoint_bytes") checkpoint stream + segment seed | $(mib "$psync_sent") checkpoint stream (zero-copy) | $(mib "$rdb_bytes") (RDB, diskless) | | |"
   echo "| primary's data | store on disk $(mib "$store_bytes") | (the same primary) | used_memory $(mib "$redis_memory") | | |"
   echo "| load of the keyspace (Populate, 4 connections, pipeline 64; for context) | $tandem_load_s s | | $redis_load_s s | | |"
-  echo
-  echo "Machine:"
-  echo
-  machine_description "$base"
+  machine_footer
 } > "$work/report.md"
-cat "$work/report.md"
-mkdir -p "$(dirname "$out")"
-cp "$work/report.md" "$out"
-if [[ $doc != /dev/null ]]; then
-  replace_section "$doc" snapshot "$work/report.md"
-fi
+publish "$work/report.md" snapshot

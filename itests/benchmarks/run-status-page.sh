@@ -13,19 +13,14 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-shot=${SHOT:-$root/docs/images/status-page.png}
 out=${OUT:-$module/target/status-page}
 load=${SECONDS_LOAD:-90}
 export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx512m}
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
+shot=${SHOT:-$root/docs/images/status-page.png}
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-for tool in redis-cli redis-benchmark chromium curl; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
+requires redis-cli redis-benchmark chromium curl
 mkdir -p "$out" "$(dirname "$shot")"
 
 bench_workdir status-page
@@ -37,8 +32,7 @@ for r in r1 r2; do
   port_var=${r}p; rport_var=${r}rp
   tandem_start "$r" "${!port_var}" "${!rport_var}" --primary "127.0.0.1:$prp"
   await "$r" 60 answers_ping "${!port_var}"
-  tandem_shell p "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/$r/etc/replication_ed25519.pub")" \
-    > /dev/null
+  tandem_authorize p "$r"
 done
 health=$((pp + 3000))
 both_stream() { [[ $(curl -s "http://127.0.0.1:$health/health" | grep -c '"state": "streaming"') -eq 2 ]]; }

@@ -22,9 +22,6 @@
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
-root=$(cd "$module/../.." && pwd)
-dist=${TANDEM_DIST:-$root/distribution/target/tandem}
-doc=${DOC:-$root/docs/benchmarks.md}
 out=${RESULTS:-$module/target/swap-pause.md}
 RUNS=${RUNS:-3}
 CLIENTS=${CLIENTS:-2}
@@ -33,13 +30,8 @@ export TANDEM_JAVA_OPTS=${TANDEM_JAVA_OPTS:--Xmx512m}
 # shellcheck source=bench-lib.sh
 source "$module/bench-lib.sh"
 
-[[ -x $dist/bin/tandem ]] || die "$dist/bin/tandem not found: build the distribution first (mvn -B install)"
-[[ -f $module/target/classes/tandem/benchmarks/SwapPause.class && -f $module/target/classpath.txt ]] \
-  || die "build this module first: mvn -B -o -q -pl itests/benchmarks install -DskipTests"
-for tool in redis-cli java; do
-  command -v "$tool" > /dev/null || die "$tool is not on the PATH"
-done
-driver_cp=$module/target/classes:$(cat "$module/target/classpath.txt")
+requires redis-cli java
+requires_drivers
 
 bench_workdir swap-pause
 
@@ -76,8 +68,7 @@ tandem_start p "$pp" "$prp" --ack-policy disk+ram
 await p 60 answers_ping "$pp"
 tandem_start r "$rp" "$rrp" --primary "127.0.0.1:$prp" --config tandem.replication:reconnect.max.ms=100
 await r 60 answers_ping "$rp"
-await r 60 test -s "$work/r/etc/replication_ed25519.pub" # written when tandem.auth activates, maybe after PING
-tandem_shell p "auth:allow $(awk '{ printf "%s \"%s\" %s", $1, $2, $3 }' "$work/r/etc/replication_ed25519.pub")" > /dev/null
+tandem_authorize p r
 tandem_start s "$sp" "$srp" --config tandem.psync:reconnect.max.ms=100
 await s 60 answers_ping "$sp"
 redis-cli -p "$sp" REPLICAOF 127.0.0.1 "$pp" > /dev/null

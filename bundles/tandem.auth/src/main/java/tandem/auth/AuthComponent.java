@@ -3,13 +3,12 @@ package tandem.auth;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.List;
-import java.util.function.Function;
 
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -17,6 +16,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import tandem.api.auth.AuthorizedKey;
 import tandem.api.auth.NodeIdentity;
 import tandem.api.auth.ReplicaAuthorizer;
+import tandem.api.home.NodeHome;
+import tandem.protocol.config.ConfigChange;
 
 /**
  * Registers the node's replication identity ({@link NodeIdentity}: its Ed25519 key, created at the first start) and
@@ -61,16 +62,12 @@ public final class AuthComponent implements NodeIdentity, ReplicaAuthorizer {
     private final AuthSettings settings;
     private final NodeKey key;
     private final AuthorizedKeysFile authorized;
-    private final Function<String, String> frameworkProperty;
+    private final NodeHome home;
 
     @Activate
-    public AuthComponent(Config config, BundleContext context) {
-        this(config, context::getProperty);
-    }
-
-    AuthComponent(Config config, Function<String, String> frameworkProperty) {
-        this.frameworkProperty = frameworkProperty;
-        this.settings = AuthSettings.of(config, frameworkProperty);
+    public AuthComponent(Config config, @Reference NodeHome home) {
+        this.home = home;
+        this.settings = AuthSettings.of(config, home);
         boolean existed = java.nio.file.Files.exists(settings.keyFile());
         try {
             this.key = NodeKey.loadOrCreate(settings.keyFile(), settings.comment());
@@ -86,12 +83,8 @@ public final class AuthComponent implements NodeIdentity, ReplicaAuthorizer {
 
     @Modified
     void modified(Config config) {
-        AuthSettings next;
-        try {
-            next = AuthSettings.of(config, frameworkProperty);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        AuthSettings next = ConfigChange.validated(LOG, () -> AuthSettings.of(config, home));
+        if (next == null) {
             return;
         }
         if (!next.keyFile().equals(settings.keyFile())) {

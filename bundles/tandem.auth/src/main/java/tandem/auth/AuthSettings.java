@@ -2,16 +2,15 @@ package tandem.auth;
 
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.util.function.Function;
 
+import tandem.api.home.NodeHome;
 import tandem.protocol.config.PropertyCheck;
 
 /**
  * The validated configuration of replication authentication. Every check names the property it refuses, so that an
  * operator who mistypes {@code etc/tandem.auth.cfg} reads which line is wrong.
  *
- * @param home           the node's home: the framework property {@code tandem.home}, or the working directory when
- *                       it is unset; absolute
+ * @param home           the node's home ({@link NodeHome#directory()}), absolute
  * @param keyFile        the node's private key (raw 32-byte Ed25519 seed), absolute
  * @param authorizedKeys the {@code authorized_keys} file, absolute
  * @param reloadCheckMs  the least time between two checks of whether {@code authorized_keys} changed
@@ -19,11 +18,10 @@ import tandem.protocol.config.PropertyCheck;
 record AuthSettings(Path home, Path keyFile, Path authorizedKeys, long reloadCheckMs) {
 
     static final String PID = "tandem.auth";
-    static final String HOME_PROPERTY = "tandem.home";
     private static final PropertyCheck CHECK = new PropertyCheck(PID);
 
-    static AuthSettings of(AuthComponent.Config c, Function<String, String> frameworkProperty) {
-        Path home = home(frameworkProperty.apply(HOME_PROPERTY));
+    static AuthSettings of(AuthComponent.Config c, NodeHome nodeHome) {
+        Path home = nodeHome.directory();
         Path keyFile = file("key.file", c.key_file(), home);
         Path authorizedKeys = file("authorized.keys", c.authorized_keys(), home);
         if (keyFile.equals(authorizedKeys)) {
@@ -36,16 +34,6 @@ record AuthSettings(Path home, Path keyFile, Path authorizedKeys, long reloadChe
     /** The comment of this node's authorizing line: {@code tandem@<name of the home directory>}. */
     String comment() {
         return comment(home);
-    }
-
-    static Path home(String tandemHome) {
-        String h = tandemHome == null || tandemHome.isBlank() ? "." : tandemHome.trim();
-        try {
-            return Path.of(h).toAbsolutePath().normalize();
-        } catch (InvalidPathException e) {
-            throw new IllegalArgumentException(PID + ": the framework property " + HOME_PROPERTY + "=" + h
-                    + " is not a valid path");
-        }
     }
 
     /** @return {@code value} resolved against {@code home} when relative, absolute and normalized */

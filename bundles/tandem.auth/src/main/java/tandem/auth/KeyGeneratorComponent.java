@@ -4,9 +4,11 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.function.BiFunction;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import tandem.api.home.NodeHome;
 
 /**
  * Makes key pairs for other nodes, for {@code auth:keygen FILE}: {@code apply(file, comment)} writes a new key to
@@ -27,12 +29,8 @@ public final class KeyGeneratorComponent implements BiFunction<String, String, S
     private final Path home;
 
     @Activate
-    public KeyGeneratorComponent(BundleContext context) {
-        this(context.getProperty(AuthSettings.HOME_PROPERTY));
-    }
-
-    KeyGeneratorComponent(String tandemHome) {
-        this.home = AuthSettings.home(tandemHome);
+    public KeyGeneratorComponent(@Reference NodeHome home) {
+        this.home = home.directory();
     }
 
     /**

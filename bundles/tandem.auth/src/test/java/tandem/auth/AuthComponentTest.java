@@ -32,7 +32,7 @@ class AuthComponentTest {
     }
 
     private AuthComponent start(Map<String, Object> props) {
-        return new AuthComponent(config(props), k -> k.equals("tandem.home") ? home.toString() : null);
+        return new AuthComponent(config(props), () -> home);
     }
 
     private static byte[] nonce() {
@@ -67,7 +67,7 @@ class AuthComponentTest {
     void aReplicaWhosePublicLineIsAllowedPassesTheChallenge() throws Exception {
         AuthComponent primary = start(Map.of("reload.check.ms", 0));
         Path replicaHome = Files.createDirectory(home.resolve("replica"));
-        AuthComponent replica = new AuthComponent(config(Map.of()), k -> replicaHome.toString());
+        AuthComponent replica = new AuthComponent(config(Map.of()), () -> replicaHome);
         byte[] nonce = nonce();
         byte[] signature = replica.sign(nonce);
         assertThat(signature).hasSize(64);
@@ -109,7 +109,7 @@ class AuthComponentTest {
     void editsOfTheFileApplyWithoutARestart() throws Exception {
         AuthComponent primary = start(Map.of("reload.check.ms", 0, "authorized.keys", "conf/ak"));
         AuthComponent replica = new AuthComponent(config(Map.of("key.file", home.resolve("r/key").toString())),
-                k -> home.toString());
+                () -> home);
         byte[] n = nonce();
         Path file = home.resolve("conf/ak");
         Files.createDirectories(file.getParent());
@@ -159,9 +159,11 @@ class AuthComponentTest {
     }
 
     @Test
-    void absolutePathsAndAnUnsetHome() {
+    void absolutePathsAndTheWorkingDirectoryAsHome() {
         Path abs = home.resolve("x/ak");
-        AuthSettings s = AuthSettings.of(config(Map.of("authorized.keys", abs.toString())), k -> null);
+        // the home of a framework whose tandem.home is not set
+        Path workingDirectory = Path.of("").toAbsolutePath();
+        AuthSettings s = AuthSettings.of(config(Map.of("authorized.keys", abs.toString())), () -> workingDirectory);
         assertThat(s.authorizedKeys()).isEqualTo(abs);
         assertThat(s.home()).isEqualTo(Path.of("").toAbsolutePath());
         assertThat(s.keyFile()).isEqualTo(Path.of("etc/replication_ed25519").toAbsolutePath());
@@ -172,7 +174,7 @@ class AuthComponentTest {
         AuthComponent c = start(Map.of("reload.check.ms", 0));
         byte[] before = c.publicKey();
         Path other = home.resolve("other_keys");
-        AuthComponent replica = new AuthComponent(config(Map.of("key.file", "r/key")), k -> home.toString());
+        AuthComponent replica = new AuthComponent(config(Map.of("key.file", "r/key")), () -> home);
         Files.writeString(other, replica.authorizedKeysLine() + "\n");
         Map<String, Object> live = new HashMap<>();
         live.put("authorized.keys", "other_keys");
@@ -188,7 +190,7 @@ class AuthComponentTest {
 
     @Test
     void keyGeneratorWritesAPairForAnotherNodeAndNeverOverwrites() throws Exception {
-        KeyGeneratorComponent g = new KeyGeneratorComponent(home.toString());
+        KeyGeneratorComponent g = new KeyGeneratorComponent(() -> home);
         String line = g.apply("nodes/b_ed25519", "");
         assertThat(line).startsWith("replication ").endsWith(" tandem@b_ed25519");
         assertThat(Files.size(home.resolve("nodes/b_ed25519"))).isEqualTo(32);
@@ -197,12 +199,12 @@ class AuthComponentTest {
                 .hasMessageContaining("exists already");
         assertThat(g.apply(home.resolve("c").toString(), "node c")).endsWith(" node c");
         // the new key signs as a node started on it
-        AuthComponent b = new AuthComponent(config(Map.of("key.file", "nodes/b_ed25519")), k -> home.toString());
+        AuthComponent b = new AuthComponent(config(Map.of("key.file", "nodes/b_ed25519")), () -> home);
         assertThat(b.authorizedKeysLine()).startsWith(line.substring(0, "replication ".length() + 44));
     }
 
     private void assertInvalid(Map<String, Object> props, String message) {
-        assertThatThrownBy(() -> AuthSettings.of(config(props), k -> home.toString()))
+        assertThatThrownBy(() -> AuthSettings.of(config(props), () -> home))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
     }
 }

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Modified;
@@ -24,6 +23,7 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import tandem.api.checkpoint.Checkpoints;
+import tandem.api.home.NodeHome;
 import tandem.api.store.Keyspace;
 import tandem.protocol.checkpoint.CheckpointStreamException;
 import tandem.protocol.files.DurableFiles;
@@ -55,14 +55,16 @@ public final class CheckpointComponent implements Checkpoints {
     }
 
     private final Path root;
-    private final String home;
+    private final Path home;
     private final AtomicLong cuts = new AtomicLong();
-    private volatile Keyspace keyspace;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    volatile Keyspace keyspace;
 
     @Activate
-    public CheckpointComponent(Config config, BundleContext context) {
-        this.home = context.getProperty("tandem.home");
-        this.root = directory(config.directory(), home);
+    public CheckpointComponent(Config config, @Reference NodeHome home) {
+        this.home = home.directory();
+        this.root = directory(config.directory(), this.home);
         try {
             Files.createDirectories(root);
             clearLeftovers();
@@ -72,13 +74,9 @@ public final class CheckpointComponent implements Checkpoints {
         LOG.log(Level.INFO, "checkpoints in {0}", root);
     }
 
-    static Path directory(String configured, String home) {
+    private static Path directory(String configured, Path home) {
         String d = configured == null ? "" : configured.trim();
-        if (!d.isEmpty()) {
-            Path p = Path.of(d);
-            return (p.isAbsolute() || home == null ? p : Path.of(home).resolve(p)).toAbsolutePath().normalize();
-        }
-        return Path.of(home == null ? "." : home, "data", "checkpoint").toAbsolutePath().normalize();
+        return home.resolve(d.isEmpty() ? "data/checkpoint" : d).normalize();
     }
 
     /** Present so that a configuration change never reactivates the component under a transfer. */
@@ -88,18 +86,6 @@ public final class CheckpointComponent implements Checkpoints {
         if (!next.equals(root)) {
             LOG.log(Level.WARNING, "{0}: directory={1} applies when the component next activates; checkpoints stay "
                     + "in {2}", PID, next, root);
-        }
-    }
-
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindKeyspace(Keyspace k) {
-        keyspace = k;
-    }
-
-    void unbindKeyspace(Keyspace k) {
-        if (keyspace == k) {
-            keyspace = null;
         }
     }
 
@@ -158,14 +144,7 @@ public final class CheckpointComponent implements Checkpoints {
         return new ReceiverReceive(CheckpointReceiver.open(root, totalBytes));
     }
 
-    private static final class SenderCut implements Cut {
-        private final CheckpointSender sender;
-        private final long applied;
-
-        SenderCut(CheckpointSender sender, long applied) {
-            this.sender = sender;
-            this.applied = applied;
-        }
+    private record SenderCut(CheckpointSender sender, long applied) implements Cut {
 
         @Override
         public long appliedSequence() {
@@ -188,12 +167,7 @@ public final class CheckpointComponent implements Checkpoints {
         }
     }
 
-    private static final class ReceiverReceive implements Receive {
-        private final CheckpointReceiver receiver;
-
-        ReceiverReceive(CheckpointReceiver receiver) {
-            this.receiver = receiver;
-        }
+    private record ReceiverReceive(CheckpointReceiver receiver) implements Receive {
 
         @Override
         public boolean feed(ByteBuffer bytes) throws IOException {

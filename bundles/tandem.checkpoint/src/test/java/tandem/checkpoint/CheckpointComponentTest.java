@@ -17,7 +17,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.osgi.framework.BundleContext;
 import org.osgi.util.converter.Converters;
 
 import tandem.api.checkpoint.Checkpoints;
@@ -37,24 +36,14 @@ class CheckpointComponentTest {
     @TempDir
     Path tmp;
 
-    private static BundleContext context(Path home) {
-        return (BundleContext) Proxy.newProxyInstance(CheckpointComponentTest.class.getClassLoader(),
-                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getProperty")) {
-                        return "tandem.home".equals(args[0]) ? home.toString() : null;
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
-    }
-
     private static CheckpointComponent checkpoints(Path home) {
         return new CheckpointComponent(Converters.standardConverter().convert(Map.of())
-                .to(CheckpointComponent.Config.class), context(home));
+                .to(CheckpointComponent.Config.class), () -> home);
     }
 
     private static StoreComponent store(Path home) {
         return new StoreComponent(Converters.standardConverter().convert(Map.of())
-                .to(StoreComponent.Config.class), context(home));
+                .to(StoreComponent.Config.class), () -> home);
     }
 
     private static void deactivate(StoreComponent store) {
@@ -91,7 +80,7 @@ class CheckpointComponentTest {
         try {
             fill(primaryStore, 2000);
             CheckpointComponent primary = checkpoints(primaryHome);
-            primary.bindKeyspace(primaryStore);
+            primary.keyspace = primaryStore;
             CheckpointComponent replica = checkpoints(replicaHome);
 
             ByteArrayOutputStream wire = new ByteArrayOutputStream();
@@ -141,7 +130,7 @@ class CheckpointComponentTest {
         try {
             fill(s, 100);
             CheckpointComponent c = checkpoints(home);
-            c.bindKeyspace(s);
+            c.keyspace = s;
             ByteArrayOutputStream wire = new ByteArrayOutputStream();
             long length;
             try (Checkpoints.Cut cut = c.cut("r")) {

@@ -47,6 +47,8 @@ import org.osgi.service.feature.FeatureService;
 import org.osgi.service.feature.ID;
 import org.osgi.service.metatype.annotations.Designate;
 
+import tandem.api.home.NodeHome;
+
 /**
  * Installs and uninstalls OSGi Features (Feature Service 1.0 JSON, read by the Felix Feature Service) on a running
  * node. A feature's bundles come from the distribution's repository ({@code system/}, Maven layout) or, for the
@@ -84,14 +86,15 @@ public final class FeatureManager {
 
     @Activate
     public FeatureManager(BundleContext context, @Reference FeatureService featureService,
-            @Reference ConfigurationAdmin configurationAdmin, FeaturesConfig config) {
+            @Reference ConfigurationAdmin configurationAdmin, @Reference NodeHome home, FeaturesConfig config) {
         this.context = context;
         this.featureService = featureService;
         this.configurationAdmin = configurationAdmin;
-        this.featuresDir = directory(config.features_directory(), "tandem.dist", "features");
-        this.repositoryDir = directory(config.repository_directory(), "tandem.dist", "system");
-        this.runtimeDir = directory(config.runtime_directory(), "tandem.dist", "bundle");
-        this.deployDir = directory(config.deploy_directory(), "tandem.home", "deploy");
+        Path distribution = Path.of(System.getProperty("tandem.dist", "")).toAbsolutePath();
+        this.featuresDir = directory(config.features_directory(), distribution, "features");
+        this.repositoryDir = directory(config.repository_directory(), distribution, "system");
+        this.runtimeDir = directory(config.runtime_directory(), distribution, "bundle");
+        this.deployDir = directory(config.deploy_directory(), home.directory(), "deploy");
         this.timeoutNanos = timeout(config);
         LOG.log(Level.INFO, "features: {0}, repository {1}, installed into {2}", featuresDir, repositoryDir,
                 deployDir);
@@ -116,12 +119,8 @@ public final class FeatureManager {
         return TimeUnit.MILLISECONDS.toNanos(ms);
     }
 
-    private static Path directory(String configured, String property, String child) {
-        if (!configured.isBlank()) {
-            return Path.of(configured).toAbsolutePath().normalize();
-        }
-        String base = System.getProperty(property);
-        return (base == null ? Path.of(child) : Path.of(base, child)).toAbsolutePath().normalize();
+    private static Path directory(String configured, Path base, String child) {
+        return (configured.isBlank() ? base.resolve(child) : Path.of(configured).toAbsolutePath()).normalize();
     }
 
     /** One bundle of a feature: where its jar is, what it is, and the installed bundle if there is one. */

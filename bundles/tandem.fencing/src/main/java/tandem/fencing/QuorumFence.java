@@ -14,6 +14,7 @@ import org.osgi.service.metatype.annotations.Designate;
 import tandem.api.fencing.QuorumFenceControl;
 import tandem.api.fencing.QuorumFenceStatus;
 import tandem.api.server.WriteAdmission;
+import tandem.protocol.config.ConfigChange;
 
 /**
  * Spec 001's quorum fence: it arms the first time a replica of either protocol streams to this node and stays armed
@@ -60,12 +61,7 @@ public final class QuorumFence implements WriteAdmission, QuorumFenceControl {
 
     @Modified
     void modified(FencingConfig config) {
-        try {
-            apply(config);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
-        }
+        ConfigChange.apply(LOG, () -> apply(config));
     }
 
     private void apply(FencingConfig config) {

@@ -12,12 +12,14 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
 
 import tandem.api.fencing.SplitBrainAudit;
+import tandem.api.home.NodeHome;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.files.DurableFiles;
 
 /**
@@ -51,26 +53,21 @@ public final class SplitBrainRecorder implements SplitBrainAudit {
             .withZone(ZoneOffset.UTC);
     static final String SEPARATOR = "---\n";
 
-    private final String home;
+    private final Path home;
     private volatile int maxEntries;
     private volatile long maxBytes;
     private volatile Path directory;
     private final AtomicReference<Counters> counters = new AtomicReference<>(new Counters(0, 0, 0, 0, null));
 
     @Activate
-    public SplitBrainRecorder(BundleContext context, FencingConfig config) {
-        this.home = context == null ? null : context.getProperty("tandem.home");
+    public SplitBrainRecorder(@Reference NodeHome home, FencingConfig config) {
+        this.home = home.directory();
         apply(config);
     }
 
     @Modified
     void modified(FencingConfig config) {
-        try {
-            apply(config);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
-        }
+        ConfigChange.apply(LOG, () -> apply(config));
     }
 
     private void apply(FencingConfig config) {
@@ -85,11 +82,10 @@ public final class SplitBrainRecorder implements SplitBrainAudit {
                     + " is invalid: must be between 1024 and 4294967296");
         }
         String dir = config.split_brain_audit_directory();
-        Path d = dir == null || dir.isBlank() ? Path.of(home == null ? "." : home, "data")
-                : Path.of(home == null || Path.of(dir).isAbsolute() ? "" : home).resolve(dir);
+        Path d = home.resolve(dir == null || dir.isBlank() ? "data" : dir);
         maxEntries = entries;
         maxBytes = bytes;
-        directory = d.toAbsolutePath().normalize();
+        directory = d.normalize();
     }
 
     @Override

@@ -26,7 +26,7 @@ class SplitBrainRecorderTest {
     Path dir;
 
     private SplitBrainRecorder recorder(Map<String, Object> props) {
-        return new SplitBrainRecorder(null, Converters.standardConverter().convert(props).to(FencingConfig.class));
+        return new SplitBrainRecorder(() -> dir, Converters.standardConverter().convert(props).to(FencingConfig.class));
     }
 
     private static byte[][] args(String... a) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +20,6 @@ import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.osgi.framework.BundleContext;
 import org.osgi.util.converter.Converters;
 
 import tandem.api.journal.EntryTag;
@@ -214,15 +212,8 @@ class ReplicaJournalBytesTest {
     }
 
     private static JournalComponent journal(Path home) {
-        BundleContext context = (BundleContext) Proxy.newProxyInstance(ReplicaJournalBytesTest.class.getClassLoader(),
-                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getProperty")) {
-                        return "tandem.home".equals(args[0]) ? home.toString() : null;
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
         return new JournalComponent(Converters.standardConverter().convert(Map.of())
-                .to(JournalComponent.Config.class), context);
+                .to(JournalComponent.Config.class), () -> home);
     }
 
     /** Stops a journal (its deactivation is package-private, as a DS component's usually is). */

@@ -2,21 +2,22 @@ package tandem.journal;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.util.function.Function;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
+import tandem.api.home.NodeHome;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.frpl.FrplPayload;
 
 /**
@@ -71,16 +72,12 @@ public final class JournalComponent extends SegmentedJournal implements MetricsS
         int lineage_archives_keep() default 3;
     }
 
-    private final Function<String, String> frameworkProperty;
+    private final NodeHome home;
 
     @Activate
-    public JournalComponent(Config config, BundleContext context) {
-        this(config, context::getProperty);
-    }
-
-    JournalComponent(Config config, Function<String, String> frameworkProperty) {
-        super(JournalSettings.of(config, frameworkProperty), FrplPayload::length);
-        this.frameworkProperty = frameworkProperty;
+    public JournalComponent(Config config, @Reference NodeHome home) {
+        super(JournalSettings.of(config, home), FrplPayload::length);
+        this.home = home;
         JournalStatus st = status();
         LOG.log(Level.INFO, "journal {0} open: sequences {1}..{2}, {3} segments, chain {4}", settings().directory(),
                 st.firstSequence(), st.lastSequence(), st.segments(), st.chainHex());
@@ -88,12 +85,8 @@ public final class JournalComponent extends SegmentedJournal implements MetricsS
 
     @Modified
     void modified(Config config) {
-        JournalSettings next;
-        try {
-            next = JournalSettings.of(config, frameworkProperty);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        JournalSettings next = ConfigChange.validated(LOG, () -> JournalSettings.of(config, home));
+        if (next == null) {
             return;
         }
         JournalSettings running = settings();

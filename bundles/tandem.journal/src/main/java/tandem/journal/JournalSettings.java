@@ -2,8 +2,8 @@ package tandem.journal;
 
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.function.Function;
 
+import tandem.api.home.NodeHome;
 import tandem.protocol.config.PropertyCheck;
 
 /**
@@ -17,8 +17,8 @@ record JournalSettings(Path directory, long segmentSize, WaitStrategy waitStrate
     private static final PropertyCheck CHECK = new PropertyCheck(PID);
     static final long MIN_SEGMENT_SIZE = 64 * 1024;
 
-    static JournalSettings of(JournalComponent.Config c, Function<String, String> frameworkProperty) {
-        Path directory = directory(c.directory(), frameworkProperty.apply("tandem.home"));
+    static JournalSettings of(JournalComponent.Config c, NodeHome home) {
+        Path directory = directory(c.directory(), home);
         long segmentSize = CHECK.range("segment.size", c.segment_size(), MIN_SEGMENT_SIZE, 1L << 40);
         WaitStrategy wait;
         try {
@@ -54,23 +54,17 @@ record JournalSettings(Path directory, long segmentSize, WaitStrategy waitStrate
                 lineageArchivesKeep);
     }
 
-    private static Path directory(String configured, String home) {
+    private static Path directory(String configured, NodeHome home) {
         String value = configured == null ? "" : configured.trim();
-        Path path;
-        if (value.isEmpty()) {
-            if (home == null || home.isBlank()) {
-                throw CHECK.invalid("directory", "",
-                        "is not set and the framework property tandem.home is not set either");
-            }
-            path = Paths.get(home.trim(), "data", "journal");
-        } else {
-            path = Paths.get(value);
-            if (!path.isAbsolute() && home != null && !home.isBlank()) {
-                path = Paths.get(home.trim()).resolve(path);
-            }
+        if (value.isEmpty() && !home.isSet()) {
+            throw CHECK.invalid("directory", "", "is not set and the framework property tandem.home is not set either");
+        }
+        Path path = value.isEmpty() ? home.directory().resolve("data").resolve("journal") : Paths.get(value);
+        if (!path.isAbsolute() && home.isSet()) {
+            path = home.directory().resolve(path);
         }
         if (!path.isAbsolute()) {
-            throw CHECK.invalid("directory", value.isEmpty() ? path.toString() : value,
+            throw CHECK.invalid("directory", value,
                     "must be an absolute path (or relative to an absolute tandem.home)");
         }
         return path.normalize();

@@ -12,8 +12,23 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.util.converter.Converters;
 
+import tandem.api.home.NodeHome;
+
 @Timeout(20)
 class JournalComponentTest {
+
+    /** What the framework's home is when {@code tandem.home} is not set: the working directory, not named. */
+    private static final NodeHome UNSET = new NodeHome() {
+        @Override
+        public Path directory() {
+            return Path.of("").toAbsolutePath();
+        }
+
+        @Override
+        public boolean isSet() {
+            return false;
+        }
+    };
 
     @TempDir
     Path home;
@@ -24,8 +39,7 @@ class JournalComponentTest {
 
     @Test
     void theDefaultDirectoryIsUnderTandemHome() throws Exception {
-        JournalComponent c = new JournalComponent(config(Map.of()), key -> key.equals("tandem.home")
-                ? home.toString() : null);
+        JournalComponent c = new JournalComponent(config(Map.of()), () -> home);
         try {
             assertThat(c.status().directory()).isEqualTo(home.resolve("data/journal").toString());
             long seq = Fixtures.append(c, 1, 0, Fixtures.APP, Fixtures.command("SET", "a", "1"));
@@ -53,25 +67,27 @@ class JournalComponentTest {
 
     @Test
     void invalidValuesNameTheirProperty() {
-        String h = home.toString();
+        NodeHome h = () -> home;
         assertInvalid(Map.of("segment.size", 1024), h, "tandem.journal: segment.size=1024 is invalid");
         assertInvalid(Map.of("wait.strategy", "sleepy"), h, "wait.strategy=sleepy");
         assertInvalid(Map.of("max.batch.entries", 0), h, "max.batch.entries=0");
         assertInvalid(Map.of("retention.max.bytes", -1), h, "retention.max.bytes=-1");
         assertInvalid(Map.of("retention.max.age.seconds", -5), h, "retention.max.age.seconds=-5");
         assertInvalid(Map.of("lineage.archives.keep", -1), h, "lineage.archives.keep=-1");
-        assertInvalid(Map.of(), null, "directory= is invalid");
-        assertInvalid(Map.of("directory", "relative/journal"), null, "directory=relative/journal");
+        assertInvalid(Map.of(), UNSET, "directory= is invalid: is not set and the framework property tandem.home "
+                + "is not set either");
+        assertInvalid(Map.of("directory", "relative/journal"), UNSET, "directory=relative/journal is invalid: must "
+                + "be an absolute path");
     }
 
     @Test
     void aRelativeDirectoryIsResolvedAgainstTandemHome() {
-        JournalSettings s = JournalSettings.of(config(Map.of("directory", "j")), k -> home.toString());
+        JournalSettings s = JournalSettings.of(config(Map.of("directory", "j")), () -> home);
         assertThat(s.directory()).isEqualTo(home.resolve("j"));
     }
 
-    private static void assertInvalid(Map<String, Object> props, String home, String message) {
-        assertThatThrownBy(() -> JournalSettings.of(config(props), k -> home))
+    private static void assertInvalid(Map<String, Object> props, NodeHome home, String message) {
+        assertThatThrownBy(() -> JournalSettings.of(config(props), home))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message);
     }
 }

@@ -12,32 +12,10 @@ import tandem.api.store.Command;
  * finishes on another thread sends nothing else until it is answered: what it sends meanwhile waits, in order, and
  * is dispatched when it resumes. The logic thread's alone.
  */
-final class Dispatcher {
+record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transactions transactions, Turns turns,
+        Replies replies, Waits waits, Blocked blocked, RoleState role) {
 
     private static final Logger LOG = System.getLogger("tandem.node");
-
-    private final Services services;
-    private final Replay replay;
-    private final Sequencer sequencer;
-    private final Transactions transactions;
-    private final Turns turns;
-    private final Replies replies;
-    private final Waits waits;
-    private final Blocked blocked;
-    private final RoleState role;
-
-    Dispatcher(Services services, Replay replay, Sequencer sequencer, Transactions transactions, Turns turns,
-            Replies replies, Waits waits, Blocked blocked, RoleState role) {
-        this.services = services;
-        this.replay = replay;
-        this.sequencer = sequencer;
-        this.transactions = transactions;
-        this.turns = turns;
-        this.replies = replies;
-        this.waits = waits;
-        this.blocked = blocked;
-        this.role = role;
-    }
 
     /**
      * Dispatches one client message with a guard: one that fails unexpectedly here is answered with an error; then

@@ -14,33 +14,11 @@ import tandem.api.store.Keyspace;
  * journal thread posts an event when the batch is durable, and meanwhile the logic thread sequences whatever arrives,
  * so that it joins the next {@code fdatasync}. The logic thread's alone.
  */
-final class Drain {
+record Drain(Services services, Turns turns, Applier applier, Replies replies, Parking parking,
+        Housekeeping housekeeping, Accounting accounting, ResponseGate gate, EntryClock clock) {
 
     private static final Logger LOG = System.getLogger("tandem.node");
     static final String LOST = "ERR the journal restarted before this write was durable; it was not applied";
-
-    private final Services services;
-    private final Turns turns;
-    private final Applier applier;
-    private final Replies replies;
-    private final Parking parking;
-    private final Housekeeping housekeeping;
-    private final Accounting accounting;
-    private final ResponseGate gate;
-    private final EntryClock clock;
-
-    Drain(Services services, Turns turns, Applier applier, Replies replies, Parking parking, Housekeeping housekeeping,
-            Accounting accounting, ResponseGate gate, EntryClock clock) {
-        this.services = services;
-        this.turns = turns;
-        this.applier = applier;
-        this.replies = replies;
-        this.parking = parking;
-        this.housekeeping = housekeeping;
-        this.accounting = accounting;
-        this.gate = gate;
-        this.clock = clock;
-    }
 
     /** Runs pending requests in order, as far as their turn has come. */
     void run() {

@@ -2,11 +2,11 @@ package tandem.node;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -21,6 +21,7 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import tandem.api.fencing.SplitBrainAudit;
+import tandem.api.home.NodeHome;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
 import tandem.api.journal.SegmentInfo;
@@ -36,6 +37,7 @@ import tandem.api.server.WriteAdmission;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
 import tandem.api.store.StoreStatus;
+import tandem.protocol.config.ConfigChange;
 
 /**
  * The node core: one ordered core ({@link NodeCore}) bound to the journal and the store, offered to the front
@@ -66,6 +68,7 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     private final NodeCore core;
     private final Role role;
+    private final Path home;
     private volatile NodeSettings settings;
     private volatile Journal boundJournal;
     private volatile Keyspace boundKeyspace;
@@ -73,8 +76,9 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     private final SplitBrainTail splitBrain = new SplitBrainTail();
 
     @Activate
-    public NodeComponent(Config config, BundleContext context) {
-        this.settings = NodeSettings.of(config, context.getProperty("tandem.home"));
+    public NodeComponent(Config config, @Reference NodeHome home) {
+        this.home = home.directory();
+        this.settings = NodeSettings.of(config, this.home);
         this.core = new NodeCore(settings.pauseMaxMs());
         this.role = new Role(settings.stateDirectory());
         Role.Declared last = role.read();
@@ -99,15 +103,9 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Modified
     void modified(Config config) {
-        try {
-            NodeSettings next = NodeSettings.of(config, null);
-            if (next.pauseMaxMs() != settings.pauseMaxMs()) {
-                LOG.log(Level.WARNING, "{0}: pause.max.ms applies when the component next activates",
-                        NodeSettings.PID);
-            }
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        NodeSettings next = ConfigChange.validated(LOG, () -> NodeSettings.of(config, home));
+        if (next != null && next.pauseMaxMs() != settings.pauseMaxMs()) {
+            LOG.log(Level.WARNING, "{0}: pause.max.ms applies when the component next activates", NodeSettings.PID);
         }
     }
 

@@ -10,26 +10,8 @@ import tandem.api.store.Keyspace;
  * fenced. The replication protocols drive it today, through the node component; automatic failover drives the same
  * calls. Called on other threads: what touches the pipeline runs on the logic thread ({@link Inbox#call}).
  */
-final class RoleControl {
-
-    private final RoleState role;
-    private final Services services;
-    private final Replay replay;
-    private final Applier applier;
-    private final Sequencer sequencer;
-    private final Replies replies;
-    private final Inbox inbox;
-
-    RoleControl(RoleState role, Services services, Replay replay, Applier applier, Sequencer sequencer,
-            Replies replies, Inbox inbox) {
-        this.role = role;
-        this.services = services;
-        this.replay = replay;
-        this.applier = applier;
-        this.sequencer = sequencer;
-        this.replies = replies;
-        this.inbox = inbox;
-    }
+record RoleControl(RoleState role, Services services, Replay replay, Applier applier, Sequencer sequencer,
+        Replies replies, Inbox inbox) {
 
     /**
      * Follows a primary ({@code primary != null}): client writes are refused, no Tick is emitted, and what

@@ -14,23 +14,9 @@ import tandem.api.store.Command;
  * journaled as one unconditional entry, and a transaction of reads only runs at its turn without being journaled.
  * The logic thread's alone.
  */
-final class Transactions {
+record Transactions(Services services, Replay replay, Sequencer sequencer, Turns turns, WatchRegistry watches) {
 
     static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
-
-    private final Services services;
-    private final Replay replay;
-    private final Sequencer sequencer;
-    private final Turns turns;
-    private final WatchRegistry watches;
-
-    Transactions(Services services, Replay replay, Sequencer sequencer, Turns turns, WatchRegistry watches) {
-        this.services = services;
-        this.replay = replay;
-        this.sequencer = sequencer;
-        this.turns = turns;
-        this.watches = watches;
-    }
 
     /** @return true while {@code c} is inside MULTI: what it sends is queued */
     static boolean open(Client c) {

@@ -2,14 +2,12 @@ package tandem.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static tandem.node.Waiting.await;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,8 +24,6 @@ import tandem.protocol.command.CommandPayload;
  */
 @Timeout(20)
 class NodeCoreTest {
-
-    private static final Duration DEADLINE = Duration.ofSeconds(10);
 
     private final FakeJournal journal = new FakeJournal();
     private final MapKeyspace keyspace = new MapKeyspace();
@@ -765,15 +761,5 @@ class NodeCoreTest {
 
     private static byte[] b(String s) {
         return s.getBytes(StandardCharsets.ISO_8859_1);
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(1_000_000L); // poll, bounded by the deadline
-        }
     }
 }

@@ -32,6 +32,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import tandem.api.checkpoint.Checkpoints;
 import tandem.api.frpl.FrplStreams;
 import tandem.api.journal.DurabilityListener;
+import tandem.api.home.NodeHome;
 import tandem.api.journal.Journal;
 import tandem.api.replication.PsyncLink;
 import tandem.api.replication.PsyncRequest;
@@ -43,6 +44,7 @@ import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.config.ConfigWriteBack;
 
 /**
@@ -101,6 +103,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     }
 
     private final BundleContext context;
+    private final Path home;
     private final Journal journal;
     private final ReplicationHub hub;
     private final ConfigWriteBack writeBack;
@@ -144,14 +147,15 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     private volatile Keyspace keyspace;
 
     @Activate
-    public PsyncComponent(Config config, BundleContext context, @Reference Journal journal,
+    public PsyncComponent(Config config, BundleContext context, @Reference NodeHome home, @Reference Journal journal,
             @Reference ReplicationHub hub, @Reference ConfigurationAdmin configAdmin)
             throws IOException {
         this.context = context;
+        this.home = home.directory();
         this.journal = journal;
         this.hub = hub;
-        this.writeBack = new ConfigWriteBack(configAdmin, PsyncSettings.PID, context.getProperty("tandem.home"));
-        this.settings = PsyncSettings.of(config, context.getProperty("tandem.home"));
+        this.writeBack = new ConfigWriteBack(configAdmin, PsyncSettings.PID, home);
+        this.settings = PsyncSettings.of(config, this.home);
         this.identity = loadIdentity(settings.stateDirectory());
         journal.addDurabilityListener(durability);
         if (settings.replicaOf() != null) {
@@ -184,12 +188,8 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
 
     @Modified
     synchronized void modified(Config config) {
-        PsyncSettings next;
-        try {
-            next = PsyncSettings.of(config, context.getProperty("tandem.home"));
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        PsyncSettings next = ConfigChange.validated(LOG, () -> PsyncSettings.of(config, home));
+        if (next == null) {
             return;
         }
         PsyncSettings previous = settings;

@@ -2,7 +2,6 @@ package tandem.psync;
 
 import java.net.InetAddress;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 
 import tandem.protocol.config.PropertyCheck;
 
@@ -13,7 +12,8 @@ record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth,
     static final String PID = "tandem.psync";
     private static final PropertyCheck CHECK = new PropertyCheck(PID);
 
-    static PsyncSettings of(PsyncComponent.Config c, String home) {
+    /** @param home the node's home, absolute: the base of a relative or default state directory */
+    static PsyncSettings of(PsyncComponent.Config c, Path home) {
         String[] hostPort = address(c.replicaof());
         return new PsyncSettings(hostPort == null ? null : hostPort[0],
                 hostPort == null ? 0 : Integer.parseInt(hostPort[1]),
@@ -58,13 +58,8 @@ record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth,
         }
     }
 
-    private static Path directory(String configured, String home) {
+    private static Path directory(String configured, Path home) {
         String d = configured == null ? "" : configured.trim();
-        Path base = home == null ? Paths.get("").toAbsolutePath() : Paths.get(home);
-        if (d.isEmpty()) {
-            return base.resolve("data").resolve("psync");
-        }
-        Path p = Paths.get(d);
-        return p.isAbsolute() ? p : base.resolve(p).toAbsolutePath();
+        return d.isEmpty() ? home.resolve("data").resolve("psync") : home.resolve(d);
     }
 }

@@ -40,13 +40,13 @@ class PsyncComponentTest {
     }
 
     /** A primary's component (no {@code replicaof}) whose identity is kept in {@code state}. */
-    private static PsyncComponent activate(Path state) throws IOException {
+    private PsyncComponent activate(Path state) throws IOException {
         PsyncComponent.Config config = Converters.standardConverter()
                 .convert(Map.of("state.directory", state.toString())).to(PsyncComponent.Config.class);
-        BundleContext context = proxy(BundleContext.class, "getProperty"); // no tandem.home
+        BundleContext context = proxy(BundleContext.class);
         Journal journal = proxy(Journal.class, "addDurabilityListener", "removeDurabilityListener");
         ReplicationHub hub = proxy(ReplicationHub.class, "upstreamProtocol"); // none: a primary
-        return new PsyncComponent(config, context, journal, hub, proxy(ConfigurationAdmin.class));
+        return new PsyncComponent(config, context, () -> home, journal, hub, proxy(ConfigurationAdmin.class));
     }
 
     /**

@@ -15,7 +15,7 @@ import tandem.api.replication.ReplicationHub;
  * journal) and restarts the protocol as a primary that replicas connect to. A promotion that fails before the node
  * leads leaves it a replica of the same primary.
  */
-final class Promotion {
+record Promotion(Journal journal, ReplicationHub hub, EpochFile epoch, RestartFence fence, Protocol protocol) {
 
     private static final Logger LOG = System.getLogger("tandem.replication");
 
@@ -37,20 +37,6 @@ final class Promotion {
 
         /** @return {@code bind:port} where replicas connect, or null when nothing listens */
         String listening();
-    }
-
-    private final Journal journal;
-    private final ReplicationHub hub;
-    private final EpochFile epoch;
-    private final RestartFence fence;
-    private final Protocol protocol;
-
-    Promotion(Journal journal, ReplicationHub hub, EpochFile epoch, RestartFence fence, Protocol protocol) {
-        this.journal = journal;
-        this.hub = hub;
-        this.epoch = epoch;
-        this.fence = fence;
-        this.protocol = protocol;
     }
 
     /**

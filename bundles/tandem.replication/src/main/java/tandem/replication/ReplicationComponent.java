@@ -4,13 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
 import org.HdrHistogram.Histogram;
-import org.osgi.framework.BundleContext;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -28,6 +28,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import tandem.api.auth.NodeIdentity;
 import tandem.api.auth.ReplicaAuthorizer;
 import tandem.api.checkpoint.Checkpoints;
+import tandem.api.home.NodeHome;
 import tandem.api.journal.Journal;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
@@ -37,6 +38,7 @@ import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.transport.FrameTransport;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.config.ConfigWriteBack;
 
 /**
@@ -115,7 +117,7 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         String state_directory() default "";
     }
 
-    private final String home;
+    private final Path home;
     private final Journal journal;
     private final ReplicationHub hub;
     private final ConfigWriteBack writeBack;
@@ -134,12 +136,12 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
     private volatile ReplicaLink upstream;
 
     @Activate
-    public ReplicationComponent(Config config, BundleContext context, @Reference Journal journal,
+    public ReplicationComponent(Config config, @Reference NodeHome home, @Reference Journal journal,
             @Reference ReplicationHub hub, @Reference ConfigurationAdmin configAdmin) {
-        this.home = context.getProperty("tandem.home");
+        this.home = home.directory();
         this.journal = journal;
         this.hub = hub;
-        this.settings = ReplicationSettings.of(config, home);
+        this.settings = ReplicationSettings.of(config, this.home);
         this.writeBack = new ConfigWriteBack(configAdmin, ReplicationSettings.PID, home);
         this.fence = new RestartFence(journal, hub, epoch);
         this.transports = new TransportChoice(() -> settings);
@@ -204,12 +206,8 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
 
     @Modified
     synchronized void modified(Config config) throws IOException {
-        ReplicationSettings next;
-        try {
-            next = ReplicationSettings.of(config, home);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        ReplicationSettings next = ConfigChange.validated(LOG, () -> ReplicationSettings.of(config, home));
+        if (next == null) {
             return;
         }
         ReplicationSettings previous = settings;

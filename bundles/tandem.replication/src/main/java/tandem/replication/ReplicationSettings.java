@@ -1,7 +1,6 @@
 package tandem.replication;
 
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -17,7 +16,8 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
     static final String PID = "tandem.replication";
     private static final PropertyCheck CHECK = new PropertyCheck(PID);
 
-    static ReplicationSettings of(ReplicationComponent.Config c, String home) {
+    /** @param home the node's home, absolute: the base of a relative or default state directory */
+    static ReplicationSettings of(ReplicationComponent.Config c, Path home) {
         String bind = c.bind().trim();
         CHECK.ipLiteral("bind", bind);
         int port = CHECK.range("port", c.port(), 0, 65535);
@@ -108,18 +108,8 @@ record ReplicationSettings(String bind, int port, String primaryHost, int primar
         return AckPolicy.parse(ackPolicy);
     }
 
-    private static Path directory(String configured, String home) {
+    private static Path directory(String configured, Path home) {
         String d = configured == null ? "" : configured.trim();
-        if (d.isEmpty()) {
-            if (home == null) {
-                return Paths.get("data", "replication").toAbsolutePath();
-            }
-            return Paths.get(home, "data", "replication");
-        }
-        Path p = Paths.get(d);
-        if (p.isAbsolute()) {
-            return p;
-        }
-        return (home == null ? Paths.get("") : Paths.get(home)).resolve(p).toAbsolutePath();
+        return d.isEmpty() ? home.resolve("data").resolve("replication") : home.resolve(d);
     }
 }

@@ -1,6 +1,7 @@
 package tandem.replication;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
@@ -13,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.util.converter.Converters;
 
 import tandem.api.journal.EntryTag;
@@ -35,16 +35,6 @@ final class Nodes {
     private Nodes() {
     }
 
-    static BundleContext context(Path home) {
-        return (BundleContext) Proxy.newProxyInstance(Nodes.class.getClassLoader(),
-                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getProperty")) {
-                        return "tandem.home".equals(args[0]) ? home.toString() : null;
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
-    }
-
     static JournalComponent journal(Path home, long segmentSize) {
         return journal(home, segmentSize, 1L << 30);
     }
@@ -56,7 +46,7 @@ final class Nodes {
         props.put("segment.size", segmentSize);
         props.put("retention.max.bytes", retentionBytes);
         return new JournalComponent(Converters.standardConverter().convert(props).to(JournalComponent.Config.class),
-                context(home));
+                () -> home);
     }
 
     static JournalComponent journal(Path home) {
@@ -77,7 +67,7 @@ final class Nodes {
     /** A real store in {@code home/data/store}. */
     static StoreComponent store(Path home) {
         return new StoreComponent(Converters.standardConverter().convert(Map.of())
-                .to(StoreComponent.Config.class), context(home));
+                .to(StoreComponent.Config.class), () -> home);
     }
 
     static void close(StoreComponent store) {
@@ -87,12 +77,13 @@ final class Nodes {
     /** The real checkpoint service in {@code home/data/checkpoint}, cutting from {@code store} (may be null). */
     static CheckpointComponent checkpoints(Path home, Keyspace store) {
         CheckpointComponent c = new CheckpointComponent(Converters.standardConverter().convert(Map.of())
-                .to(CheckpointComponent.Config.class), context(home));
+                .to(CheckpointComponent.Config.class), () -> home);
         if (store != null) {
             try {
-                Method bind = CheckpointComponent.class.getDeclaredMethod("bindKeyspace", Keyspace.class);
-                bind.setAccessible(true);
-                bind.invoke(c, store);
+                // the field SCR binds the store to
+                Field keyspace = CheckpointComponent.class.getDeclaredField("keyspace");
+                keyspace.setAccessible(true);
+                keyspace.set(c, store);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException(e);
             }
@@ -139,7 +130,7 @@ final class Nodes {
     static AuthComponent auth(Path home) {
         Map<String, Object> props = Map.of("reload.check.ms", 0);
         return new AuthComponent(Converters.standardConverter().convert(props).to(AuthComponent.Config.class),
-                context(home));
+                () -> home);
     }
 
     static Path home(Path root, String name) {

@@ -78,7 +78,7 @@ class ReplicationComponentTest {
         props.put("handshake.timeout.ms", 500);
         ReplicationComponent.Config config = Converters.standardConverter().convert(props)
                 .to(ReplicationComponent.Config.class);
-        ReplicationComponent c = new ReplicationComponent(config, Nodes.context(home), journal, hub, configAdmin());
+        ReplicationComponent c = new ReplicationComponent(config, () -> home, journal, hub, configAdmin());
         c.bindTransport(transport);
         c.bindIdentity(auth);
         c.bindAuthorizer(auth);

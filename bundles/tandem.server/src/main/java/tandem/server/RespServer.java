@@ -19,6 +19,7 @@ import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.FieldOption;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
@@ -59,6 +60,7 @@ import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.server.ClientInfo;
 import tandem.api.store.StoreStatus;
 import tandem.api.server.ServerStatus;
+import tandem.protocol.config.ConfigChange;
 import tandem.server.command.ClientSession;
 import tandem.server.command.CommandMonitor;
 import tandem.server.command.CommandTable;
@@ -188,10 +190,25 @@ public final class RespServer implements ServerContext, MetricsSource {
 
     private volatile ServerSettings settings;
     private volatile Channel listener;
+    /** Every replication protocol's status, for {@code INFO replication}. */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            fieldOption = FieldOption.UPDATE)
     private final List<ReplicationStatusSource> replicationSources = new CopyOnWriteArrayList<>();
+    /** Every replication protocol's operator actions ({@code REPLICAOF}, {@code FAILOVER}). */
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            fieldOption = FieldOption.UPDATE)
     private final List<ReplicationControl> replicationControls = new CopyOnWriteArrayList<>();
+    /** The psync protocol's primary side, which a {@code PSYNC} connection is handed to. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile PsyncService psync;
+    /** The quorum fence, for {@code INFO replication} and {@code CONFIG GET/SET self-fence-on-replica-loss}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile tandem.api.fencing.QuorumFenceControl quorumFence;
+    /** The split-brain audit's counters, for {@code INFO replication}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
     private volatile tandem.api.fencing.SplitBrainAudit splitBrainAudit;
 
     private record Connection(Channel channel, ClientSession session) {
@@ -238,12 +255,8 @@ public final class RespServer implements ServerContext, MetricsSource {
     @Modified
     void modified(Config config) {
         monitor(config);
-        ServerSettings next;
-        try {
-            next = ServerSettings.of(config);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        ServerSettings next = ConfigChange.validated(LOG, () -> ServerSettings.of(config));
+        if (next == null) {
             return;
         }
         ServerSettings previous = settings;
@@ -459,73 +472,14 @@ public final class RespServer implements ServerContext, MetricsSource {
         return true;
     }
 
-    /** Every replication protocol's status, for {@code INFO replication}. */
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void bindReplicationStatus(ReplicationStatusSource source) {
-        replicationSources.add(source);
-    }
-
-    void unbindReplicationStatus(ReplicationStatusSource source) {
-        replicationSources.remove(source);
-    }
-
-    /** Every replication protocol's operator actions ({@code REPLICAOF}, {@code FAILOVER}). */
-    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
-    void bindReplicationControl(ReplicationControl control) {
-        replicationControls.add(control);
-    }
-
-    void unbindReplicationControl(ReplicationControl control) {
-        replicationControls.remove(control);
-    }
-
-    /** The quorum fence, for {@code INFO replication} and {@code CONFIG GET/SET self-fence-on-replica-loss}. */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindQuorumFence(tandem.api.fencing.QuorumFenceControl fence) {
-        quorumFence = fence;
-    }
-
-    void unbindQuorumFence(tandem.api.fencing.QuorumFenceControl fence) {
-        if (quorumFence == fence) {
-            quorumFence = null;
-        }
-    }
-
     @Override
     public tandem.api.fencing.QuorumFenceStatus quorumFence() {
         return quorumFence;
     }
 
-    /** The split-brain audit's counters, for {@code INFO replication}. */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindSplitBrainAudit(tandem.api.fencing.SplitBrainAudit audit) {
-        splitBrainAudit = audit;
-    }
-
-    void unbindSplitBrainAudit(tandem.api.fencing.SplitBrainAudit audit) {
-        if (splitBrainAudit == audit) {
-            splitBrainAudit = null;
-        }
-    }
-
     @Override
     public tandem.api.fencing.SplitBrainAudit splitBrainAudit() {
         return splitBrainAudit;
-    }
-
-    /** The psync protocol's primary side, which a {@code PSYNC} connection is handed to. */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindPsync(PsyncService service) {
-        psync = service;
-    }
-
-    void unbindPsync(PsyncService service) {
-        if (psync == service) {
-            psync = null;
-        }
     }
 
     @Override

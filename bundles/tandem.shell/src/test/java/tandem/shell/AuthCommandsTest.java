@@ -3,16 +3,10 @@ package tandem.shell;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.felix.gogo.runtime.CommandProcessorImpl;
-import org.apache.felix.gogo.runtime.threadio.ThreadIOImpl;
-import org.apache.felix.service.command.CommandSession;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,31 +22,15 @@ class AuthCommandsTest {
 
     private final List<String> calls = new ArrayList<>();
     private final AuthCommands commands = new AuthCommands();
-    private ThreadIOImpl io;
-    private CommandProcessorImpl processor;
-    private CommandSession session;
-
-    @BeforeEach
-    void gogo() {
-        io = new ThreadIOImpl();
-        io.start();
-        processor = new CommandProcessorImpl(io);
-        for (String f : List.of("keygen", "list", "allow", "revoke")) {
-            processor.addCommand("auth", commands, f);
-        }
-        session = processor.createSession(new ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(),
-                new ByteArrayOutputStream());
-    }
+    private final Gogo gogo = new Gogo("auth", commands, "keygen", "list", "allow", "revoke");
 
     @AfterEach
     void close() {
-        session.close();
-        processor.stop();
-        io.stop();
+        gogo.close();
     }
 
     private Object run(String line) throws Exception {
-        return session.execute(line);
+        return gogo.run(line);
     }
 
     @Test

@@ -2,16 +2,11 @@ package tandem.shell;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-import org.apache.felix.gogo.runtime.CommandProcessorImpl;
-import org.apache.felix.gogo.runtime.threadio.ThreadIOImpl;
-import org.apache.felix.service.command.CommandSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,32 +27,20 @@ class ReplicationCommandsTest {
 
     private final ReplicationCommands commands = new ReplicationCommands();
     private final TestProtocol journal = new TestProtocol("journal");
-    private ThreadIOImpl io;
-    private CommandProcessorImpl processor;
-    private CommandSession session;
+    private final Gogo gogo = new Gogo("repl", commands, "status", "ackPolicy", "forget", "promote", "replicaof");
 
     @BeforeEach
-    void gogo() {
-        io = new ThreadIOImpl();
-        io.start();
-        processor = new CommandProcessorImpl(io);
-        for (String f : List.of("status", "ackPolicy", "forget", "promote", "replicaof")) {
-            processor.addCommand("repl", commands, f);
-        }
-        processor.addCommand("repl", new ReplicationCommands.AckPolicyCommand(commands), "ack-policy");
-        session = processor.createSession(new ByteArrayInputStream(new byte[0]), new ByteArrayOutputStream(),
-                new ByteArrayOutputStream());
+    void ackPolicyCommand() {
+        gogo.add("repl", new ReplicationCommands.AckPolicyCommand(commands), "ack-policy");
     }
 
     @AfterEach
     void close() {
-        session.close();
-        processor.stop();
-        io.stop();
+        gogo.close();
     }
 
     private Object run(String line) throws Exception {
-        return session.execute(line);
+        return gogo.run(line);
     }
 
     private void bind(TestProtocol... protocols) {

@@ -10,15 +10,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
+import tandem.api.home.NodeHome;
 import tandem.api.store.BlockingWait;
 import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
@@ -79,8 +80,8 @@ public final class StoreComponent implements Keyspace {
     private ScheduledFuture<?> flushTask;
 
     @Activate
-    public StoreComponent(Config config, BundleContext context) {
-        this.tandemHome = context.getProperty("tandem.home");
+    public StoreComponent(Config config, @Reference NodeHome home) {
+        this.tandemHome = home.directory().toString();
         StoreSettings s = StoreSettings.of(config, tandemHome);
         this.settings = s;
         this.directory = new StoreDirectory(s.directory());

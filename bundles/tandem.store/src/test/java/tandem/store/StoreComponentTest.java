@@ -3,7 +3,6 @@ package tandem.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -11,7 +10,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.osgi.framework.BundleContext;
 import org.osgi.util.converter.Converters;
 
 import tandem.api.store.CommandDescriptor;
@@ -28,16 +26,6 @@ class StoreComponentTest {
             props.put((String) keyValues[i], keyValues[i + 1]);
         }
         return Converters.standardConverter().convert(props).to(StoreComponent.Config.class);
-    }
-
-    private BundleContext context() {
-        return (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getProperty") && "tandem.home".equals(args[0])) {
-                        return home.toString();
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
     }
 
     @Test
@@ -64,7 +52,7 @@ class StoreComponentTest {
 
     @Test
     void activatesAppliesModifiesAndReopens() {
-        StoreComponent store = new StoreComponent(config("flush.interval.ms", 10), context());
+        StoreComponent store = new StoreComponent(config("flush.interval.ms", 10), () -> home);
         RespRecorder r = new RespRecorder();
         store.apply(1, Harness.T0 * 1_000_000L, store.resolve(Harness.bytes("set", "k", "v")), r);
         store.commit();
@@ -83,7 +71,7 @@ class StoreComponentTest {
         assertThat(store.settings().flushIntervalMs()).isEqualTo(20);
         store.deactivate();
 
-        StoreComponent again = new StoreComponent(config(), context());
+        StoreComponent again = new StoreComponent(config(), () -> home);
         try {
             assertThat(again.appliedSequence()).isEqualTo(1);
             assertThat(again.status().flushedSequence()).isEqualTo(1);
@@ -97,7 +85,7 @@ class StoreComponentTest {
 
     @Test
     void descriptorsFollowRedis7() {
-        StoreComponent store = new StoreComponent(config(), context());
+        StoreComponent store = new StoreComponent(config(), () -> home);
         try {
             assertThat(store.describe("mset")).isEqualTo(new CommandDescriptor("mset", -3, true, 1, -1, 2,
                     java.util.List.of("write", "denyoom"), "string", "1.0.1", "Set multiple keys to multiple values"));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.osgi.framework.BundleContext;
 import org.osgi.util.converter.Converters;
 
 import tandem.api.store.Keyspace.Origin;
@@ -48,16 +46,6 @@ class StoreInstallTest {
         return Converters.standardConverter().convert(props).to(StoreComponent.Config.class);
     }
 
-    private BundleContext context() {
-        return (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getProperty") && "tandem.home".equals(args[0])) {
-                        return home.toString();
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
-    }
-
     /** A store elsewhere with {@code n} keys and a hash, checkpointed into {@code cp}; @return its digest */
     private byte[] otherStore(Path cp, int n) {
         try (Harness other = new Harness(home.resolve("other-" + cp.getFileName()))) {
@@ -77,7 +65,7 @@ class StoreInstallTest {
 
     @Test
     void aCheckpointReplacesTheStoreAndCarriesItsOriginUntilReconciledAcrossARestart() throws IOException {
-        StoreComponent store = new StoreComponent(config(), context());
+        StoreComponent store = new StoreComponent(config(), () -> home);
         for (int i = 1; i <= 5; i++) {
             put(store, i, "local" + i);
         }
@@ -95,7 +83,7 @@ class StoreInstallTest {
         put(store, 302, "after"); // it applies on from the checkpoint's sequence
         store.deactivate();
 
-        StoreComponent again = new StoreComponent(config(), context());
+        StoreComponent again = new StoreComponent(config(), () -> home);
         try {
             assertThat(again.origin()).as("the origin survives a restart").isEqualTo(new Origin(301, CHAIN));
             assertThat(again.appliedSequence()).isEqualTo(302);
@@ -104,7 +92,7 @@ class StoreInstallTest {
         } finally {
             again.deactivate();
         }
-        StoreComponent third = new StoreComponent(config(), context());
+        StoreComponent third = new StoreComponent(config(), () -> home);
         try {
             assertThat(third.origin()).as("reconciled durably").isNull();
         } finally {
@@ -114,7 +102,7 @@ class StoreInstallTest {
 
     @Test
     void theEpochOfTheLastEpochBumpIsKeptAcrossARestartAndTravelsWithACheckpoint() throws IOException {
-        StoreComponent store = new StoreComponent(config(), context());
+        StoreComponent store = new StoreComponent(config(), () -> home);
         assertThat(store.epoch()).isZero();
         put(store, 1, "a");
         store.epochBump(2, 7);
@@ -125,7 +113,7 @@ class StoreInstallTest {
         assertThat(store.checkpoint(cp)).isEqualTo(2);
         store.deactivate();
 
-        StoreComponent again = new StoreComponent(config(), context());
+        StoreComponent again = new StoreComponent(config(), () -> home);
         try {
             assertThat(again.epoch()).as("after a restart").isEqualTo(7);
         } finally {
@@ -135,14 +123,7 @@ class StoreInstallTest {
         Files.createDirectories(otherHome.resolve("data/checkpoint"));
         Path moved = otherHome.resolve("data/checkpoint/staged");
         Files.move(cp, moved);
-        BundleContext otherContext = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {BundleContext.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getProperty") && "tandem.home".equals(args[0])) {
-                        return otherHome.toString();
-                    }
-                    throw new UnsupportedOperationException(method.getName());
-                });
-        StoreComponent other = new StoreComponent(config(), otherContext);
+        StoreComponent other = new StoreComponent(config(), () -> otherHome);
         try {
             assertThat(other.epoch()).isZero();
             other.install(moved, 2, CHAIN);
@@ -154,7 +135,7 @@ class StoreInstallTest {
 
     @Test
     void aCheckpointAtAnotherSequenceOrNotAStoreIsRefusedAndChangesNothing() throws IOException {
-        StoreComponent store = new StoreComponent(config(), context());
+        StoreComponent store = new StoreComponent(config(), () -> home);
         try {
             put(store, 1, "mine");
             byte[] before = store.digest();

@@ -2,17 +2,15 @@ package tandem.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import redis.clients.jedis.Jedis;
 
@@ -25,19 +23,9 @@ import tandem.testsupport.Await;
 @Timeout(180)
 class BundleRestartSystemTest {
 
-    private static TandemNode node;
-
-    @BeforeAll
-    static void start() throws IOException {
-        node = TandemNode.start("restart");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (node != null) {
-            node.close();
-        }
-    }
+    @RegisterExtension
+    static final PerClass<TandemNode> NODE = new PerClass<>(() -> TandemNode.start("restart"));
+    private final TandemNode node = NODE.get();
 
     /** Increments its own counter in a loop; every reply must be the next number. */
     private static final class Writer implements Runnable {
@@ -53,7 +41,7 @@ class BundleRestartSystemTest {
 
         @Override
         public void run() {
-            try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 5000, 30_000)) {
+            try (Jedis jedis = new Jedis("127.0.0.1", NODE.get().port(), 5000, 30_000)) {
                 while (!stop) {
                     long started = System.nanoTime();
                     long value = jedis.incr(key);

@@ -3,7 +3,6 @@ package tandem.system;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -20,9 +19,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
@@ -57,33 +56,22 @@ import tandem.testsupport.Await;
 class CollectionsClientSystemTest {
 
     private static final Duration BLOCK_DEADLINE = Duration.ofSeconds(30);
-    private static TandemNode node;
-    private static int port;
-    private static ExecutorService consumers;
-
-    @BeforeAll
-    static void start() throws IOException {
-        node = TandemNode.start("collections");
-        port = node.port();
-        consumers = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "consumer");
-            t.setDaemon(true);
-            return t;
-        });
-    }
+    @RegisterExtension
+    static final PerClass<TandemNode> NODE = new PerClass<>(() -> TandemNode.start("collections"));
+    /** The blocked clients' threads. */
+    private static final ExecutorService consumers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "consumer");
+        t.setDaemon(true);
+        return t;
+    });
 
     @AfterAll
     static void stop() {
-        if (consumers != null) {
-            consumers.shutdownNow();
-        }
-        if (node != null) {
-            node.close();
-        }
+        consumers.shutdownNow();
     }
 
     private static Jedis jedis() {
-        return new Jedis("127.0.0.1", port, 5000, 30_000);
+        return new Jedis("127.0.0.1", NODE.get().port(), 5000, 30_000);
     }
 
     /** INFO clients' blocked_clients, read on {@code control}. */
@@ -563,7 +551,7 @@ class CollectionsClientSystemTest {
         try (Jedis control = jedis()) {
             int connected = Integer.parseInt(TandemNode.infoField(control.info("clients"), "connected_clients"));
             try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+                s.connect(new InetSocketAddress("127.0.0.1", NODE.get().port()), 2000);
                 s.getOutputStream().write("BLPOP gone 30\r\n".getBytes(StandardCharsets.US_ASCII));
                 s.getOutputStream().flush();
                 awaitBlocked(control, 1);
@@ -581,7 +569,7 @@ class CollectionsClientSystemTest {
     @Test
     void blpopInsideMultiAnswersNilAtOnce() throws Exception {
         // a read timeout of 10 s: were the BLPOP (timeout 0: for good) to block, EXEC would never be answered
-        try (Jedis j = new Jedis("127.0.0.1", port, 5000, 10_000)) {
+        try (Jedis j = new Jedis("127.0.0.1", NODE.get().port(), 5000, 10_000)) {
             Transaction t = j.multi();
             Response<List<String>> blocked = t.blpop(0, "multi:empty");
             Response<Long> pushed = t.rpush("multi:other", "x");

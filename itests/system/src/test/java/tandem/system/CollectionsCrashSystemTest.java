@@ -2,12 +2,9 @@ package tandem.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,13 +16,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
@@ -53,20 +49,10 @@ class CollectionsCrashSystemTest {
     private static final String LIST = "crash:list";
     private static final String ZSET = "crash:zset";
 
-    private static TandemNode node;
+    @RegisterExtension
+    static final PerClass<TandemNode> NODE = new PerClass<>(() -> TandemNode.start("coll-crash"));
+    private final TandemNode node = NODE.get();
     private static final AtomicLong ACKS = new AtomicLong();
-
-    @BeforeAll
-    static void start() throws IOException {
-        node = TandemNode.start("coll-crash");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (node != null) {
-            node.close();
-        }
-    }
 
     /** One writer's progress across rounds: its elements "w<id>:<n>", its members "m<id>:<n>". */
     private static final class Writer {
@@ -183,7 +169,7 @@ class CollectionsCrashSystemTest {
         assertThat(verify.out()).contains("journal OK");
     }
 
-    private static void verify(List<Writer> writers, int round) {
+    private void verify(List<Writer> writers, int round) {
         try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 2000, 30_000)) {
             List<String> list = jedis.lrange(LIST, 0, -1);
             Map<Integer, List<Long>> byWriter = new HashMap<>();
@@ -283,13 +269,13 @@ class CollectionsCrashSystemTest {
             assertThat(consumer.blpop(0.1, "replay:never")).isNull(); // a timeout: nothing journaled to replay
             before = contents(jedis);
         }
-        String digest = digest();
+        String digest = node.digest();
         assertThat(node.stop()).isIn(0, 143);
         Path store = node.home().resolve("data/store");
         assertThat(store).isDirectory();
-        deleteRecursively(store);
+        node.delete("data/store");
         node.restart();
-        assertThat(digest()).isEqualTo(digest);
+        assertThat(node.digest()).isEqualTo(digest);
         try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 2000, 30_000)) {
             assertThat(contents(jedis)).isEqualTo(before);
             assertThat(jedis.lrange("replay:bq4", 0, -1)).containsExactly("b4");
@@ -310,19 +296,4 @@ class CollectionsCrashSystemTest {
         return out;
     }
 
-    private static String digest() throws IOException {
-        TandemNode.Result r = node.shell("store:digest");
-        assertThat(r.exit()).as(r.err()).isZero();
-        String hex = r.out().trim();
-        assertThat(hex).matches("[0-9a-f]{64}");
-        return hex;
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
 }

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,9 +82,8 @@ class CollectionsReplicationSystemTest {
 
     /** A fresh node made a psync replica of {@code primary} with REPLICAOF; waits until it streams. */
     private static TandemNode psyncReplicaOf(TandemNode primary, String name) throws IOException {
-        TandemNode n = TandemNode.start(TandemNode.newHome(name), TandemNode.freePort(), Map.of(),
-                "--replication-port", Integer.toString(TandemNode.freePort()), "--config",
-                "tandem.psync:reconnect.max.ms=300");
+        TandemNode n = TandemNode.start(name, "--replication-port", Integer.toString(TandemNode.freePort()),
+                "--config", "tandem.psync:reconnect.max.ms=300");
         extra.add(n);
         TandemNode.Result r = n.redisCli("REPLICAOF", "127.0.0.1", Integer.toString(primary.port()));
         assertThat(r.out().trim()).as(r.err()).isEqualTo("OK");
@@ -227,32 +223,21 @@ class CollectionsReplicationSystemTest {
 
     // -------------------------------------------------------------------------------------------- checks
 
-    /** {@code store:digest} of a node, null when it cannot be read now. */
-    private static String digestOrNull(TandemNode node) {
-        try {
-            TandemNode.Result r = node.shell("store:digest");
-            Matcher m = Pattern.compile("[0-9a-f]{64}").matcher(r.out());
-            return r.exit() == 0 && m.find() ? m.group() : null;
-        } catch (IOException | AssertionError e) {
-            return null;
-        }
-    }
-
     /** Waits until every replica holds the primary's digest, the primary's read again after theirs. */
     private static void awaitSameDigest(TandemNode... replicas) {
         AtomicReference<String> last = new AtomicReference<>();
         try {
             Await.until("the replicas hold the primary's store:digest", CONVERGENCE, Duration.ofMillis(200), () -> {
-                String p = digestOrNull(cluster.primary);
+                String p = cluster.primary.digestOrNull();
                 StringBuilder seen = new StringBuilder("primary " + p);
                 boolean same = p != null;
                 for (TandemNode r : replicas) {
-                    String d = digestOrNull(r);
+                    String d = r.digestOrNull();
                     seen.append(", ").append(r.port()).append(' ').append(d);
                     same &= p != null && p.equals(d);
                 }
                 last.set(seen.toString());
-                return same && p.equals(digestOrNull(cluster.primary));
+                return same && p.equals(cluster.primary.digestOrNull());
             });
         } catch (AssertionError e) {
             throw new AssertionError(e.getMessage() + "; last digests: " + last.get(), e);
@@ -500,7 +485,7 @@ class CollectionsReplicationSystemTest {
         // before the replica goes (disk+ram counts journal-protocol replicas only: without it writes would wait)
         purgeJournalOfPrimary();
         journalReplica.stop();
-        wipe(journalReplica);
+        journalReplica.delete("data/journal", "data/store", "data/checkpoint");
         int before = count(journalReplica, INSTALLED);
         journalReplica.restart();
         Await.until("the wiped replica installs a snapshot", Duration.ofSeconds(90),
@@ -548,18 +533,5 @@ class CollectionsReplicationSystemTest {
                 throw new AssertionError(e);
             }
         });
-    }
-
-    private static void wipe(TandemNode node) throws IOException {
-        for (String dir : List.of("data/journal", "data/store", "data/checkpoint")) {
-            Path p = node.home().resolve(dir);
-            if (Files.exists(p)) {
-                try (var walk = Files.walk(p)) {
-                    for (Path f : walk.sorted(Comparator.reverseOrder()).toList()) {
-                        Files.delete(f);
-                    }
-                }
-            }
-        }
     }
 }

@@ -46,13 +46,8 @@ class CommandDifferentialSystemTest {
     }
 
     @AfterAll
-    static void stop() throws InterruptedException {
-        if (tandem != null) {
-            tandem.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(tandem, redis);
     }
 
     /** The blocks of the corpus, each named by its comment line. */

@@ -3,17 +3,15 @@ package tandem.system;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
@@ -32,20 +30,10 @@ class CrashSystemTest {
     private static final int WRITERS = 4;
     private static final String[] COUNTERS = {"counter:a", "counter:b"};
 
-    private static TandemNode node;
+    @RegisterExtension
+    static final PerClass<TandemNode> NODE = new PerClass<>(() -> TandemNode.start("crash"));
+    private final TandemNode node = NODE.get();
     private static final java.util.concurrent.atomic.AtomicLong ACKS = new java.util.concurrent.atomic.AtomicLong();
-
-    @BeforeAll
-    static void start() throws IOException {
-        node = TandemNode.start("crash");
-    }
-
-    @AfterAll
-    static void stop() {
-        if (node != null) {
-            node.close();
-        }
-    }
 
     /** One writer's progress across rounds. */
     private static final class Writer {
@@ -128,7 +116,7 @@ class CrashSystemTest {
         assertThat(verify.out()).contains("journal OK");
     }
 
-    private static void verify(List<Writer> writers, int round) {
+    private void verify(List<Writer> writers, int round) {
         try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 2000, 10_000)) {
             for (Writer w : writers) {
                 for (long n = Math.max(1, w.acked - 200); n <= w.acked; n++) {
@@ -180,28 +168,13 @@ class CrashSystemTest {
             }
             jedis.del("replay:7");
         }
-        String before = digest();
+        String before = node.digest();
         assertThat(node.stop()).isIn(0, 143);
         Path store = node.home().resolve("data/store");
         assertThat(store).isDirectory();
-        deleteRecursively(store);
+        node.delete("data/store");
         node.restart();
-        assertThat(digest()).isEqualTo(before);
+        assertThat(node.digest()).isEqualTo(before);
     }
 
-    private static String digest() throws IOException {
-        TandemNode.Result r = node.shell("store:digest");
-        assertThat(r.exit()).as(r.err()).isZero();
-        String hex = r.out().trim();
-        assertThat(hex).matches("[0-9a-f]{64}");
-        return hex;
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
 }

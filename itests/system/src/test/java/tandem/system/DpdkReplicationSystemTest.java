@@ -48,10 +48,8 @@ class DpdkReplicationSystemTest {
     }
 
     @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(cluster);
     }
 
     @Test

@@ -55,7 +55,7 @@ class ExpiryDeterminismSystemTest {
                 assertThat(jedis.get("short:0")).isNull();
                 assertThat(jedis.ttl("long:1")).isBetween(3500L, 7200L);
             }
-            digest = digest(a);
+            digest = a.digest();
             assertThat(a.stop()).isIn(0, 143);
             journal = a.home().resolve("data/journal");
             assertThat(journal.resolve("journal")).exists();
@@ -64,19 +64,13 @@ class ExpiryDeterminismSystemTest {
         Path home = TandemNode.newHome("expiry-b");
         copy(journal, home.resolve("data/journal"));
         try (TandemNode b = TandemNode.start(home, TandemNode.freePort(), Map.of())) {
-            assertThat(digest(b)).as("the same state, replayed under another clock").isEqualTo(digest);
+            assertThat(b.digest()).as("the same state, replayed under another clock").isEqualTo(digest);
             try (Jedis jedis = new Jedis("127.0.0.1", b.port())) {
                 assertThat(jedis.dbSize()).isEqualTo(LONG + 2);
                 assertThat(jedis.get("counter")).isEqualTo(Integer.toString(SHORT));
                 assertThat(jedis.get("short:" + (SHORT - 1))).isNull();
             }
         }
-    }
-
-    private static String digest(TandemNode node) throws IOException {
-        TandemNode.Result r = node.shell("store:digest");
-        assertThat(r.exit()).as(r.err()).isZero();
-        return r.out().trim();
     }
 
     private static void copy(Path from, Path to) throws IOException {

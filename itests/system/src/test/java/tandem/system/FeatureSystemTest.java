@@ -42,8 +42,7 @@ class FeatureSystemTest {
 
     @BeforeAll
     static void start() throws IOException {
-        primary = TandemNode.start(TandemNode.newHome("feature-primary"), TandemNode.freePort(), Map.of(),
-                "--replication-port", Integer.toString(TandemNode.freePort()));
+        primary = TandemNode.start("feature-primary", "--replication-port", Integer.toString(TandemNode.freePort()));
         // the replica reads a copy of the features with three more: two for one exclusive slot, one whose bundle
         // the repository does not hold
         Path home = TandemNode.newHome("feature-replica");
@@ -71,12 +70,8 @@ class FeatureSystemTest {
     }
 
     @AfterAll
-    static void stop() {
-        for (TandemNode n : new TandemNode[] {primary, replica}) {
-            if (n != null) {
-                n.close();
-            }
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(primary, replica);
     }
 
     @Test
@@ -209,7 +204,6 @@ class FeatureSystemTest {
         return r.out().trim();
     }
 
-
     private static void awaitLinkUp() {
         Await.until("the replica streams", Duration.ofSeconds(60),
                 () -> "up".equals(replica.info("replication").get("master_link_status")));
@@ -220,7 +214,7 @@ class FeatureSystemTest {
             try {
                 String p = primary.info("replication").get("master_repl_offset");
                 return p != null && p.equals(replica.info("replication").get("master_repl_offset"))
-                        && JournalCluster.digest(primary).equals(JournalCluster.digest(replica))
+                        && primary.digest().equals(replica.digest())
                         && p.equals(primary.info("replication").get("master_repl_offset"));
             } catch (IOException e) {
                 return false;

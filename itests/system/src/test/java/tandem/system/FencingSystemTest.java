@@ -43,13 +43,8 @@ class FencingSystemTest {
     }
 
     @AfterAll
-    static void stop() throws IOException {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(cluster, proxy);
     }
 
     /** @return the reply to a SET, the error's text when refused */

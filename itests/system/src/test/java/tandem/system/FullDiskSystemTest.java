@@ -30,18 +30,10 @@ class FullDiskSystemTest {
         try (TandemNode node = TandemNode.start(home, TandemNode.freePort(), Map.of(), "--config",
                 "tandem.journal:directory=" + mount.resolve("journal"))) {
             String value = "x".repeat(4000);
-            long acknowledged = 0;
-            String refusal = null;
             try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
-                for (int i = 0; i < 5000 && refusal == null; i++) {
-                    try {
-                        jedis.set("k" + i, value);
-                        acknowledged = i + 1;
-                    } catch (JedisDataException e) {
-                        refusal = e.getMessage();
-                    }
-                }
-                assertThat(refusal).as("the disk filled up").isNotNull()
+                Filled filled = fill(jedis, value, 5000);
+                long acknowledged = filled.acknowledged();
+                assertThat(filled.refusal()).as("the disk filled up").isNotNull()
                         .startsWith("MISCONF the journal has stopped and writes are refused");
                 assertThat(acknowledged).isGreaterThan(100);
                 for (int i = 0; i < 3; i++) {
@@ -76,18 +68,11 @@ class FullDiskSystemTest {
         try (TandemNode node = TandemNode.start(home, TandemNode.freePort(), Map.of(), "--config",
                 "tandem.store:directory=" + mount.resolve("store"), "--config", "tandem.store:flush.interval.ms=50")) {
             String value = "y".repeat(4000);
-            long acknowledged = 0;
-            String refusal = null;
+            long acknowledged;
             try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
-                for (int i = 0; i < 20_000 && refusal == null; i++) {
-                    try {
-                        jedis.set("k" + i, value);
-                        acknowledged = i + 1;
-                    } catch (JedisDataException e) {
-                        refusal = e.getMessage();
-                    }
-                }
-                assertThat(refusal).as("the store's disk filled up").isNotNull()
+                Filled filled = fill(jedis, value, 20_000);
+                acknowledged = filled.acknowledged();
+                assertThat(filled.refusal()).as("the store's disk filled up").isNotNull()
                         .matches("MISCONF writes are stopped: applying journal entry \\d+ \\(not begun: the store could "
                                 + "not write the entries applied before it\\) failed: .*RocksDB write of sequences .*")
                         .doesNotContain("journaled as");
@@ -134,6 +119,24 @@ class FullDiskSystemTest {
         } finally {
             TandemNode.run(Duration.ofSeconds(10), "umount", "-l", mount.toString());
         }
+    }
+
+    /** How many writes of a {@link #fill} were acknowledged, and the refusal that ended it (null: none came). */
+    private record Filled(long acknowledged, String refusal) {
+    }
+
+    /** Writes {@code k0}, {@code k1}, … = {@code value} until a write is refused, at most {@code most} of them. */
+    private static Filled fill(Jedis jedis, String value, int most) {
+        long acknowledged = 0;
+        for (int i = 0; i < most; i++) {
+            try {
+                jedis.set("k" + i, value);
+                acknowledged = i + 1;
+            } catch (JedisDataException e) {
+                return new Filled(acknowledged, e.getMessage());
+            }
+        }
+        return new Filled(acknowledged, null);
     }
 
     /** Mounts a 4 MB tmpfs in {@code home} (the tests run as root, in CI too). */

@@ -58,10 +58,8 @@ class HealthSystemTest {
     }
 
     @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(cluster);
     }
 
     /** {@link TandemNode#http} for a condition that cannot throw a checked exception. */
@@ -228,7 +226,7 @@ class HealthSystemTest {
         assertThat(json(primary.http("/health").body()).getBoolean("ready")).isFalse();
         assertThat(primary.shell("hc:exec tandem").out()).containsPattern("Overall Health Result: CRITICAL")
                 .containsPattern("Tandem store +CRITICAL").containsPattern("Tandem readiness +CRITICAL");
-        deleteRecursively(primary.home().resolve("data/store"));
+        primary.delete("data/store");
 
         List<String> seen = new CopyOnWriteArrayList<>();
         AtomicBoolean polling = new AtomicBoolean(true);
@@ -327,11 +325,4 @@ class HealthSystemTest {
         });
     }
 
-    private static void deleteRecursively(Path dir) throws IOException {
-        try (var s = Files.walk(dir)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
 }

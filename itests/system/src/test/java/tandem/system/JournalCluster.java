@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -43,8 +42,7 @@ final class JournalCluster implements AutoCloseable {
             args.add("--config");
             args.add(c);
         }
-        TandemNode p = TandemNode.start(TandemNode.newHome(name + "-primary"), TandemNode.freePort(), Map.of(),
-                args.toArray(new String[0]));
+        TandemNode p = TandemNode.start(name + "-primary", args.toArray(new String[0]));
         return new JournalCluster(name, p, replicationPort);
     }
 
@@ -64,8 +62,7 @@ final class JournalCluster implements AutoCloseable {
             args.add("--config");
             args.add(c);
         }
-        TandemNode r = TandemNode.start(TandemNode.newHome(name + "-replica" + (replicas.size() + 1)),
-                TandemNode.freePort(), Map.of(), args.toArray(new String[0]));
+        TandemNode r = TandemNode.start(name + "-replica" + (replicas.size() + 1), args.toArray(new String[0]));
         replicas.add(r);
         if (authorize) {
             authorize(r);
@@ -107,36 +104,15 @@ final class JournalCluster implements AutoCloseable {
                 () -> "up".equals(info(replica).get("master_link_status")));
     }
 
-    /** INFO replication as a map. */
+    /** INFO replication as a map; empty when the node does not answer. */
     static Map<String, String> info(TandemNode node) {
-        Map<String, String> out = new HashMap<>();
-        try {
-            TandemNode.Result r = node.redisCli("INFO", "replication");
-            for (String line : r.out().split("\r?\n")) {
-                int colon = line.indexOf(':');
-                if (colon > 0) {
-                    out.put(line.substring(0, colon), line.substring(colon + 1).trim());
-                }
-            }
-        } catch (IOException e) {
-            // a node that is down has no info
-        }
-        return out;
+        return node.info("replication");
     }
 
     /** The journal's durable sequence as INFO reports it, -1 when the node does not answer. */
     static long sequence(TandemNode node) {
         String s = info(node).get("tandem_journal_sequence");
         return s == null ? -1 : Long.parseLong(s);
-    }
-
-    /** {@code store:digest} of a node. */
-    static String digest(TandemNode node) throws IOException {
-        TandemNode.Result r = node.shell("store:digest");
-        assertThat(r.exit()).as(r.err()).isZero();
-        Matcher m = Pattern.compile("[0-9a-f]{64}").matcher(r.out());
-        assertThat(m.find()).as(r.out()).isTrue();
-        return m.group();
     }
 
     /** The chain value {@code journal:info} reports, with the durable sequence it belongs to. */
@@ -186,12 +162,12 @@ final class JournalCluster implements AutoCloseable {
      * reference takes no more writes.
      */
     static void awaitDigestOf(TandemNode reference, TandemNode... nodes) throws IOException {
-        String digest = digest(reference);
+        String digest = reference.digest();
         for (TandemNode n : nodes) {
             // a replica applies what it made durable on its logic thread: the digest follows shortly after
             Await.until("digest of " + n.port() + " is " + reference.port() + "'s", Duration.ofSeconds(60), () -> {
                 try {
-                    return digest.equals(digest(n));
+                    return digest.equals(n.digest());
                 } catch (IOException e) {
                     return false;
                 }

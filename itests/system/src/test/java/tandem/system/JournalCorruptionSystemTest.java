@@ -8,7 +8,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,8 +27,7 @@ class JournalCorruptionSystemTest {
 
     @Test
     void aCorruptedArchiveIsNamedAndRefused() throws Exception {
-        try (TandemNode node = TandemNode.start(TandemNode.newHome("corrupt"), TandemNode.freePort(), Map.of(),
-                "--config", "tandem.node:pause.max.ms=500")) {
+        try (TandemNode node = TandemNode.start("corrupt", "--config", "tandem.node:pause.max.ms=500")) {
             try (Jedis jedis = new Jedis("127.0.0.1", node.port())) {
                 for (int i = 0; i < 50; i++) {
                     jedis.set("before:" + i, "v" + i);

@@ -49,10 +49,8 @@ class JournalReplicationSystemTest {
     }
 
     @AfterAll
-    static void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(cluster);
     }
 
     private static List<Writer> writers(String tag, int n) {

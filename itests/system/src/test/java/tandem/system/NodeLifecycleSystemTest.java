@@ -91,8 +91,7 @@ class NodeLifecycleSystemTest {
 
     @Test
     void aConfigurationPropertyCanBeSetAtStartAndMaxClientsIsEnforced() throws IOException {
-        try (TandemNode node = TandemNode.start(TandemNode.newHome("config"), TandemNode.freePort(), Map.of(),
-                "--config", "tandem.server:max.clients=2")) {
+        try (TandemNode node = TandemNode.start("config", "--config", "tandem.server:max.clients=2")) {
             assertThat(node.home().resolve("etc/tandem.server.cfg")).content().contains("max.clients = 2");
             try (Jedis first = new Jedis("127.0.0.1", node.port());
                     Jedis second = new Jedis("127.0.0.1", node.port())) {

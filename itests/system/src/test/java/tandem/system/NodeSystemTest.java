@@ -19,10 +19,9 @@ import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import redis.clients.jedis.Jedis;
 
@@ -32,19 +31,9 @@ import tandem.testsupport.Await;
 @Timeout(120)
 class NodeSystemTest {
 
-    private static TandemNode node;
-
-    @BeforeAll
-    static void startNode() throws IOException {
-        node = TandemNode.start("node");
-    }
-
-    @AfterAll
-    static void stopNode() {
-        if (node != null) {
-            node.close();
-        }
-    }
+    @RegisterExtension
+    static final PerClass<TandemNode> NODE = new PerClass<>(() -> TandemNode.start("node"));
+    private final TandemNode node = NODE.get();
 
     @Test
     void redisCliPings() throws IOException {
@@ -237,7 +226,7 @@ class NodeSystemTest {
         assertThat(node.shell("lb").out()).containsPattern("Tandem RESP server.*\\|0\\.1\\.0|\\|Active\\s*\\|");
     }
 
-    private static String runId() {
+    private String runId() {
         String info = TandemNode.tryExchange(node.port(), "INFO server\r\n");
         if (info == null) {
             return null;

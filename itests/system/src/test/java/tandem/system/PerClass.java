@@ -37,6 +37,31 @@ final class PerClass<T extends AutoCloseable> implements BeforeAllCallback, Afte
         started = starter.start();
     }
 
+    /**
+     * Closes every one of {@code resources} that was made (null: its start failed or never came), in order, for the
+     * {@code @AfterAll} of a class that shares more than one thing; a failure does not keep the others open, and the
+     * first is thrown once all were closed.
+     */
+    static void closeAll(AutoCloseable... resources) throws Exception {
+        Exception first = null;
+        for (AutoCloseable r : resources) {
+            try {
+                if (r != null) {
+                    r.close();
+                }
+            } catch (Exception e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
         if (started != null) {

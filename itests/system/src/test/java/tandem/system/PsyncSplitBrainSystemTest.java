@@ -47,21 +47,13 @@ class PsyncSplitBrainSystemTest {
     }
 
     private static TandemNode node(String name) throws IOException {
-        return TandemNode.start(TandemNode.newHome(name), TandemNode.freePort(), Map.of(), "--replication-port",
-                Integer.toString(TandemNode.freePort()), "--config", "tandem.psync:reconnect.max.ms=300",
-                "--config", "tandem.fencing:freshness.window.ms=2000");
+        return TandemNode.start(name, "--replication-port", Integer.toString(TandemNode.freePort()), "--config",
+                "tandem.psync:reconnect.max.ms=300", "--config", "tandem.fencing:freshness.window.ms=2000");
     }
 
     @AfterAll
-    static void stop() throws IOException {
-        for (TandemNode n : new TandemNode[] {primary, replica}) {
-            if (n != null) {
-                n.close();
-            }
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(primary, replica, proxy);
     }
 
     /** Writes {@code psb:<n>} = n, each followed by {@code WAIT 1 500}: acknowledged up to where WAIT said 1. */
@@ -117,7 +109,7 @@ class PsyncSplitBrainSystemTest {
                 () -> SplitBrainAudits.auditFile(data) != null);
         Await.until("the old primary holds the new one's data", Duration.ofSeconds(60), () -> {
             try {
-                return JournalCluster.digest(primary).equals(JournalCluster.digest(replica));
+                return primary.digest().equals(replica.digest());
             } catch (IOException e) {
                 return false;
             }

@@ -59,16 +59,12 @@ class PsyncSystemTest {
         List<String> args = new ArrayList<>(List.of("--replication-port", Integer.toString(TandemNode.freePort())));
         args.addAll(List.of(FAST));
         args.addAll(List.of(more));
-        return TandemNode.start(TandemNode.newHome(name), TandemNode.freePort(), Map.of(), args.toArray(new String[0]));
+        return TandemNode.start(name, args.toArray(new String[0]));
     }
 
     @AfterAll
-    static void stop() {
-        for (TandemNode n : new TandemNode[] {primary, a, b}) {
-            if (n != null) {
-                n.close();
-            }
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(primary, a, b);
     }
 
     private static String cli(TandemNode node, String... args) throws IOException {
@@ -76,7 +72,6 @@ class PsyncSystemTest {
         assertThat(r.exit()).as(r.err()).isZero();
         return r.out().trim();
     }
-
 
     private static void replicaOf(TandemNode replica, int port) throws IOException {
         assertThat(cli(replica, "REPLICAOF", "127.0.0.1", Integer.toString(port))).isEqualTo("OK");
@@ -96,10 +91,10 @@ class PsyncSystemTest {
         Await.until("replicas at the primary's offset and digest", Duration.ofSeconds(60), () -> {
             try {
                 String p = primary.info("replication").get("master_repl_offset");
-                String digest = JournalCluster.digest(primary);
+                String digest = primary.digest();
                 for (TandemNode r : replicas) {
                     if (p == null || !p.equals(r.info("replication").get("master_repl_offset"))
-                            || !digest.equals(JournalCluster.digest(r))) {
+                            || !digest.equals(r.digest())) {
                         return false;
                     }
                 }
@@ -287,8 +282,7 @@ class PsyncSystemTest {
     void aCorruptedCheckpointByteIsDetectedNothingIsInstalledAndTheNextAttemptSucceeds() throws Exception {
         long full = primary.stat("sync_full");
         b.stop();
-        Path data = b.home().resolve("data");
-        deleteTree(data); // a wiped replica: the next attempt is a full sync
+        b.delete("data"); // a wiped replica: the next attempt is a full sync
         try (ByteProxy proxy = new ByteProxy(primary.port(), 4000)) {
             Files.writeString(b.home().resolve("etc/tandem.psync.cfg"),
                     Files.readString(b.home().resolve("etc/tandem.psync.cfg")).replaceAll("(?m)^replicaof\\s*=.*$",
@@ -400,17 +394,6 @@ class PsyncSystemTest {
             return node.redisCli(args).out().trim();
         } catch (IOException e) {
             return "";
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
         }
     }
 }

@@ -140,10 +140,9 @@ class QuorumCheckerSystemTest {
         try {
             for (String name : List.of("a", "b", "c")) {
                 int rp = TandemNode.freePort();
-                members.add(new Member(name, TandemNode.start(TandemNode.newHome("checker-" + name),
-                        TandemNode.freePort(), Map.of(), "--replication-port", Integer.toString(rp),
-                        "--ack-policy", policy, "--config", JournalCluster.FAST_RECONNECT, "--config",
-                        "tandem.fencing:freshness.window.ms=" + WINDOW_MS, "--config",
+                members.add(new Member(name, TandemNode.start("checker-" + name, "--replication-port",
+                        Integer.toString(rp), "--ack-policy", policy, "--config", JournalCluster.FAST_RECONNECT,
+                        "--config", "tandem.fencing:freshness.window.ms=" + WINDOW_MS, "--config",
                         "tandem.replication:heartbeat.ms=200", "--config",
                         // a link opened while the proxy holds every byte fails its handshake after this, not 10 s
                         "tandem.replication:handshake.timeout.ms=1500"), rp));
@@ -192,7 +191,7 @@ class QuorumCheckerSystemTest {
                 Await.until("replica " + m.name + " holds the primary's keyspace", Duration.ofSeconds(60), () -> {
                     try {
                         return JournalCluster.sequence(m.node) == JournalCluster.sequence(last.node)
-                                && JournalCluster.digest(m.node).equals(JournalCluster.digest(last.node));
+                                && m.node.digest().equals(last.node.digest());
                     } catch (IOException e) {
                         return false;
                     }

@@ -42,13 +42,8 @@ class RedisDifferentialSystemTest {
     }
 
     @AfterAll
-    static void stop() throws InterruptedException {
-        if (tandem != null) {
-            tandem.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(tandem, redis);
     }
 
     static Stream<String> corpus() {

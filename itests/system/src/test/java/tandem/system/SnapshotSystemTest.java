@@ -53,13 +53,8 @@ class SnapshotSystemTest {
     }
 
     @AfterAll
-    static void stop() {
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+    static void stop() throws Exception {
+        PerClass.closeAll(proxy, cluster);
     }
 
     /** The writers of the running test; halted after each test whatever its outcome. */
@@ -109,19 +104,6 @@ class SnapshotSystemTest {
         });
     }
 
-    private static void wipe(TandemNode node) throws IOException {
-        for (String dir : List.of("data/journal", "data/store", "data/checkpoint")) {
-            Path p = node.home().resolve(dir);
-            if (Files.exists(p)) {
-                try (var walk = Files.walk(p)) {
-                    for (Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                        Files.delete(f);
-                    }
-                }
-            }
-        }
-    }
-
     private static void awaitInstalled(TandemNode node, int before) {
         Await.until("replica " + node.port() + " installs a snapshot", Duration.ofSeconds(90),
                 () -> count(node, INSTALLED) > before);
@@ -158,7 +140,7 @@ class SnapshotSystemTest {
         List<Writer> ws = writers("wiped");
         ws.forEach(w -> w.awaitProgress(100));
         r1.stop();
-        wipe(r1);
+        r1.delete("data/journal", "data/store", "data/checkpoint");
         int before = count(r1, INSTALLED);
         r1.restart();
         awaitInstalled(r1, before);
@@ -256,7 +238,7 @@ class SnapshotSystemTest {
         List<Writer> ws = writers("corrupt");
         ws.forEach(w -> w.awaitProgress(100));
         r2.stop();
-        wipe(r2);
+        r2.delete("data/journal", "data/store", "data/checkpoint");
         proxy.corruptNextSnapshotChunk();
         int before = count(r2, INSTALLED);
         r2.restart();
@@ -273,7 +255,7 @@ class SnapshotSystemTest {
         List<Writer> ws = writers("kill");
         ws.forEach(w -> w.awaitProgress(100));
         r2.stop();
-        wipe(r2);
+        r2.delete("data/journal", "data/store", "data/checkpoint");
         proxy.throttle(256 * 1024);
         long passed = proxy.snapshotBytes();
         r2.restart();

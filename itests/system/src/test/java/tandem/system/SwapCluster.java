@@ -3,7 +3,6 @@ package tandem.system;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -31,9 +30,8 @@ final class SwapCluster implements AutoCloseable {
         TandemNode psync = null;
         try {
             TandemNode journalReplica = journal.addReplica(true);
-            psync = TandemNode.start(TandemNode.newHome(name + "-psync"), TandemNode.freePort(), Map.of(),
-                    "--replication-port", Integer.toString(TandemNode.freePort()), "--config",
-                    "tandem.psync:reconnect.max.ms=300");
+            psync = TandemNode.start(name + "-psync", "--replication-port", Integer.toString(TandemNode.freePort()),
+                    "--config", "tandem.psync:reconnect.max.ms=300");
             TandemNode.Result r = psync.redisCli("REPLICAOF", "127.0.0.1", Integer.toString(journal.primary.port()));
             assertThat(r.out().trim()).as(r.err()).isEqualTo("OK");
             SwapCluster cluster = new SwapCluster(journal, journalReplica, psync);

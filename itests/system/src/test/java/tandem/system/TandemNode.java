@@ -94,9 +94,13 @@ public final class TandemNode implements AutoCloseable {
         return Files.createTempDirectory(base, name + "-");
     }
 
-    /** Starts a node with a fresh home on a free port and waits until it serves its keyspace. */
-    public static TandemNode start(String name) throws IOException {
-        return start(newHome(name), freePort(), Map.of());
+    /**
+     * Starts a node with a fresh home ({@link #newHome}) on a free port and waits until it serves its keyspace.
+     *
+     * @param extraArgs more arguments for {@code bin/tandem} ({@code --config PID:KEY=VALUE}…)
+     */
+    public static TandemNode start(String name, String... extraArgs) throws IOException {
+        return start(newHome(name), freePort(), Map.of(), extraArgs);
     }
 
     /**
@@ -196,6 +200,42 @@ public final class TandemNode implements AutoCloseable {
     public Result shell(String gogoCommand) throws IOException {
         return run(Duration.ofSeconds(30), dist.resolve("bin/tandem").toString(), "shell", "--home",
                 home.toString(), "-c", gogoCommand);
+    }
+
+    /** {@code store:digest}: SHA-256 over the node's keyspace, 64 hex digits; the node must be ready. */
+    public String digest() throws IOException {
+        Result r = shell("store:digest");
+        String hex = r.out().trim();
+        if (r.exit() != 0 || !hex.matches("[0-9a-f]{64}")) {
+            throw new AssertionError("store:digest answered (exit " + r.exit() + ") " + hex + r.err());
+        }
+        return hex;
+    }
+
+    /** {@code store:digest}, or null when it cannot be read now (the node is down or not ready): for polling. */
+    public String digestOrNull() {
+        try {
+            return digest();
+        } catch (IOException | AssertionError e) {
+            return null;
+        }
+    }
+
+    /**
+     * Deletes directories of the home ({@code data/store}, say; those that exist) with all they hold, as a disk that
+     * was lost would; the node is stopped.
+     */
+    public void delete(String... dirs) throws IOException {
+        for (String dir : dirs) {
+            Path root = home.resolve(dir);
+            if (Files.exists(root)) {
+                try (var walk = Files.walk(root)) {
+                    for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+        }
     }
 
     /** @return the id of the active bundle named {@code name} (its Bundle-Name, as {@code lb} lists it) */

@@ -9,6 +9,7 @@ import java.util.Hashtable;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 
+import tandem.api.home.NodeHome;
 import tandem.protocol.files.CfgFile;
 
 /**
@@ -26,13 +27,13 @@ public final class ConfigWriteBack {
     private final Path cfg;
 
     /**
-     * @param home the node's home (the framework property {@code tandem.home}), or null: then only ConfigurationAdmin
-     *             keeps the value
+     * @param home the node's home, whose {@code etc/<pid>.cfg} follows the value; when it is not
+     *             {@linkplain NodeHome#isSet() set}, only ConfigurationAdmin keeps the value
      */
-    public ConfigWriteBack(ConfigurationAdmin admin, String pid, String home) {
+    public ConfigWriteBack(ConfigurationAdmin admin, String pid, NodeHome home) {
         this.admin = admin;
         this.pid = pid;
-        this.cfg = home == null ? null : Path.of(home, "etc", pid + ".cfg");
+        this.cfg = home.isSet() ? home.directory().resolve("etc").resolve(pid + ".cfg") : null;
     }
 
     /**

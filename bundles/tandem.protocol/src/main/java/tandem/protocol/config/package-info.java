@@ -4,7 +4,7 @@
  * written back where the node keeps them ({@link tandem.protocol.config.ConfigWriteBack}).
  */
 @Export
-@Version("1.0.0")
+@Version("2.0.0")
 package tandem.protocol.config;
 
 import org.osgi.annotation.bundle.Export;

@@ -20,9 +20,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 
+import tandem.api.home.NodeHome;
+import tandem.protocol.home.FrameworkHomeTest;
+
 /** A value a component changes in its own configuration reaches both places the node keeps it. */
 @Timeout(10)
 class ConfigWriteBackTest {
+
+    /** A framework's home when {@code tandem.home} is not set. */
+    private static final NodeHome UNSET = FrameworkHomeTest.unset();
 
     @TempDir
     Path home;
@@ -63,7 +69,7 @@ class ConfigWriteBackTest {
         Path cfg = Files.createDirectories(home.resolve("etc")).resolve("tandem.psync.cfg");
         Files.writeString(cfg, "# kept\nreplicaof = 127.0.0.1:1\nack.interval.ms = 500\n");
         stored.put("ack.interval.ms", "500");
-        new ConfigWriteBack(admin(), "tandem.psync", home.toString()).put("replicaof", "127.0.0.1:7001");
+        new ConfigWriteBack(admin(), "tandem.psync", () -> home).put("replicaof", "127.0.0.1:7001");
         assertThat(cfg).hasContent("# kept\nreplicaof = 127.0.0.1:7001\nack.interval.ms = 500");
         assertThat(asked).containsExactly("tandem.psync");
         assertThat(stored.get("replicaof")).isEqualTo("127.0.0.1:7001");
@@ -72,9 +78,9 @@ class ConfigWriteBackTest {
 
     @Test
     void withoutACfgFileOrAHomeOnlyConfigurationAdminKeepsIt() {
-        new ConfigWriteBack(admin(), "tandem.replication", home.toString()).put("primary", "");
+        new ConfigWriteBack(admin(), "tandem.replication", () -> home).put("primary", "");
         assertThat(home.resolve("etc/tandem.replication.cfg")).as("a missing file stays missing").doesNotExist();
-        new ConfigWriteBack(admin(), "tandem.replication", null).put("ack.policy", "disk");
+        new ConfigWriteBack(admin(), "tandem.replication", UNSET).put("ack.policy", "disk");
         assertThat(stored.get("primary")).isEqualTo("");
         assertThat(stored.get("ack.policy")).isEqualTo("disk");
     }
@@ -84,14 +90,14 @@ class ConfigWriteBackTest {
         Path etc = Files.createDirectories(home.resolve("etc"));
         Files.writeString(etc.resolve("tandem.psync.cfg"), "replicaof =\n");
         Files.createDirectories(etc.resolve("tandem.psync.cfg.tmp/in-the-way"));
-        ConfigWriteBack writeBack = new ConfigWriteBack(admin(), "tandem.psync", home.toString());
+        ConfigWriteBack writeBack = new ConfigWriteBack(admin(), "tandem.psync", () -> home);
         assertThatThrownBy(() -> writeBack.put("replicaof", "127.0.0.1:7001"))
                 .isInstanceOf(UncheckedIOException.class)
                 .hasMessageStartingWith("cannot write replicaof to " + etc.resolve("tandem.psync.cfg") + ": ");
         assertThat(stored.isEmpty()).as("not stored where the file could not follow").isTrue();
 
         failure = new IOException("the store is read-only");
-        ConfigWriteBack noFile = new ConfigWriteBack(admin(), "tandem.replication", null);
+        ConfigWriteBack noFile = new ConfigWriteBack(admin(), "tandem.replication", UNSET);
         assertThatThrownBy(() -> noFile.put("primary", ""))
                 .isInstanceOf(UncheckedIOException.class)
                 .hasMessage("cannot store primary=: the store is read-only");

@@ -18,32 +18,18 @@ import tandem.server.resp.RespRequest;
  * Hands each connection's decoded requests to the node core, in arrival order, on the connection's event loop. The
  * {@code requirepass} gate is here: a client that has not authenticated gets {@code -NOAUTH} for everything but
  * {@code AUTH}, {@code HELLO} and {@code QUIT}, answered in order with its other replies by the node core.
+ *
+ * @param node        opens a connection's session with the node core
+ * @param keyspace    resolves a keyspace command ({@link tandem.api.node.Node#resolve}), or null
+ * @param table       the server's own commands, resolved first
+ * @param frontend    sends the replies and keeps the statistics
+ * @param requirePass the password of {@code requirepass} now, or null
  */
-public final class NodeSink implements RequestSink {
+public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][], Command> keyspace,
+        CommandTable table, NodeFrontend frontend, Supplier<String> requirePass) implements RequestSink {
 
     private static final Set<String> AUTH_EXEMPT = Set.of("auth", "hello", "quit");
     static final String NOAUTH = "NOAUTH Authentication required.";
-
-    private final Function<NodeClient, NodeSession> node;
-    private final Function<byte[][], Command> keyspace;
-    private final CommandTable table;
-    private final NodeFrontend frontend;
-    private final Supplier<String> requirePass;
-
-    /**
-     * @param node        opens a connection's session with the node core
-     * @param keyspace    resolves a keyspace command ({@link tandem.api.node.Node#resolve}), or null
-     * @param table       the server's own commands, resolved first
-     * @param requirePass the password of {@code requirepass} now, or null
-     */
-    public NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][], Command> keyspace, CommandTable table,
-            NodeFrontend frontend, Supplier<String> requirePass) {
-        this.node = node;
-        this.keyspace = keyspace;
-        this.table = table;
-        this.frontend = frontend;
-        this.requirePass = requirePass;
-    }
 
     @Override
     public void opened(Connection c) {

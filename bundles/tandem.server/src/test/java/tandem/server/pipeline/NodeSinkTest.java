@@ -1,11 +1,9 @@
 package tandem.server.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static tandem.node.Waiting.await;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,8 +28,6 @@ import tandem.server.resp.RespRequest;
  */
 @Timeout(20)
 class NodeSinkTest {
-
-    private static final Duration DEADLINE = Duration.ofSeconds(10);
 
     private final FakeJournal journal = new FakeJournal();
     private final MapKeyspace keyspace = new MapKeyspace();
@@ -176,16 +172,6 @@ class NodeSinkTest {
         core.install(cp, 1, chain);
         await("the installed store waits for its journal", core::loading);
         assertThat(info.info("persistence")).contains("\r\nloading:1\r\n");
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long end = System.nanoTime() + DEADLINE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(1_000_000L); // poll, bounded by the deadline
-        }
     }
 
     /**

@@ -25,11 +25,12 @@ import java.util.concurrent.Semaphore;
 import org.apache.felix.service.command.CommandProcessor;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Converter;
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+
+import tandem.api.home.NodeHome;
 
 /**
  * Serves Gogo sessions on an owner-only Unix-domain socket so that a headless node can be administered from another
@@ -51,9 +52,6 @@ import org.osgi.service.component.annotations.Reference;
 @Component(immediate = true)
 public final class AdminChannel {
 
-    /** Framework property naming the node's home; set by {@code bin/tandem}. */
-    public static final String HOME_PROPERTY = "tandem.home";
-
     /** Where, under the home, the socket's path is recorded. */
     public static final String PATH_RECORD = "data/shell.path";
 
@@ -72,8 +70,8 @@ public final class AdminChannel {
     private volatile boolean running = true;
 
     @Activate
-    public AdminChannel(@Reference CommandProcessor processor, BundleContext context) throws IOException {
-        this(processor, home(context));
+    public AdminChannel(@Reference CommandProcessor processor, @Reference NodeHome home) throws IOException {
+        this(processor, named(home));
     }
 
     AdminChannel(CommandProcessor processor, Path home) throws IOException {
@@ -101,13 +99,12 @@ public final class AdminChannel {
         LOG.log(Level.INFO, "admin shell listening on {0} (recorded in {1})", socket, record);
     }
 
-    private static Path home(BundleContext context) {
-        String home = context.getProperty(HOME_PROPERTY);
-        if (home == null || home.isBlank()) {
-            throw new IllegalStateException("framework property " + HOME_PROPERTY
+    private static Path named(NodeHome home) {
+        if (!home.isSet()) {
+            throw new IllegalStateException("framework property " + NodeHome.PROPERTY
                     + " is not set: the admin channel needs the node's home to record its socket path");
         }
-        return Path.of(home);
+        return home.directory();
     }
 
     /** The socket of a node killed with -9 stays behind: remove it and its directory when it is ours and dead. */

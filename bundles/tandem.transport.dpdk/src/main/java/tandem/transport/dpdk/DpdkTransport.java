@@ -29,6 +29,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 import tandem.api.transport.FrameListener;
 import tandem.api.transport.FrameSession;
 import tandem.api.transport.FrameTransport;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.net.IpLiteral;
 import tandem.protocol.replication.Frames;
 import tandem.dpdk.DpdkRuntime;
@@ -124,12 +125,8 @@ public final class DpdkTransport implements FrameTransport {
 
     @Modified
     void modified(Config config) {
-        DpdkSettings next;
-        try {
-            next = DpdkSettings.of(config);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        DpdkSettings next = ConfigChange.validated(LOG, () -> DpdkSettings.of(config));
+        if (next == null) {
             return;
         }
         settings = next;

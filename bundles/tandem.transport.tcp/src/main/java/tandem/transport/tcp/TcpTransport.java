@@ -43,6 +43,7 @@ import tandem.api.transport.FrameLink;
 import tandem.api.transport.FrameListener;
 import tandem.api.transport.FrameSession;
 import tandem.api.transport.FrameTransport;
+import tandem.protocol.config.ConfigChange;
 import tandem.protocol.replication.Frames;
 
 /**
@@ -123,12 +124,8 @@ public final class TcpTransport implements FrameTransport {
 
     @Modified
     void modified(Config config) {
-        TcpSettings next;
-        try {
-            next = TcpSettings.of(config);
-        } catch (IllegalArgumentException e) {
-            LOG.log(Level.ERROR, "configuration change refused, the running configuration stays: {0}",
-                    e.getMessage());
+        TcpSettings next = ConfigChange.validated(LOG, () -> TcpSettings.of(config));
+        if (next == null) {
             return;
         }
         if (next.ioThreads() != ioThreads && next.ioThreads() != settings.ioThreads()) {

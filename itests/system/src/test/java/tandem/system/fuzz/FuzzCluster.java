@@ -49,8 +49,8 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
         RedisProcess redis = RedisProcess.start();
         TandemNode p = null;
         try {
-            p = TandemNode.start(TandemNode.newHome(name + "-primary"), TandemNode.freePort(), Map.of(),
-                    "--replication-port", Integer.toString(TandemNode.freePort()), "--ack-policy", "disk+ram");
+            p = TandemNode.start(name + "-primary", "--replication-port", Integer.toString(TandemNode.freePort()),
+                    "--ack-policy", "disk+ram");
             return new FuzzCluster(redis, p);
         } catch (IOException | RuntimeException | Error e) {
             if (p != null) {
@@ -71,18 +71,17 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
      */
     public void attachReplicas(String name) throws IOException {
         int replicationPort = replicationPort(primary);
-        journalReplica = TandemNode.start(TandemNode.newHome(name + "-journal"), TandemNode.freePort(), Map.of(),
-                "--replication-port", Integer.toString(TandemNode.freePort()), "--primary",
-                "127.0.0.1:" + replicationPort, "--config", "tandem.replication:reconnect.max.ms=300");
+        journalReplica = TandemNode.start(name + "-journal", "--replication-port",
+                Integer.toString(TandemNode.freePort()), "--primary", "127.0.0.1:" + replicationPort, "--config",
+                "tandem.replication:reconnect.max.ms=300");
         names.put(journalReplica, "journal-replica");
         TandemNode.Result allowed = primary.shell(journalReplica.authAllowCommand());
         if (allowed.exit() != 0) {
             throw new IOException("auth:allow failed: " + allowed.out() + allowed.err());
         }
         awaitLinkUp(journalReplica);
-        psyncReplica = TandemNode.start(TandemNode.newHome(name + "-psync"), TandemNode.freePort(), Map.of(),
-                "--replication-port", Integer.toString(TandemNode.freePort()), "--config",
-                "tandem.psync:reconnect.max.ms=300");
+        psyncReplica = TandemNode.start(name + "-psync", "--replication-port",
+                Integer.toString(TandemNode.freePort()), "--config", "tandem.psync:reconnect.max.ms=300");
         names.put(psyncReplica, "psync-replica");
         String ok = TandemNode.tryExchange(psyncReplica.port(), "REPLICAOF 127.0.0.1 " + primary.port() + "\r\n");
         if (!"+OK\r\n".equals(ok)) {
@@ -235,10 +234,10 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
         long end = System.nanoTime() + CONVERGENCE.toNanos();
         String last = "";
         while (System.nanoTime() < end) {
-            String p = digest(primary);
-            String j = digest(journalReplica);
-            String s = digest(psyncReplica);
-            if (p != null && p.equals(j) && p.equals(s) && p.equals(digest(primary))) {
+            String p = primary.digestOrNull();
+            String j = journalReplica.digestOrNull();
+            String s = psyncReplica.digestOrNull();
+            if (p != null && p.equals(j) && p.equals(s) && p.equals(primary.digestOrNull())) {
                 return null;
             }
             last = "primary " + p + ", journal replica " + j + " (sequence " + info(journalReplica, "replication")
@@ -249,17 +248,6 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
             java.util.concurrent.locks.LockSupport.parkNanos(200_000_000L); // poll, bounded by the deadline
         }
         return "after " + CONVERGENCE.toSeconds() + " s: " + last;
-    }
-
-    /** {@code store:digest} of a node, null when the shell fails. */
-    static String digest(TandemNode node) {
-        try {
-            TandemNode.Result r = node.shell("store:digest");
-            Matcher m = Pattern.compile("[0-9a-f]{64}").matcher(r.out());
-            return r.exit() == 0 && m.find() ? m.group() : null;
-        } catch (IOException | AssertionError e) {
-            return null;
-        }
     }
 
     /** Deletes the nodes' homes (after {@link #close}): a run without findings leaves nothing to look at. */

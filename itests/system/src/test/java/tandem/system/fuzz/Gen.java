@@ -851,23 +851,16 @@ final class Gen {
     }
 
     private List<byte[]> bitcount() {
-        List<byte[]> c = new ArrayList<>(List.of(b("BITCOUNT"), key()));
-        int p = r.nextInt(5);
-        if (p >= 1) {
-            c.add(b(index()));
-        }
-        if (p >= 2) {
-            c.add(b(index()));
-        }
-        if (p >= 3) {
-            c.add(b(pick(new String[] {"BYTE", "BIT", "bit", "FOO"})));
-        }
-        return c;
+        return withRange(new ArrayList<>(List.of(b("BITCOUNT"), key())));
     }
 
     private List<byte[]> bitpos() {
-        List<byte[]> c = new ArrayList<>(List.of(b("BITPOS"), key(), b(r.nextInt(6) != 0
-                ? pick(new String[] {"0", "1"}) : pick(new String[] {"2", "-1", "a"}))));
+        return withRange(new ArrayList<>(List.of(b("BITPOS"), key(), b(r.nextInt(6) != 0
+                ? pick(new String[] {"0", "1"}) : pick(new String[] {"2", "-1", "a"})))));
+    }
+
+    /** BITCOUNT's and BITPOS's optional range, {@code [start [end [BYTE | BIT]]]} (or a unit of neither). */
+    private List<byte[]> withRange(List<byte[]> c) {
         int p = r.nextInt(5);
         if (p >= 1) {
             c.add(b(index()));

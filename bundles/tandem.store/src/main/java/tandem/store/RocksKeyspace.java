@@ -29,6 +29,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Snapshot;
+import org.rocksdb.WBWIRocksIterator;
 import org.rocksdb.WriteBatchWithIndex;
 import org.rocksdb.WriteOptions;
 
@@ -164,8 +165,13 @@ final class RocksKeyspace implements AutoCloseable {
     private java.util.concurrent.Future<?> writing;
     /** The empty batch the next round starts with once the one being written is in the database. */
     private WriteBatchWithIndex spare = new WriteBatchWithIndex(true);
-    /** Why a round could not be written: the store refuses every later read and commit (it must be reopened). */
+    /**
+     * Why a round could not be written: the store refuses every later commit (it must be reopened), and its reads
+     * go on over the round kept in memory.
+     */
     private volatile String writeFailure;
+    /** Whether the round that could not be written is back under the logic thread's reads. */
+    private boolean failedRoundKept;
     private volatile long flushedSequence;
     private volatile long keyCount;
     private volatile long expiringCount;
@@ -227,7 +233,7 @@ final class RocksKeyspace implements AutoCloseable {
         this.readOptions = new ReadOptions();
         this.flushOptions = new FlushOptions().setWaitForFlush(true);
         this.cursors = new ScanCursors(scanCursors);
-        this.tx = new Tx(db, keys, fields, deadlines, readOptions, cursors, index, this::awaitWritten);
+        this.tx = new Tx(db, keys, fields, deadlines, readOptions, cursors, index, this::awaitReadable);
         this.writer = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "tandem-store-writer");
             t.setDaemon(true);
@@ -914,9 +920,9 @@ final class RocksKeyspace implements AutoCloseable {
                 committedSequence = sequence;
             } catch (RocksDBException | RuntimeException e) {
                 writeFailure = "RocksDB write of sequences " + from + ".." + sequence + " failed: " + e.getMessage();
-            } finally {
-                round.clear();
+                return; // the round stays whole: reads go on over it (keepFailedRound)
             }
+            round.clear();
         });
     }
 
@@ -926,6 +932,19 @@ final class RocksKeyspace implements AutoCloseable {
      * @throws IllegalStateException when a round could not be written
      */
     private void awaitWritten() {
+        awaitReadable();
+        String failed = writeFailure;
+        if (failed != null) {
+            throw new IllegalStateException(failed);
+        }
+    }
+
+    /**
+     * Waits until the round handed to the writer is in the database, or could not be written: then that round,
+     * with what was applied after it laid over it, is what the logic thread reads RocksDB through (its entries were
+     * answered; they stay readable until the store is reopened and the journal replays them). Logic thread.
+     */
+    private void awaitReadable() {
         java.util.concurrent.Future<?> w = writing;
         if (w != null) {
             boolean interrupted = false;
@@ -944,9 +963,45 @@ final class RocksKeyspace implements AutoCloseable {
             }
             writing = null;
         }
-        String failed = writeFailure;
-        if (failed != null) {
-            throw new IllegalStateException(failed);
+        if (writeFailure != null && !failedRoundKept) {
+            keepFailedRound();
         }
+    }
+
+    /**
+     * Lays the writes applied since the failed round was handed over it and makes it the logic thread's batch
+     * again. Only puts and deletes reach a round's batch; its index holds the latest write of each key.
+     */
+    private void keepFailedRound() {
+        failedRoundKept = true;
+        WriteBatchWithIndex failed = spare; // commitRound left the round being written there
+        WriteBatchWithIndex later = tx.hand(failed);
+        try {
+            for (ColumnFamilyHandle cf : List.of(keys, fields, deadlines, meta)) {
+                try (WBWIRocksIterator it = later.newIterator(cf)) {
+                    for (it.seekToFirst(); it.isValid(); it.next()) {
+                        WBWIRocksIterator.WriteEntry e = it.entry();
+                        byte[] key = bytes(e.getKey().data());
+                        switch (e.getType()) {
+                            case PUT -> failed.put(cf, key, bytes(e.getValue().data()));
+                            case DELETE, SINGLE_DELETE -> failed.delete(cf, key);
+                            default -> throw new IllegalStateException("a round holds a " + e.getType());
+                        }
+                    }
+                }
+            }
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("keeping the round that could not be written failed: " + e.getMessage(),
+                    e);
+        }
+        tx.wrote = true; // reads must merge the batch with the database from now on
+        later.clear();
+        spare = later;
+    }
+
+    private static byte[] bytes(ByteBuffer b) {
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
     }
 }

@@ -1,6 +1,8 @@
 package tandem.health;
 
 import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Dictionary;
@@ -38,6 +40,8 @@ import jakarta.servlet.http.HttpServletResponse;
 @Component(immediate = true)
 @RequireHttpWhiteboard
 public final class Endpoints {
+
+    private static final Logger LOG = System.getLogger("tandem.health");
 
     private static final JsonWriterFactory PRETTY = Json.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING,
             true));
@@ -89,11 +93,22 @@ public final class Endpoints {
 
     private void metrics(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         PrometheusSink sink = new PrometheusSink();
-        probe.collect(sink);
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream(16 * 1024);
+        try {
+            probe.collect(sink);
+            sink.write(text);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "/metrics could not be rendered", e);
+            resp.sendError(500, "metrics could not be rendered: " + e);
+            return;
+        }
+        if (!sink.conflicts().isEmpty()) {
+            LOG.log(Level.WARNING, "/metrics left out what its sources reported wrongly: {0}", sink.conflicts());
+        }
         resp.setStatus(200);
         resp.setContentType(PrometheusSink.contentType());
         resp.setHeader("Cache-Control", "no-store");
-        sink.write(resp.getOutputStream());
+        text.writeTo(resp.getOutputStream());
     }
 
     private void statusPage(HttpServletRequest req, HttpServletResponse resp) throws IOException {

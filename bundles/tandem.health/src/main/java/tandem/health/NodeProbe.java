@@ -31,6 +31,8 @@ import tandem.api.store.StoreStatus;
 @Component(service = NodeProbe.class)
 public final class NodeProbe {
 
+    private static final System.Logger LOG = System.getLogger("tandem.health");
+
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile Node node;
@@ -250,7 +252,12 @@ public final class NodeProbe {
     /** Reports every metric: the sources' own, and gauges read from the status contracts. */
     public void collect(MetricsSink sink) {
         for (MetricsSource source : sources) {
-            source.collect(sink);
+            try {
+                source.collect(sink);
+            } catch (RuntimeException e) { // one source's fault must not take every other metric with it
+                LOG.log(System.Logger.Level.WARNING, "metrics: " + source.getClass().getName() + " failed; what it reported before "
+                        + "is in this scrape, the rest is not", e);
+            }
         }
         Node n = node;
         String notReady = notReady();

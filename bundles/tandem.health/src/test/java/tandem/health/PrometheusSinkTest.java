@@ -37,7 +37,8 @@ class PrometheusSinkTest {
                 # TYPE tandem_commands_total counter
                 tandem_commands_total{command="get"} 1.0
                 tandem_commands_total{command="set"} 3.0
-                # HELP tandem_metrics_conflicts Metrics dropped from this scrape: a name reported with two types
+                # HELP tandem_metrics_conflicts Metrics dropped from this scrape: a name reported with two types, \
+                or twice with the same labels
                 # TYPE tandem_metrics_conflicts gauge
                 tandem_metrics_conflicts 0.0
                 # HELP tandem_ready 1 when ready
@@ -60,6 +61,21 @@ class PrometheusSinkTest {
         sink.counter("tandem_x", "x", 2);
         String text = render(sink);
         assertThat(text).contains("tandem_x 1.0", "tandem_metrics_conflicts 1.0").doesNotContain("tandem_x_total");
+        assertThat(sink.conflicts()).containsExactly("tandem_x reported as a COUNTER after a GAUGE");
         assertThat(PrometheusSink.contentType()).startsWith("text/plain; version=0.0.4");
+    }
+
+    @Test
+    void aSeriesReportedTwiceWithTheSameLabelsKeepsItsFirstValueAndIsCountedNotFatal() throws IOException {
+        PrometheusSink sink = new PrometheusSink();
+        sink.gauge("tandem_upstream_streaming", "s", 1, "protocol", "journal");
+        sink.gauge("tandem_upstream_streaming", "s", 0, "protocol", "journal");
+        sink.gauge("tandem_upstream_streaming", "s", 0, "protocol", "psync");
+        String text = render(sink);
+        assertThat(text).contains("tandem_upstream_streaming{protocol=\"journal\"} 1.0",
+                "tandem_upstream_streaming{protocol=\"psync\"} 0.0", "tandem_metrics_conflicts 1.0")
+                .doesNotContain("tandem_upstream_streaming{protocol=\"journal\"} 0.0");
+        assertThat(sink.conflicts()).singleElement().asString().startsWith("tandem_upstream_streaming{")
+                .endsWith(" reported twice");
     }
 }

@@ -888,7 +888,8 @@ final class RocksKeyspace implements AutoCloseable {
      * in-memory index do not. Called on the logic thread, once per round.
      *
      * @throws IllegalStateException when an earlier round could not be written: the store then refuses every
-     *                               commit and read until it is reopened (the journal replays what is missing)
+     *                               commit until it is reopened (the journal replays what is missing), and reads
+     *                               go on over that round, kept in memory
      */
     public void commit() {
         Lock lock = enter();

@@ -29,8 +29,6 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Snapshot;
-import org.rocksdb.WBWIRocksIterator;
-import org.rocksdb.WriteBatchWithIndex;
 import org.rocksdb.WriteOptions;
 
 import tandem.api.store.Command;
@@ -85,10 +83,11 @@ import tandem.store.Tx.Rec;
  * from memory. RocksDB stays the only copy on disk.
  *
  * <h2>Rounds</h2>
- * Applies are written to RocksDB a round at a time: {@link #commit()}, called by the pipeline once per round, hands
+ * Applies are written to RocksDB a round at a time: {@link #commit()}, called by the node core once per round, hands
  * every apply since the last commit and the {@code meta} record, in one {@code WriteBatch}, to the store's writer
- * thread, which inserts it into the memtables while the logic thread applies the next round (profiled under pipelined
- * SETs, the memtable insert took a quarter of the logic thread, the serial limit). The effects are visible
+ * thread ({@link Rounds}), which inserts it into the memtables while the logic thread applies the next round
+ * (profiled under pipelined SETs, the memtable insert took a quarter of the logic thread, the serial limit). The
+ * effects are visible
  * to the logic thread's own calls at once (through the batch and the index; a read of RocksDB first waits for the
  * round being written), and to other threads once written: a flush, a digest or a checkpoint first waits for the
  * rounds committed before it, and reads RocksDB, where the applied sequence in {@code meta} is always exactly the
@@ -152,26 +151,8 @@ final class RocksKeyspace implements AutoCloseable {
     /** The last sequence applied, committed or not (the logic thread's view). */
     private volatile long appliedSequence;
     private volatile long epoch;
-    /** The last sequence written to RocksDB with its effects: what a flush makes durable. */
-    private volatile long committedSequence;
-    /** The last sequence handed to the writer ({@link #commit}); written by the logic thread. */
-    private volatile long handedSequence;
-    /**
-     * Writes each round's batch to RocksDB, one at a time, so that the logic thread goes on with the next round
-     * meanwhile: inserting a round into the memtables costs about as much as applying it.
-     */
-    private final java.util.concurrent.ExecutorService writer;
-    /** The round being written, or null; the logic thread's. */
-    private java.util.concurrent.Future<?> writing;
-    /** The empty batch the next round starts with once the one being written is in the database. */
-    private WriteBatchWithIndex spare = new WriteBatchWithIndex(true);
-    /**
-     * Why a round could not be written: the store refuses every later commit (it must be reopened), and its reads
-     * go on over the round kept in memory.
-     */
-    private volatile String writeFailure;
-    /** Whether the round that could not be written is back under the logic thread's reads. */
-    private boolean failedRoundKept;
+    /** The store's writer thread, and what it wrote. */
+    private final Rounds rounds;
     private volatile long flushedSequence;
     private volatile long keyCount;
     private volatile long expiringCount;
@@ -233,12 +214,9 @@ final class RocksKeyspace implements AutoCloseable {
         this.readOptions = new ReadOptions();
         this.flushOptions = new FlushOptions().setWaitForFlush(true);
         this.cursors = new ScanCursors(scanCursors);
-        this.tx = new Tx(db, keys, fields, deadlines, readOptions, cursors, index, this::awaitReadable);
-        this.writer = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "tandem-store-writer");
-            t.setDaemon(true);
-            return t;
-        });
+        this.rounds = new Rounds(db, writeOptions, List.of(keys, fields, deadlines, meta),
+                written -> new Tx(db, keys, fields, deadlines, readOptions, cursors, index, written));
+        this.tx = rounds.tx();
         loadIndex();
         byte[] m = db.get(meta, APPLIED);
         if (m != null) {
@@ -250,8 +228,7 @@ final class RocksKeyspace implements AutoCloseable {
         }
         byte[] e = db.get(meta, EPOCH);
         epoch = e == null ? 0 : ByteBuffer.wrap(e).getLong();
-        committedSequence = appliedSequence;
-        handedSequence = appliedSequence;
+        rounds.writtenUpTo(appliedSequence);
         flushedSequence = appliedSequence; // without a WAL, whatever a reopened database holds was flushed
     }
 
@@ -343,7 +320,7 @@ final class RocksKeyspace implements AutoCloseable {
     private void flushEverything(long sequence, Reply reply) {
         tx.keepWrites();
         commitRound();
-        awaitWritten(); // the range deletions below cover what the earlier rounds wrote
+        rounds.awaitWritten(); // the range deletions below cover what the earlier rounds wrote
         try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
             for (ColumnFamilyHandle cf : List.of(keys, fields, deadlines)) {
                 try (RocksIterator it = db.newIterator(cf, readOptions)) {
@@ -368,8 +345,7 @@ final class RocksKeyspace implements AutoCloseable {
         expiringCount = 0;
         deadlineSeconds = 0;
         appliedSequence = sequence;
-        handedSequence = sequence;
-        committedSequence = sequence;
+        rounds.writtenUpTo(sequence);
         reply.simple("OK");
     }
 
@@ -561,7 +537,7 @@ final class RocksKeyspace implements AutoCloseable {
     public long checkpoint(Path target) {
         // RocksDB flushes the memtables first (atomically, every column family) and links the files: the copy holds
         // a consistent cut of what was committed, and its meta family says at which applied sequence
-        awaitCommitted(handedSequence);
+        rounds.awaitCommitted();
         Lock lock = enter();
         try (org.rocksdb.Checkpoint cp = org.rocksdb.Checkpoint.create(db)) {
             cp.createCheckpoint(target.toString());
@@ -634,7 +610,7 @@ final class RocksKeyspace implements AutoCloseable {
      * </pre>
      */
     public byte[] digest() {
-        awaitCommitted(handedSequence);
+        rounds.awaitCommitted();
         Lock lock = enter();
         Snapshot snapshot = db.getSnapshot();
         try (ReadOptions at = new ReadOptions().setSnapshot(snapshot);
@@ -680,17 +656,6 @@ final class RocksKeyspace implements AutoCloseable {
         }
     }
 
-    /**
-     * Waits (briefly: one round's write) until the writer has written {@code sequence}, so that what was committed
-     * before the call, and acknowledged, is in what another thread reads. Any thread.
-     */
-    private void awaitCommitted(long sequence) {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-        while (committedSequence < sequence && writeFailure == null && !closed && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
-        }
-    }
-
     private static byte[] u32(int n) {
         return ByteBuffer.allocate(4).putInt(n).array();
     }
@@ -724,11 +689,11 @@ final class RocksKeyspace implements AutoCloseable {
      * @return the flushed sequence
      */
     long flush() {
-        awaitCommitted(handedSequence);
+        rounds.awaitCommitted();
         Lock lock = enter();
         try {
             synchronized (flushLock) {
-                long captured = committedSequence;
+                long captured = rounds.committed();
                 if (captured == flushedSequence) {
                     return captured;
                 }
@@ -781,12 +746,7 @@ final class RocksKeyspace implements AutoCloseable {
      */
     @Override
     public void close() {
-        try {
-            awaitWritten();
-        } catch (IllegalStateException e) {
-            // said when it happened; the journal replays what was not written
-        }
-        writer.shutdown();
+        rounds.stop();
         Lock lock = life.asWriteLock();
         lock.lock();
         try {
@@ -796,15 +756,15 @@ final class RocksKeyspace implements AutoCloseable {
             try {
                 // an uncommitted round is dropped: the journal replays it (it may not even be durable there yet)
                 db.flush(flushOptions, handles);
-                flushedSequence = committedSequence;
-                appliedSequence = committedSequence;
+                flushedSequence = rounds.committed();
+                appliedSequence = rounds.committed();
             } catch (RocksDBException e) {
                 System.getLogger("tandem.store").log(System.Logger.Level.ERROR,
                         "flush at close failed, the journal replay will restore the rest: {0}", e.getMessage());
             }
             closed = true;
             tx.batch.close();
-            spare.close();
+            rounds.release();
             for (ColumnFamilyHandle h : handles) {
                 h.close();
             }
@@ -902,107 +862,15 @@ final class RocksKeyspace implements AutoCloseable {
 
     private void commitRound() {
         long sequence = appliedSequence;
-        if (sequence == handedSequence) {
+        if (sequence == rounds.handed()) {
             return;
         }
-        awaitWritten();
+        rounds.awaitWritten();
         try {
             tx.batch.put(meta, APPLIED, meta(sequence, keyCount, expiringCount, deadlineSeconds));
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB batch put of the applied sequence failed: " + e.getMessage(), e);
         }
-        long from = handedSequence + 1;
-        WriteBatchWithIndex round = tx.hand(spare);
-        spare = round;
-        handedSequence = sequence;
-        writing = writer.submit(() -> {
-            try {
-                db.write(writeOptions, round);
-                committedSequence = sequence;
-            } catch (RocksDBException | RuntimeException e) {
-                writeFailure = "RocksDB write of sequences " + from + ".." + sequence + " failed: " + e.getMessage();
-                return; // the round stays whole: reads go on over it (keepFailedRound)
-            }
-            round.clear();
-        });
-    }
-
-    /**
-     * Waits until the round handed to the writer is in the database. Logic thread.
-     *
-     * @throws IllegalStateException when a round could not be written
-     */
-    private void awaitWritten() {
-        awaitReadable();
-        String failed = writeFailure;
-        if (failed != null) {
-            throw new IllegalStateException(failed);
-        }
-    }
-
-    /**
-     * Waits until the round handed to the writer is in the database, or could not be written: then that round,
-     * with what was applied after it laid over it, is what the logic thread reads RocksDB through (its entries were
-     * answered; they stay readable until the store is reopened and the journal replays them). Logic thread.
-     */
-    private void awaitReadable() {
-        java.util.concurrent.Future<?> w = writing;
-        if (w != null) {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    w.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true; // the write must end before anything reads or closes the database
-                } catch (java.util.concurrent.ExecutionException e) {
-                    break; // the task records its own failure
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            writing = null;
-        }
-        if (writeFailure != null && !failedRoundKept) {
-            keepFailedRound();
-        }
-    }
-
-    /**
-     * Lays the writes applied since the failed round was handed over it and makes it the logic thread's batch
-     * again. Only puts and deletes reach a round's batch; its index holds the latest write of each key.
-     */
-    private void keepFailedRound() {
-        failedRoundKept = true;
-        WriteBatchWithIndex failed = spare; // commitRound left the round being written there
-        WriteBatchWithIndex later = tx.hand(failed);
-        try {
-            for (ColumnFamilyHandle cf : List.of(keys, fields, deadlines, meta)) {
-                try (WBWIRocksIterator it = later.newIterator(cf)) {
-                    for (it.seekToFirst(); it.isValid(); it.next()) {
-                        WBWIRocksIterator.WriteEntry e = it.entry();
-                        byte[] key = bytes(e.getKey().data());
-                        switch (e.getType()) {
-                            case PUT -> failed.put(cf, key, bytes(e.getValue().data()));
-                            case DELETE, SINGLE_DELETE -> failed.delete(cf, key);
-                            default -> throw new IllegalStateException("a round holds a " + e.getType());
-                        }
-                    }
-                }
-            }
-        } catch (RocksDBException e) {
-            throw new IllegalStateException("keeping the round that could not be written failed: " + e.getMessage(),
-                    e);
-        }
-        tx.wrote = true; // reads must merge the batch with the database from now on
-        later.clear();
-        spare = later;
-    }
-
-    private static byte[] bytes(ByteBuffer b) {
-        byte[] out = new byte[b.remaining()];
-        b.get(out);
-        return out;
+        rounds.hand(sequence);
     }
 }

@@ -374,11 +374,23 @@ public final class TandemNode implements AutoCloseable {
         }
     }
 
-    /** A port that was free a moment ago on the loopback interface. */
+    /** Every port {@link #freePort} handed out in this JVM. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A port that was free a moment ago on the loopback interface, and that this JVM has not handed out before: the
+     * kernel may offer a port again once its probe socket closed, and two nodes started together (a RESP port, a
+     * replication port, a health port each) would then try to listen on one port, the second failing.
+     */
     public static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-            return s.getLocalPort();
+        for (int attempt = 0; attempt < 1000; attempt++) {
+            try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+                if (HANDED_OUT.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
+        throw new IOException("every port the kernel offered was handed out before");
     }
 
     /** Sends raw bytes and returns whatever arrives until the reply goes quiet or the peer closes; null on error. */

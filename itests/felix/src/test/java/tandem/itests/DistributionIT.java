@@ -315,7 +315,7 @@ public class DistributionIT {
         return props;
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             return s.getLocalPort();
         }

@@ -129,6 +129,31 @@ class HotSwapSystemTest {
         cluster.awaitBothStreaming();
     }
 
+    /** Logs what the primary says of itself when a writer stalls after {@code line}: status and threads. */
+    private static void diagnose(TandemNode primary, String line) {
+        StringBuilder sb = new StringBuilder("a writer stalled after '" + line + "'; the primary says:\n");
+        for (String command : List.of("server:status", "repl:status", "server:clients")) {
+            try {
+                sb.append("$ ").append(command).append('\n').append(primary.shell(command).out()).append('\n');
+            } catch (IOException | RuntimeException e) {
+                sb.append(command).append(" failed: ").append(e).append('\n');
+            }
+        }
+        try (redis.clients.jedis.Jedis jedis = new redis.clients.jedis.Jedis("127.0.0.1", primary.port(), 5000,
+                5000)) {
+            sb.append(jedis.info("replication")).append('\n').append(jedis.clientList()).append('\n');
+        } catch (RuntimeException e) {
+            sb.append("INFO failed: ").append(e).append('\n');
+        }
+        try {
+            sb.append(TandemNode.run(Duration.ofSeconds(30), "jcmd", Long.toString(primary.process().pid()),
+                    "Thread.print").out());
+        } catch (IOException e) {
+            sb.append("jcmd failed: ").append(e).append('\n');
+        }
+        LOG.log(System.Logger.Level.ERROR, sb.toString());
+    }
+
     /**
      * Runs each command line on the primary under writes; after each, both replicas stream again (and
      * {@code settled} holds) and the writers go on.
@@ -145,7 +170,12 @@ class HotSwapSystemTest {
             assertThat(r.exit()).as("%s: %s %s", line, r.out(), r.err()).isZero();
             cluster.awaitBothStreaming();
             settled.run();
-            writers.forEach(w -> w.awaitProgress(50));
+            try {
+                writers.forEach(w -> w.awaitProgress(50));
+            } catch (AssertionError stalled) {
+                diagnose(primary, line);
+                throw stalled;
+            }
         }
         Writer.haltAll(writers, false); // every write answered OK on the connection it started on
 

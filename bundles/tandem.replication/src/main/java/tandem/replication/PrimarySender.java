@@ -167,11 +167,18 @@ final class PrimarySender implements Fanout.Sink {
         fanout = f;
         outbox = new Outbox(node.settings().ringMaxBytes());
         f.add(this); // before the catch-up, so that nothing journaled from now on is missed
+        // appended before this sender joined the fan-out, so never offered to it; the catch-up below reads only what
+        // is durable when it reads, so these may still be syncing then: they are bridged from the files before the
+        // live stream starts, or no later batch may ever come to reveal the gap (its writers wait for this replica)
+        long appendedBeforeJoining = journal.lastSequence();
         boolean genesisKnown = origin.startSequence() == 1 && origin.sealed();
         sendFrames(ByteBuffer.wrap(StreamStart.frame(last, start.startSequence(), start.anchor(), node.epoch(),
                 node.hub().ackPolicy().wire(), genesisKnown, genesisKnown ? origin.entries() : 0,
                 start.replicationOffset())));
         long position = catchUp(journal, last, Long.MAX_VALUE);
+        if (position < appendedBeforeJoining) {
+            position = bridge(journal, position, appendedBeforeJoining);
+        }
         LOG.log(Level.INFO, "replica {0} ({1}) caught up from sequence {2} to {3}; streaming", id, remote, last,
                 position);
         session.streaming();

@@ -1,0 +1,75 @@
+package tandem.failover;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Makes the node's role what the group says: the group's primary promotes itself, every other data node follows it.
+ * Runs on its own thread (a promotion waits for the journal), again on every change of the group's state and on a
+ * timer, so a change that failed (the primary not listening yet, a bundle being swapped) is retried. A node learns
+ * its role from the group, not from its role file: a primary restarted after the group moved on follows the new one,
+ * and its divergent tail goes to the split-brain audit as a {@code repl:replicaof} sends it.
+ */
+final class Actuator {
+
+    private static final Logger LOG = System.getLogger("tandem.failover");
+
+    private final String self;
+    private final boolean witness;
+    private final Supplier<GroupState> group;
+    private final LocalNode node;
+    private String lastProblem;
+
+    Actuator(String self, boolean witness, Supplier<GroupState> group, LocalNode node) {
+        this.self = self;
+        this.witness = witness;
+        this.group = group;
+        this.node = node;
+    }
+
+    /** One reconciliation; never throws (a failure is logged once and retried on the next call). */
+    synchronized void reconcile() {
+        GroupState g = group.get();
+        if (witness || g.primary() == null) {
+            return;
+        }
+        try {
+            String role = node.role();
+            if (role == null) {
+                return;
+            }
+            if (g.primary().equals(self)) {
+                if (role.equals("replica")) {
+                    LOG.log(Level.WARNING, "failover group: epoch {0} names this node the primary; promoting",
+                            g.epoch());
+                    LOG.log(Level.WARNING, "failover group: {0}", node.promote());
+                }
+            } else {
+                GroupState.Member p = g.members().get(g.primary());
+                if (p == null || p.replication().isEmpty()) {
+                    problem("the primary " + g.primary() + " has not told the group its replication address yet");
+                    return;
+                }
+                if (role.equals("primary") || !p.replication().equals(node.upstream())) {
+                    LOG.log(Level.WARNING, "failover group: epoch {0} names {1} the primary; following it at {2}",
+                            g.epoch(), g.primary(), p.replication());
+                    LOG.log(Level.WARNING, "failover group: {0}", node.replicaOf(p.replication()));
+                }
+            }
+            lastProblem = null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            problem("cannot take the role epoch " + g.epoch() + " gives this node: " + e.getMessage());
+        }
+    }
+
+    private void problem(String text) {
+        if (!Objects.equals(text, lastProblem)) {
+            LOG.log(Level.WARNING, "failover group: " + text + " (retrying)");
+            lastProblem = text;
+        }
+    }
+}

@@ -1,0 +1,475 @@
+package tandem.failover;
+
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Dictionary;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.apache.ratis.server.DivisionInfo;
+import org.osgi.service.cm.Configuration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.metatype.annotations.Designate;
+
+import tandem.api.failover.FailoverGroup;
+import tandem.api.failover.FailoverStatus;
+import tandem.api.home.NodeHome;
+import tandem.api.journal.Journal;
+import tandem.api.replication.ReplicationControl;
+import tandem.api.replication.ReplicationHub;
+import tandem.api.replication.ReplicationStatus;
+import tandem.api.replication.ReplicationStatusSource;
+import tandem.api.server.ServerStatus;
+import tandem.api.server.WriteAdmission;
+import tandem.failover.GroupCodec.Answer;
+import tandem.failover.GroupCodec.Report;
+import tandem.protocol.config.ConfigChange;
+
+/**
+ * This node's member of the failover group: its Raft peer, its reports to the leader (which renew the primary's
+ * write lease), the leader's detection and promotion ({@link Detector}), and the node's role kept to what the group
+ * says ({@link Actuator}). As a write-admission provider it refuses writes on a primary whose lease lapsed and on
+ * every node the group does not name the primary. The node's services are dynamic references: a swap of the journal,
+ * the node core or replication shows to the group as a short silence, never a restart of the Raft peer.
+ */
+@Component(service = {FailoverGroup.class, WriteAdmission.class}, immediate = true,
+        configurationPid = FailoverSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
+        property = "service.ranking:Integer=200")
+@Designate(ocd = FailoverConfig.class)
+public final class FailoverComponent implements FailoverGroup, WriteAdmission {
+
+    private static final Logger LOG = System.getLogger("tandem.failover");
+
+    private final java.nio.file.Path home;
+    private final ConfigurationAdmin configAdmin;
+    private final Liveness liveness = new Liveness();
+    private final LocalNode node = new ServicesNode();
+    private final GroupMachine machine;
+    private final Actuator actuator;
+    private final ScheduledExecutorService reporter;
+    private final ExecutorService roles;
+    private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+    private final AtomicBoolean appending = new AtomicBoolean();
+    private volatile FailoverSettings settings;
+    private volatile GroupPeer peer;
+    private volatile ScheduledFuture<?> ticks;
+    private volatile Answer lastAnswer;
+    private volatile long leaseUntilNanos;
+    private volatile boolean leaseHeld;
+    private volatile long leaderSinceNanos;
+    private volatile boolean leading;
+    private volatile String refusal;
+    private String lastReportProblem;
+
+    private volatile ReplicationHub hub;
+    private volatile Journal journal;
+    private final List<ReplicationControl> controls = new CopyOnWriteArrayList<>();
+    private final List<ReplicationStatusSource> statuses = new CopyOnWriteArrayList<>();
+
+    @Activate
+    public FailoverComponent(FailoverConfig config, @Reference NodeHome home,
+            @Reference ConfigurationAdmin configAdmin) throws IOException {
+        this.home = home.directory();
+        this.configAdmin = configAdmin;
+        this.settings = FailoverSettings.of(config, this.home);
+        this.machine = new GroupMachine(liveness,
+                () -> TimeUnit.MILLISECONDS.toNanos(settings.downAfterMs()), this::reconcileSoon);
+        this.actuator = new Actuator(settings.nodeId(), settings.witness(), machine::state, node);
+        this.reporter = Executors.newSingleThreadScheduledExecutor(r -> thread(r, "tandem-failover-report"));
+        this.roles = Executors.newSingleThreadExecutor(r -> thread(r, "tandem-failover-role"));
+        start();
+    }
+
+    private static Thread thread(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    private void start() throws IOException {
+        FailoverSettings s = settings;
+        java.nio.file.Files.createDirectories(s.storage());
+        peer = new GroupPeer(s, machine);
+        ticks = reporter.scheduleWithFixedDelay(this::tick, 0, s.reportIntervalMs(), TimeUnit.MILLISECONDS);
+        LOG.log(Level.INFO, "failover group {0}: node {1}{2} of {3}, Raft on {4}:{5}; automatic failover {6}",
+                s.group(), s.nodeId(), s.witness() ? " (witness)" : "", s.peers(), s.raftBind(), s.raftPort(),
+                s.automatic() ? "on, down after " + s.downAfterMs() + " ms, lease " + s.leaseMs() + " ms" : "off");
+    }
+
+    private void stop(boolean leaving) {
+        ScheduledFuture<?> t = ticks;
+        if (t != null) {
+            t.cancel(false);
+        }
+        GroupPeer p = peer;
+        if (p != null && leaving) {
+            try {
+                // the leader then waits update.grace.ms before it counts this node as gone
+                p.query(GroupCodec.report(report(true)));
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.DEBUG, "failover group: the leaving report was not answered: " + e.getMessage());
+            }
+        }
+        leaseHeld = false;
+        leading = false;
+        if (p != null) {
+            p.close();
+        }
+        peer = null;
+    }
+
+    @Modified
+    void modified(FailoverConfig config) {
+        FailoverSettings next = ConfigChange.validated(LOG, () -> FailoverSettings.of(config, home));
+        if (next == null) {
+            return;
+        }
+        FailoverSettings previous = settings;
+        if (next.sameGroup(previous)) {
+            settings = next;
+            if (next.reportIntervalMs() != previous.reportIntervalMs()) {
+                ticks.cancel(false);
+                ticks = reporter.scheduleWithFixedDelay(this::tick, 0, next.reportIntervalMs(),
+                        TimeUnit.MILLISECONDS);
+            }
+            LOG.log(Level.INFO, "failover group: tunables now automatic={0} down.after.ms={1} lease.ms={2} "
+                    + "report.interval.ms={3} lossy={4}", next.automatic(), next.downAfterMs(), next.leaseMs(),
+                    next.reportIntervalMs(), next.lossy());
+            return;
+        }
+        LOG.log(Level.WARNING, "failover group: membership or address changed; restarting this node's Raft peer");
+        stop(true);
+        settings = next;
+        try {
+            start();
+        } catch (IOException e) {
+            LOG.log(Level.ERROR, "failover group: the Raft peer did not start: " + e.getMessage(), e);
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        stop(true);
+        reporter.shutdownNow();
+        roles.shutdownNow();
+    }
+
+    // ---- the report loop ----------------------------------------------------------------------------------------
+
+    private void tick() {
+        try {
+            report();
+            if (leader()) {
+                detect();
+            } else {
+                refusal = null;
+            }
+            reconcileSoon();
+        } catch (RuntimeException | LinkageError e) {
+            // never let one tick end the schedule: the lease and detection live on it
+            LOG.log(Level.ERROR, "failover group: report tick failed: " + e, e);
+        }
+    }
+
+    private void report() {
+        GroupPeer p = peer;
+        if (p == null) {
+            return;
+        }
+        long sent = System.nanoTime();
+        try {
+            Answer a = GroupCodec.readAnswer(p.query(GroupCodec.report(report(false))));
+            if (!a.leader()) {
+                return;
+            }
+            lastAnswer = a;
+            if (settings.nodeId().equals(a.primary())) {
+                leaseUntilNanos = sent + TimeUnit.MILLISECONDS.toNanos(settings.leaseMs());
+                leaseHeld = true;
+            } else {
+                leaseHeld = false;
+            }
+            lastReportProblem = null;
+        } catch (IOException | RuntimeException e) {
+            String text = String.valueOf(e.getMessage()).replaceAll("cid=\\d+", "cid=…");
+            if (!Objects.equals(text, lastReportProblem)) {
+                LOG.log(Level.WARNING, "failover group: a report to the leader failed: " + text);
+                lastReportProblem = text;
+            }
+        }
+    }
+
+    private Report report(boolean leaving) {
+        FailoverSettings s = settings;
+        LocalNode n = node;
+        String role = s.witness() ? "witness" : n.role();
+        return new Report(s.nodeId(), role == null ? "unknown" : role, n.resp(), n.replication(),
+                n.journalEpoch(), n.tip(), n.policy(), leaving);
+    }
+
+    private boolean leader() {
+        GroupPeer p = peer;
+        DivisionInfo info = p == null ? null : p.info();
+        boolean now = info != null && info.isLeader() && info.isLeaderReady();
+        if (now && !leading) {
+            leaderSinceNanos = System.nanoTime();
+            liveness.clear();
+            LOG.log(Level.INFO, "failover group: this node leads the group (term {0})", info.getCurrentTerm());
+        }
+        leading = now;
+        return now;
+    }
+
+    private void detect() {
+        if (appending.get()) {
+            return; // one batch at a time: the next decision sees what the last one changed
+        }
+        Detector.Decision d = Detector.decide(machine.state(), liveness.all(), System.nanoTime(), leaderSinceNanos,
+                settings, System.currentTimeMillis());
+        if (!Objects.equals(d.refusal(), refusal) && d.refusal() != null) {
+            LOG.log(Level.WARNING, "failover group: no failover: " + d.refusal());
+        }
+        refusal = d.refusal();
+        if (d.entries().isEmpty()) {
+            return;
+        }
+        GroupPeer p = peer;
+        appending.set(true);
+        java.util.concurrent.CompletableFuture<?> all = java.util.concurrent.CompletableFuture.completedFuture(null);
+        for (byte[] entry : d.entries()) {
+            all = all.thenCompose(x -> p.append(entry));
+        }
+        all.whenComplete((x, e) -> {
+            appending.set(false);
+            if (e != null) {
+                LOG.log(Level.WARNING, "failover group: appending to the group's log failed: " + e.getMessage());
+            }
+        });
+    }
+
+    private void reconcileSoon() {
+        if (reconcileQueued.compareAndSet(false, true)) {
+            try {
+                roles.execute(() -> {
+                    reconcileQueued.set(false);
+                    actuator.reconcile();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                reconcileQueued.set(false); // deactivated
+            }
+        }
+    }
+
+    // ---- write admission ----------------------------------------------------------------------------------------
+
+    /** On the node's logic thread: volatile reads only. */
+    @Override
+    public String admit(Replicas replicas) {
+        FailoverSettings s = settings;
+        if (!s.automatic()) {
+            return null;
+        }
+        if (s.witness()) {
+            return "READONLY this node is a witness of failover group '" + s.group() + "': it holds no data";
+        }
+        String primary = machine.state().primary();
+        if (primary == null) {
+            return "READONLY failover group '" + s.group() + "' has not named its primary yet";
+        }
+        if (!primary.equals(s.nodeId())) {
+            return "READONLY You can't write against a read only replica.";
+        }
+        if (!leaseHeld || System.nanoTime() - leaseUntilNanos > 0) {
+            return "READONLY this primary's lease in failover group '" + s.group() + "' lapsed: it does not "
+                    + "reach the group's majority";
+        }
+        return null;
+    }
+
+    // ---- status -------------------------------------------------------------------------------------------------
+
+    @Override
+    public FailoverStatus status() {
+        FailoverSettings s = settings;
+        GroupPeer p = peer;
+        DivisionInfo info = p == null ? null : p.info();
+        GroupState g = machine.state();
+        Map<String, GroupCodec.Heard> heard = new java.util.HashMap<>();
+        Answer a = lastAnswer;
+        List<GroupCodec.Heard> list = leading
+                ? liveness.heard(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(s.downAfterMs()))
+                : a == null ? List.of() : a.heard();
+        list.forEach(h -> heard.put(h.id(), h));
+        List<FailoverStatus.Member> members = new ArrayList<>();
+        for (String id : s.peerIds()) {
+            GroupState.Member m = g.members().get(id);
+            GroupCodec.Heard h = heard.get(id);
+            members.add(new FailoverStatus.Member(id, m == null ? "" : m.resp(), m == null ? "" : m.replication(),
+                    m != null && m.witness(), h == null ? "unknown" : h.role(), h == null ? -1 : h.tip(),
+                    h == null ? -1 : h.ageMillis()));
+        }
+        long lease = -1;
+        if (s.nodeId().equals(g.primary())) {
+            lease = leaseHeld ? Math.max(0, TimeUnit.NANOSECONDS.toMillis(leaseUntilNanos - System.nanoTime())) : 0;
+        }
+        String role = info == null ? "stopped" : info.getCurrentRole().name().toLowerCase(java.util.Locale.ROOT);
+        String leader = info == null || info.getLeaderId() == null ? null : info.getLeaderId().toString();
+        return new FailoverStatus(s.group(), s.nodeId(), s.automatic(), role, leader,
+                info == null ? 0 : info.getCurrentTerm(), g.primary(), g.epoch(), members, lease, refusal, g.last());
+    }
+
+    // ---- references ---------------------------------------------------------------------------------------------
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    void bindHub(ReplicationHub h) {
+        hub = h;
+    }
+
+    void unbindHub(ReplicationHub h) {
+        if (hub == h) {
+            hub = null;
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    void bindJournal(Journal j) {
+        journal = j;
+    }
+
+    void unbindJournal(Journal j) {
+        if (journal == j) {
+            journal = null;
+        }
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void bindControl(ReplicationControl c) {
+        controls.add(c);
+    }
+
+    void unbindControl(ReplicationControl c) {
+        controls.remove(c);
+    }
+
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void bindStatus(ReplicationStatusSource s) {
+        statuses.add(s);
+    }
+
+    void unbindStatus(ReplicationStatusSource s) {
+        statuses.remove(s);
+    }
+
+    /** The node through the references bound now; the journal protocol is the one the group drives. */
+    private final class ServicesNode implements LocalNode {
+
+        @Override
+        public String role() {
+            ReplicationHub h = hub;
+            if (h == null || journalStatus() == null) {
+                return null;
+            }
+            return h.upstream() == null ? "primary" : "replica";
+        }
+
+        @Override
+        public String upstream() {
+            ReplicationHub h = hub;
+            return h == null ? null : h.upstream();
+        }
+
+        @Override
+        public String resp() {
+            ReplicationHub h = hub;
+            ServerStatus f = h == null ? null : h.frontend();
+            return f == null ? "" : f.bindAddress() + ":" + f.port();
+        }
+
+        @Override
+        public String replication() {
+            ReplicationStatus st = journalStatus();
+            if (st != null && st.listening() != null) {
+                return st.listening();
+            }
+            try {
+                Configuration[] c = configAdmin.listConfigurations("(service.pid=tandem.replication)");
+                if (c == null || c.length == 0) {
+                    return "";
+                }
+                Dictionary<String, Object> d = c[0].getProperties();
+                Object bind = d.get("bind");
+                Object port = d.get("port");
+                return port == null || "0".equals(port.toString()) ? ""
+                        : (bind == null ? "127.0.0.1" : bind) + ":" + port;
+            } catch (IOException | org.osgi.framework.InvalidSyntaxException e) {
+                return "";
+            }
+        }
+
+        @Override
+        public long journalEpoch() {
+            ReplicationStatus st = journalStatus();
+            return st == null ? -1 : st.epoch();
+        }
+
+        @Override
+        public long tip() {
+            Journal j = journal;
+            return j == null ? -1 : j.lastSequence();
+        }
+
+        @Override
+        public String policy() {
+            ReplicationStatus st = journalStatus();
+            return st == null || st.ackPolicy() == null ? "" : st.ackPolicy().label();
+        }
+
+        @Override
+        public String promote() throws Exception {
+            return control().promote(true);
+        }
+
+        @Override
+        public String replicaOf(String address) {
+            return control().replicaOf(address);
+        }
+
+        private ReplicationControl control() {
+            for (ReplicationControl c : controls) {
+                if ("journal".equals(c.protocol())) {
+                    return c;
+                }
+            }
+            throw new IllegalStateException("journal replication (tandem.replication) is not active");
+        }
+
+        private ReplicationStatus journalStatus() {
+            for (ReplicationStatusSource src : statuses) {
+                ReplicationStatus st = src.replicationStatus();
+                if ("journal".equals(st.protocol())) {
+                    return st;
+                }
+            }
+            return null;
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package tandem.failover;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import tandem.failover.GroupCodec.Heard;
+import tandem.failover.GroupCodec.Report;
+
+/**
+ * What the Raft leader last heard from each member, with when ({@link System#nanoTime()}). Held only in memory: a
+ * new leader starts with an empty table and waits the whole detection time before it counts anyone as gone.
+ */
+final class Liveness {
+
+    /** A report, and when the leader received it. */
+    record Seen(Report report, long atNanos) {
+    }
+
+    private final Map<String, Seen> seen = new ConcurrentHashMap<>();
+
+    void heard(Report r, long nowNanos) {
+        seen.put(r.id(), new Seen(r, nowNanos));
+    }
+
+    Seen get(String id) {
+        return seen.get(id);
+    }
+
+    Map<String, Seen> all() {
+        return new LinkedHashMap<>(seen);
+    }
+
+    void clear() {
+        seen.clear();
+    }
+
+    /** @return what the leader heard, for the answers it sends; a member silent for {@code downNanos} is down */
+    List<Heard> heard(long nowNanos, long downNanos) {
+        return seen.values().stream().map(s -> {
+            long age = nowNanos - s.atNanos();
+            return new Heard(s.report().id(), age >= downNanos ? "down" : s.report().role(), s.report().tip(),
+                    age / 1_000_000);
+        }).toList();
+    }
+}

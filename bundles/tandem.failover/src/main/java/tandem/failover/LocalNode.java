@@ -1,0 +1,36 @@
+package tandem.failover;
+
+/**
+ * The node this failover component runs on, as the group needs it: what it reports and the two role changes the
+ * group makes. Kept narrow so that the component's references to the node's services can come and go (a swap of the
+ * journal or replication bundle) without the group seeing more than a short silence.
+ */
+interface LocalNode {
+
+    /** @return {@code primary} or {@code replica}, or null while the node core or replication is not bound */
+    String role();
+
+    /** @return the primary this node follows, or null */
+    String upstream();
+
+    /** @return the RESP address, {@code ip:port}, or empty while the front end is not bound */
+    String resp();
+
+    /** @return where journal replication listens (a primary) or would listen (a replica), or empty */
+    String replication();
+
+    /** @return the journal epoch this node has seen, -1 when not known */
+    long journalEpoch();
+
+    /** @return the last journal sequence this node holds, -1 when not known */
+    long tip();
+
+    /** @return the ack policy in force (a replica: the one its primary announced), or empty when not known */
+    String policy();
+
+    /** Promotes this replica; @return what was done */
+    String promote() throws Exception;
+
+    /** Makes this node a replica of the primary whose replication listens at {@code address}; @return what was done */
+    String replicaOf(String address);
+}

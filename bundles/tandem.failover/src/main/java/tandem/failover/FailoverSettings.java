@@ -3,6 +3,7 @@ package tandem.failover;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,8 +75,9 @@ record FailoverSettings(String group, String nodeId, Map<String, String> peers, 
         long grace = range("update.grace.ms", c.update_grace_ms(), 0, 600_000);
         Path storage = c.storage_directory().isBlank() ? home.resolve("data").resolve("failover")
                 : Path.of(c.storage_directory());
-        return new FailoverSettings(c.group(), c.node_id(), Map.copyOf(peers), c.raft_bind(), raftPort, c.witness(),
-                c.automatic(), down, lease, report, min, c.election_timeout_max_ms(), c.lossy(), grace, storage);
+        return new FailoverSettings(c.group(), c.node_id(), Collections.unmodifiableMap(peers), c.raft_bind(),
+                raftPort, c.witness(), c.automatic(), down, lease, report, min, c.election_timeout_max_ms(), c.lossy(),
+                grace, storage);
     }
 
     /** @return the peers in their configured order */

@@ -1,0 +1,269 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisException;
+
+import tandem.testsupport.Await;
+
+/**
+ * Automatic failover with real processes and no one at the shell: a primary and two journal replicas under
+ * {@code disk+ram}, each with a {@code tandem.failover} member of one Raft group. {@code kill -9} of the primary under
+ * writing clients → the group promotes the replica with the most history, the other follows it, every acknowledged
+ * write is on both; the old primary, restarted, learns from the group that it is a replica and rejoins. One cluster
+ * for the class; tests run in order.
+ */
+@Timeout(300)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AutoFailoverSystemTest {
+
+    private static final System.Logger LOG = System.getLogger("tandem.system");
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
+    private static final Pattern PRIMARY = Pattern.compile("primary:\\s+(\\S+) \\(epoch (\\d+)\\)");
+
+    private JournalCluster cluster;
+    /** By group id: n1 (the first primary), n2, n3. */
+    private final Map<String, TandemNode> nodes = new LinkedHashMap<>();
+    private String killed;
+    private String promoted;
+
+    @BeforeAll
+    void start() throws IOException {
+        String peers = "n1@127.0.0.1:" + TandemNode.freePort() + ",n2@127.0.0.1:" + TandemNode.freePort()
+                + ",n3@127.0.0.1:" + TandemNode.freePort();
+        cluster = JournalCluster.start("autofo", "disk+ram", failover("n1", peers));
+        nodes.put("n1", cluster.primary);
+        nodes.put("n2", cluster.addReplica(false, cluster.replicationPort, failover("n2", peers)));
+        nodes.put("n3", cluster.addReplica(false, cluster.replicationPort, failover("n3", peers)));
+        for (TandemNode on : nodes.values()) {
+            for (TandemNode who : nodes.values()) {
+                if (who != on) {
+                    JournalCluster.authorize(who, on);
+                }
+            }
+        }
+        JournalCluster.awaitStreaming(nodes.get("n2"));
+        JournalCluster.awaitStreaming(nodes.get("n3"));
+    }
+
+    private static String[] failover(String id, String peers) {
+        return new String[] {"tandem.failover:node.id=" + id, "tandem.failover:peers=" + peers,
+            JournalCluster.FAST_RECONNECT};
+    }
+
+    @AfterAll
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    /** @return the primary the group names, as {@code node}'s {@code failover:status} shows it, or null */
+    private static String groupPrimary(TandemNode node) {
+        try {
+            Matcher m = PRIMARY.matcher(node.shell("failover:status").out());
+            return m.find() ? m.group(1) : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String set(TandemNode node, String key) {
+        try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 2000)) {
+            return jedis.set(key, "1");
+        } catch (JedisException e) {
+            return e.getMessage();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void theGroupNamesTheNodeThatStartedAsPrimaryAndOnlyItTakesWrites() {
+        for (TandemNode n : nodes.values()) {
+            Await.until("the group names n1 the primary, seen from " + n.port(), DEADLINE,
+                    () -> "n1".equals(groupPrimary(n)));
+        }
+        Await.until("n1 holds the group's lease and takes a write", DEADLINE,
+                () -> "OK".equals(set(nodes.get("n1"), "first")));
+        assertThat(set(nodes.get("n2"), "refused")).startsWith("READONLY");
+    }
+
+    @Test
+    @Order(2)
+    void killingThePrimaryPromotesTheMostAdvancedReplicaWithNoOneAtTheShell() throws Exception {
+        List<GroupClient> clients = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            clients.add(GroupClient.start("c" + i, new ArrayList<>(nodes.values())));
+        }
+        clients.forEach(c -> c.awaitAcked(200));
+        killed = "n1";
+        long killedAt = System.nanoTime();
+        nodes.get(killed).kill();
+        long ackedBefore = clients.stream().mapToLong(c -> c.acked.size()).sum();
+        clients.forEach(c -> c.awaitAcked(c.acked.size() + 50));
+        long writableAfterMs = clients.stream().mapToLong(c -> c.firstOkAfter(killedAt)).max().orElseThrow() / 1_000_000;
+        clients.forEach(GroupClient::halt);
+        for (GroupClient c : clients) {
+            assertThat(c.failure.get()).as(c.name).isNull();
+        }
+
+        TandemNode n2 = nodes.get("n2");
+        promoted = groupPrimary(n2);
+        assertThat(promoted).isIn("n2", "n3");
+        TandemNode primary = nodes.get(promoted);
+        TandemNode follower = nodes.get(promoted.equals("n2") ? "n3" : "n2");
+        assertThat(JournalCluster.info(primary).get("role")).isEqualTo("master");
+        JournalCluster.awaitStreaming(follower);
+        JournalCluster.awaitSequenceOf(primary, follower);
+        for (GroupClient c : clients) {
+            c.assertAckedOn(primary);
+            c.assertAckedOn(follower);
+        }
+        JournalCluster.assertStateOf(primary, follower);
+        assertThat(primary.shell("failover:status").out()).contains("last:       epoch 2: n1 -> " + promoted);
+        LOG.log(System.Logger.Level.INFO, "automatic failover: {0} writes acknowledged before the kill, a client "
+                + "wrote again {1} ms after kill -9 of the primary ({2} promoted)", ackedBefore, writableAfterMs,
+                promoted);
+    }
+
+    @Test
+    @Order(3)
+    void theOldPrimaryRestartedLearnsFromTheGroupThatItIsAReplica() throws Exception {
+        TandemNode old = nodes.get(killed);
+        old.restart();
+        TandemNode primary = nodes.get(promoted);
+        Await.until("the restarted old primary follows " + promoted, DEADLINE,
+                () -> "up".equals(JournalCluster.info(old).get("master_link_status")));
+        assertThat(set(old, "refused")).startsWith("READONLY");
+        assertThat(set(primary, "after-rejoin")).isEqualTo("OK");
+        TandemNode other = nodes.get(promoted.equals("n2") ? "n3" : "n2");
+        JournalCluster.awaitSequenceOf(primary, old, other);
+        JournalCluster.assertStateOf(primary, old, other);
+        assertThat(groupPrimary(old)).isEqualTo(promoted);
+    }
+
+    /**
+     * A client that knows every node, as a Sentinel-less application with a list of addresses would: it writes
+     * {@code <name>:<n>} to the node that last took a write and, on a refusal or a dead connection, tries the next.
+     */
+    static final class GroupClient implements Runnable {
+
+        final String name;
+        final Set<Long> acked = ConcurrentHashMap.newKeySet();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        private final List<TandemNode> nodes;
+        private final List<Long> okAt = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final AtomicLong n = new AtomicLong();
+        private volatile boolean stop;
+        private Thread thread;
+
+        private GroupClient(String name, List<TandemNode> nodes) {
+            this.name = name;
+            this.nodes = nodes;
+        }
+
+        static GroupClient start(String name, List<TandemNode> nodes) {
+            GroupClient c = new GroupClient(name, nodes);
+            c.thread = new Thread(c, "group-client-" + name);
+            c.thread.start();
+            return c;
+        }
+
+        @Override
+        public void run() {
+            int at = 0;
+            Jedis jedis = null;
+            try {
+                while (!stop) {
+                    long i = n.incrementAndGet();
+                    boolean ok = false;
+                    for (int tries = 0; tries < nodes.size() && !ok && !stop; tries++) {
+                        try {
+                            if (jedis == null) {
+                                jedis = new Jedis("127.0.0.1", nodes.get(at).port(), 500);
+                            }
+                            ok = "OK".equals(jedis.set(name + ":" + i, Long.toString(i)));
+                        } catch (JedisException e) {
+                            // refused (READONLY, a lapsed lease) or the node is gone: the next node
+                        }
+                        if (!ok) {
+                            if (jedis != null) {
+                                jedis.close();
+                                jedis = null;
+                            }
+                            at = (at + 1) % nodes.size();
+                        }
+                    }
+                    if (ok) {
+                        acked.add(i);
+                        okAt.add(System.nanoTime());
+                    } else {
+                        java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+                    }
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            } finally {
+                if (jedis != null) {
+                    jedis.close();
+                }
+            }
+        }
+
+        void awaitAcked(long count) {
+            Await.until(name + " has " + count + " writes acknowledged", Duration.ofSeconds(60),
+                    () -> acked.size() >= count || failure.get() != null);
+        }
+
+        /** @return nanoseconds from {@code t} to the first acknowledged write after it */
+        long firstOkAfter(long t) {
+            return okAt.stream().filter(x -> x - t > 0).findFirst().map(x -> x - t).orElse(Long.MAX_VALUE);
+        }
+
+        void halt() {
+            stop = true;
+            try {
+                thread.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        void assertAckedOn(TandemNode node) {
+            try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 5000)) {
+                List<String> keys = acked.stream().sorted().map(i -> name + ":" + i).toList();
+                for (int from = 0; from < keys.size(); from += 500) {
+                    List<String> chunk = keys.subList(from, Math.min(keys.size(), from + 500));
+                    List<String> values = jedis.mget(chunk.toArray(new String[0]));
+                    for (int i = 0; i < chunk.size(); i++) {
+                        assertThat(values.get(i)).as("%s on %d", chunk.get(i), node.port()).isNotNull();
+                    }
+                }
+            }
+        }
+    }
+}

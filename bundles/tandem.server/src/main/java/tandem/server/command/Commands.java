@@ -122,7 +122,7 @@ public final class Commands {
                         config)
                 .container("command", -1, "server", "2.8.13", "Returns detailed information about all commands.",
                         Commands::commandInfo, command);
-        return MonitorCommands.register(ReplicationCommands.register(builder)).build();
+        return PubSubCommands.register(MonitorCommands.register(ReplicationCommands.register(builder))).build();
     }
 
     private static void ping(CommandContext c, byte[][] a) {
@@ -279,7 +279,13 @@ public final class Commands {
                 return;
             }
             boolean normal = type.equals("normal");
-            shown = info -> normal;
+            boolean pubsub = type.equals("pubsub");
+            // Redis' classes: a subscribed client is of class pubsub, not normal
+            shown = info -> {
+                tandem.server.pubsub.Subscriptions s = c.server().subscriptions(info.id());
+                boolean subscribed = s != null && s.active();
+                return normal && !subscribed || pubsub && subscribed;
+            };
         } else if (a.length > 3 && ascii(a[2]).equalsIgnoreCase("id")) {
             List<Long> ids = new ArrayList<>();
             for (int i = 3; i < a.length; i++) {
@@ -294,7 +300,7 @@ public final class Commands {
             for (long id : ids) { // in the order asked for, as Redis looks each one up
                 for (ClientInfo info : clients) {
                     if (info.id() == id) {
-                        sb.append(ServerInfo.clientLine(info)).append('\n');
+                        sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()))).append('\n');
                     }
                 }
             }
@@ -307,14 +313,14 @@ public final class Commands {
         StringBuilder sb = new StringBuilder();
         for (ClientInfo info : clients) {
             if (shown.test(info)) {
-                sb.append(ServerInfo.clientLine(info)).append('\n');
+                sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()))).append('\n');
             }
         }
         c.reply().bulk(sb.toString());
     }
 
     private static void clientInfo(CommandContext c, byte[][] a) {
-        c.reply().bulk(ServerInfo.clientLine(c.session().info()) + "\n");
+        c.reply().bulk(ServerInfo.clientLine(c.session().info(), c.session().subscriptions()) + "\n");
     }
 
     private static void configGet(CommandContext c, byte[][] a) {
@@ -452,7 +458,7 @@ public final class Commands {
     }
 
     /** Redis' text, as {@code addReplyHelp} frames it. */
-    private static void help(CommandContext c, String container, List<String> text) {
+    static void help(CommandContext c, String container, List<String> text) {
         c.reply().array(text.size() + 3);
         c.reply().simple(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
         text.forEach(c.reply()::simple);

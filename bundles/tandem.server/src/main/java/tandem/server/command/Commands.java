@@ -126,7 +126,11 @@ public final class Commands {
     }
 
     private static void ping(CommandContext c, byte[][] a) {
-        if (a.length == 1) {
+        tandem.server.pubsub.Subscriptions subscriptions = c.subscriptions();
+        if (a.length <= 2 && subscriptions != null && subscriptions.active()) {
+            // RESP2's subscribed mode answers with a push-shaped array, which its subscribers can read
+            c.reply().array(2).bulk("pong").bulk(a.length == 2 ? a[1] : new byte[0]);
+        } else if (a.length == 1) {
             c.reply().simple("PONG");
         } else if (a.length == 2) {
             c.reply().bulk(a[1]);

@@ -96,7 +96,11 @@ public final class Subscriber {
             return false;
         }
         if (schedule) {
-            channel.eventLoop().execute(drain);
+            if (channel.eventLoop().inEventLoop()) {
+                drain(); // published on the subscriber's own event loop: no lock is held here
+            } else {
+                channel.eventLoop().execute(drain);
+            }
         }
         return true;
     }

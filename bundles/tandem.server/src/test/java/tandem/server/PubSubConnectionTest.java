@@ -291,16 +291,7 @@ class PubSubConnectionTest {
         String take() {
             channel.runPendingTasks();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
-            for (Object msg = channel.readOutbound(); msg != null; msg = channel.readOutbound()) {
-                ByteBuf buf = (ByteBuf) msg;
-                try {
-                    byte[] b = new byte[buf.readableBytes()];
-                    buf.readBytes(b);
-                    out.writeBytes(b);
-                } finally {
-                    buf.release();
-                }
-            }
+            RespConnectionHandlerTest.collect(channel, out);
             return out.toString(StandardCharsets.ISO_8859_1);
         }
     }

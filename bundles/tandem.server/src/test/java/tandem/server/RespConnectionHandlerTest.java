@@ -604,7 +604,8 @@ class RespConnectionHandlerTest {
         channel.writeInbound(buf);
     }
 
-    private static void collect(EmbeddedChannel channel, ByteArrayOutputStream out) {
+    /** Moves what {@code channel} wrote into {@code out}, releasing it. */
+    static void collect(EmbeddedChannel channel, ByteArrayOutputStream out) {
         for (Object msg = channel.readOutbound(); msg != null; msg = channel.readOutbound()) {
             ByteBuf buf = (ByteBuf) msg;
             try {

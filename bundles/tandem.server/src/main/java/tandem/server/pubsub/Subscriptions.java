@@ -38,22 +38,12 @@ public final class Subscriptions {
 
     /** @return whether {@code name} was new; the count of the confirmation is {@link #count(Kind)} after it */
     public boolean subscribe(Kind kind, byte[] name) {
-        Name n = new Name(name);
-        if (!names.get(kind).add(n)) {
-            return false;
-        }
-        changed(kind, n, true);
-        return true;
+        return change(kind, new Name(name), true);
     }
 
     /** @return whether {@code name} was subscribed */
     public boolean unsubscribe(Kind kind, byte[] name) {
-        Name n = new Name(name);
-        if (!names.get(kind).remove(n)) {
-            return false;
-        }
-        changed(kind, n, false);
-        return true;
+        return change(kind, new Name(name), false);
     }
 
     /** @return the names of {@code kind} subscribed now, in the order they were subscribed */
@@ -107,7 +97,11 @@ public final class Subscriptions {
         return c;
     }
 
-    private void changed(Kind kind, Name name, boolean add) {
+    private boolean change(Kind kind, Name name, boolean add) {
+        Set<Name> set = names.get(kind);
+        if (!(add ? set.add(name) : set.remove(name))) {
+            return false;
+        }
         if (changes == null) {
             changes = new ArrayList<>();
         }
@@ -119,5 +113,6 @@ public final class Subscriptions {
             case SHARD -> shards = size;
             default -> throw new IllegalStateException(kind.toString());
         }
+        return true;
     }
 }

@@ -377,7 +377,8 @@ class PubSubSystemTest {
             long total = published + 1;
             Await.until("the reader got every message", Duration.ofSeconds(60),
                     () -> !counted.isEmpty() && received[0] == total);
-            assertThat(publisher.pubsubNumSub("ps:flood").get("ps:flood")).isZero();
+            Await.until("the reader unsubscribed and the stalled subscriber is gone", Duration.ofSeconds(10),
+                    () -> publisher.pubsubNumSub("ps:flood").get("ps:flood") == 0L);
             assertThat(publisher.set("ps:after", "v")).isEqualTo("OK");
         } finally {
             readerThread.join(10_000);

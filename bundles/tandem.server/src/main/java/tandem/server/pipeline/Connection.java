@@ -215,7 +215,10 @@ public final class Connection implements CommandContext, NodeClient {
      * Writes {@code buf} (taken by {@link #takeReplies}, may be null) in one write, and closes the channel after it
      * when {@code close} (as {@link #closesAfterReply} said when the replies were taken: a later round's QUIT must
      * not close the channel before its own reply). The subscriptions {@code changes} confirmed in them take effect
-     * right after they are written: publishers see them from then on. On the channel's event loop.
+     * as they are written: a client that read a confirmation finds the subscription in effect for every publisher,
+     * no message comes before the confirmation of its subscription, none after that of its unsubscription, and
+     * every message queued for a subscription before it ends is written before its confirmation. On the channel's
+     * event loop.
      */
     void send(ByteBuf buf, boolean close, java.util.List<Subscriptions.Change> changes) {
         if (buf == null) {
@@ -228,19 +231,20 @@ public final class Connection implements CommandContext, NodeClient {
             buf.release();
             return;
         }
+        if (changes != null && !close && server.pubsub() != null) {
+            if (subscriber == null) {
+                subscriber = new Subscriber(channel, "id=" + session.id() + " addr=" + session.remoteAddress(),
+                        server.pubsub());
+            }
+            // before the confirmations are written, on this loop: nothing written to the channel comes between
+            server.pubsub().apply(subscriber, changes);
+        }
         if (close) {
             channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
         } else if (buf.isReadable()) {
             channel.writeAndFlush(buf, channel.voidPromise());
         } else {
             buf.release();
-        }
-        if (changes != null && !close && server.pubsub() != null) {
-            if (subscriber == null) {
-                subscriber = new Subscriber(channel, "id=" + session.id() + " addr=" + session.remoteAddress(),
-                        server.pubsub());
-            }
-            server.pubsub().apply(subscriber, changes);
         }
     }
 

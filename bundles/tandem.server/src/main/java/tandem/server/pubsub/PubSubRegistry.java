@@ -107,8 +107,14 @@ public final class PubSubRegistry implements PubSub {
         return frame;
     }
 
-    /** Makes {@code changes} of {@code s} take effect, right after their confirmations were written; its event loop. */
+    /**
+     * Makes {@code changes} of {@code s} take effect, right before their confirmations are written, on its event
+     * loop: what publishers queued for it so far is written first, so a message published before an unsubscription
+     * ran still precedes its confirmation; what is queued from now on is written after the confirmations, and only
+     * for the subscriptions then in effect.
+     */
     public void apply(Subscriber s, List<Subscriptions.Change> changes) {
+        s.drain();
         for (Subscriptions.Change c : changes) {
             ConcurrentHashMap<Name, CopyOnWriteArrayList<Subscriber>> map = byKind.get(c.kind());
             if (c.add()) {

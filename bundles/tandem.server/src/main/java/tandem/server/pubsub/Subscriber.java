@@ -106,7 +106,7 @@ public final class Subscriber {
     }
 
     /** Writes what the mailbox holds, for the subscriptions still in effect; on the event loop. */
-    private void drain() {
+    void drain() {
         ArrayDeque<Delivery> batch;
         synchronized (lock) {
             batch = queue;

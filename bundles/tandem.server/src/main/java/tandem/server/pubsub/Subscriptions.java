@@ -13,7 +13,7 @@ import java.util.Set;
  * subscribed mode.
  *
  * <p>The subscriptions take effect for publishers only when their confirmations are sent ({@link #takeChanges},
- * applied by {@link PubSubRegistry#apply} on the connection's event loop right after it writes them): so no message
+ * applied by {@link PubSubRegistry#apply} on the connection's event loop as it writes them): so no message
  * overtakes the confirmation of its subscription, and none follows the confirmation of its unsubscription.
  *
  * <p>The counts are also readable from other threads ({@code CLIENT LIST}, the connection's reader).

@@ -371,8 +371,9 @@ public final class ServerInfo {
     public static String clientLine(ClientInfo c, tandem.server.pubsub.Subscriptions s) {
         boolean subscribed = s != null && s.active();
         return String.format(Locale.ROOT, "id=%d addr=%s name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=%d "
-                + "cmd=%s", c.id(), c.remoteAddress(), c.name(), c.ageSeconds(), c.idleSeconds(), subscribed ? "P" : "N",
-                s == null ? 0 : s.channels(), s == null ? 0 : s.patterns(), s == null ? 0 : s.shards(),
+                + "cmd=%s", c.id(), c.remoteAddress(), c.name(), c.ageSeconds(), c.idleSeconds(),
+                subscribed ? "P" : "N", s == null ? 0 : s.channels(), s == null ? 0 : s.patterns(),
+                s == null ? 0 : s.shards(),
                 c.lastCommand().isEmpty() ? "NULL" : c.lastCommand());
     }
 }

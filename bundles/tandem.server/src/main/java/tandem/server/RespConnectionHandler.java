@@ -80,7 +80,8 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
         } else {
             // a client that pipelines without reading its replies stops being read until it catches up (and
             // stays unread while the node works off the requests it already holds)
-            ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !connection.budgetPaused());
+            ctx.channel().config().setAutoRead(ctx.channel().isWritable() && !connection.budgetPaused()
+                    && !connection.holding());
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -88,6 +89,7 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         sink.closed(connection);
+        connection.closed();
         PsyncSession psync = connection.psync();
         if (psync != null) {
             psync.closed(closeReason);

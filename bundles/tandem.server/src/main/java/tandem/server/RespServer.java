@@ -58,6 +58,7 @@ import tandem.api.replication.ReplicationControl;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
 import tandem.api.server.ClientInfo;
+import tandem.api.server.PubSub;
 import tandem.api.store.StoreStatus;
 import tandem.api.server.ServerStatus;
 import tandem.protocol.config.ConfigChange;
@@ -71,6 +72,8 @@ import tandem.server.command.ServerContext;
 import tandem.server.pipeline.InboundBudget;
 import tandem.server.pipeline.NodeFrontend;
 import tandem.server.pipeline.NodeSink;
+import tandem.server.pubsub.OutputLimit;
+import tandem.server.pubsub.PubSubRegistry;
 import tandem.server.resp.RespRequestDecoder;
 
 /**
@@ -84,9 +87,10 @@ import tandem.server.resp.RespRequestDecoder;
  * closed, and connected clients stay connected. An invalid change is refused with a logged reason and the running
  * configuration stays.
  */
-@Component(service = {ServerStatus.class, MetricsSource.class}, immediate = true, configurationPid = ServerSettings.PID)
+@Component(service = {ServerStatus.class, MetricsSource.class, PubSub.class}, immediate = true,
+        configurationPid = ServerSettings.PID)
 @Designate(ocd = RespServer.Config.class)
-public final class RespServer implements ServerContext, MetricsSource {
+public final class RespServer implements ServerContext, MetricsSource, PubSub {
 
     private static final Logger LOG = System.getLogger("tandem.server");
 
@@ -177,6 +181,7 @@ public final class RespServer implements ServerContext, MetricsSource {
     });
     private static final java.util.Set<String> FENCE_PARAMS = java.util.Set.of("self-fence-on-replica-loss",
             "freshness-window-ms");
+    private final PubSubRegistry pubsub = new PubSubRegistry();
     private final Map<Long, Connection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextClientId = new AtomicLong(1);
     private final AtomicLong totalConnections = new AtomicLong();
@@ -235,6 +240,8 @@ public final class RespServer implements ServerContext, MetricsSource {
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         this.config.onMonitoringChange(this::monitoring);
+        this.config.onCommit(this::outputLimit);
+        outputLimit();
         monitor(config);
         monitoring(this.config.monitoring());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, factory);
@@ -313,6 +320,11 @@ public final class RespServer implements ServerContext, MetricsSource {
         monitor.latencyThreshold(m.latencyMonitorThreshold());
         monitor.latencyTracking(m.latencyTracking(),
                 m.latencyTrackingInfoPercentiles().stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
+    /** Gives the subscribers the output buffer limit {@code CONFIG} holds now. */
+    private void outputLimit() {
+        pubsub.limit(OutputLimit.pubsub(config.value("client-output-buffer-limit")));
     }
 
     /** Makes {@code next} the running configuration, with what the node core enforces of it. */
@@ -510,6 +522,22 @@ public final class RespServer implements ServerContext, MetricsSource {
     @Override
     public String notReady() {
         return node.notReady();
+    }
+
+    @Override
+    public tandem.server.pubsub.Subscriptions subscriptions(long id) {
+        Connection c = connections.get(id);
+        return c == null ? null : c.session().subscriptions();
+    }
+
+    @Override
+    public PubSubRegistry pubsub() {
+        return pubsub;
+    }
+
+    @Override
+    public long publish(String channel, byte[] message) {
+        return pubsub.publish(channel, message);
     }
 
     @Override

@@ -21,6 +21,7 @@ public final class ClientSession {
     private int listeningPort;
     private java.util.Set<String> capabilities = java.util.Set.of();
     private String replicaVersion;
+    private final tandem.server.pubsub.Subscriptions subscriptions = new tandem.server.pubsub.Subscriptions();
 
     public ClientSession(long id, String remoteAddress) {
         this.id = id;
@@ -102,6 +103,11 @@ public final class ClientSession {
 
     public void replicaVersion(String version) {
         replicaVersion = version;
+    }
+
+    /** @return what the connection is subscribed to (its commands' thread writes it, any thread reads the counts) */
+    public tandem.server.pubsub.Subscriptions subscriptions() {
+        return subscriptions;
     }
 
     public void commandReceived(String commandName) {

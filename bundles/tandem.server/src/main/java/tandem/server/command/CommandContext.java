@@ -17,6 +17,11 @@ public interface CommandContext {
     /** @return the command table, for {@code COMMAND} */
     CommandTable table();
 
+    /** @return what the connection is subscribed to, or null where it cannot subscribe */
+    default tandem.server.pubsub.Subscriptions subscriptions() {
+        return null;
+    }
+
     /** Closes the connection once the replies written so far have been flushed. */
     void closeAfterReply();
 

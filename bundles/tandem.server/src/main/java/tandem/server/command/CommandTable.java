@@ -105,6 +105,7 @@ public final class CommandTable {
             ctx.reply().error(unknownCommand(args));
             return;
         }
+        String name = spec.name();
         if (spec.isContainer() && args.length >= 2) {
             CommandSpec sub = spec.subcommands().get(ascii(args[1]).toLowerCase(Locale.ROOT));
             if (sub == null) {
@@ -118,7 +119,22 @@ public final class CommandTable {
             ctx.reply().error("ERR wrong number of arguments for '" + spec.fullName() + "' command");
             return;
         }
+        tandem.server.pubsub.Subscriptions subscriptions = ctx.subscriptions();
+        if (subscriptions != null && subscriptions.active() && !SUBSCRIBED_MODE.contains(name)) {
+            ctx.reply().error(subscribedModeError(spec.fullName()));
+            return;
+        }
         spec.handler().execute(ctx, args);
+    }
+
+    /** The commands a connection in subscribed mode may send (RESP2). */
+    private static final java.util.Set<String> SUBSCRIBED_MODE = java.util.Set.of("subscribe", "unsubscribe",
+            "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "ping", "quit", "reset");
+
+    /** @return Redis' error for {@code fullName} ({@code get}, {@code client|list}) sent in subscribed mode */
+    public static String subscribedModeError(String fullName) {
+        return "ERR Can't execute '" + fullName + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
+                + "are allowed in this context";
     }
 
     /** Redis' {@code unknown command} error, with up to 128 characters of the arguments quoted. */

@@ -122,11 +122,15 @@ public final class Commands {
                         config)
                 .container("command", -1, "server", "2.8.13", "Returns detailed information about all commands.",
                         Commands::commandInfo, command);
-        return MonitorCommands.register(ReplicationCommands.register(builder)).build();
+        return PubSubCommands.register(MonitorCommands.register(ReplicationCommands.register(builder))).build();
     }
 
     private static void ping(CommandContext c, byte[][] a) {
-        if (a.length == 1) {
+        tandem.server.pubsub.Subscriptions subscriptions = c.subscriptions();
+        if (a.length <= 2 && subscriptions != null && subscriptions.active()) {
+            // RESP2's subscribed mode answers with a push-shaped array, which its subscribers can read
+            c.reply().array(2).bulk("pong").bulk(a.length == 2 ? a[1] : new byte[0]);
+        } else if (a.length == 1) {
             c.reply().simple("PONG");
         } else if (a.length == 2) {
             c.reply().bulk(a[1]);
@@ -279,7 +283,13 @@ public final class Commands {
                 return;
             }
             boolean normal = type.equals("normal");
-            shown = info -> normal;
+            boolean pubsub = type.equals("pubsub");
+            // Redis' classes: a subscribed client is of class pubsub, not normal
+            shown = info -> {
+                tandem.server.pubsub.Subscriptions s = c.server().subscriptions(info.id());
+                boolean subscribed = s != null && s.active();
+                return normal && !subscribed || pubsub && subscribed;
+            };
         } else if (a.length > 3 && ascii(a[2]).equalsIgnoreCase("id")) {
             List<Long> ids = new ArrayList<>();
             for (int i = 3; i < a.length; i++) {
@@ -294,7 +304,7 @@ public final class Commands {
             for (long id : ids) { // in the order asked for, as Redis looks each one up
                 for (ClientInfo info : clients) {
                     if (info.id() == id) {
-                        sb.append(ServerInfo.clientLine(info)).append('\n');
+                        sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()))).append('\n');
                     }
                 }
             }
@@ -307,14 +317,14 @@ public final class Commands {
         StringBuilder sb = new StringBuilder();
         for (ClientInfo info : clients) {
             if (shown.test(info)) {
-                sb.append(ServerInfo.clientLine(info)).append('\n');
+                sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()))).append('\n');
             }
         }
         c.reply().bulk(sb.toString());
     }
 
     private static void clientInfo(CommandContext c, byte[][] a) {
-        c.reply().bulk(ServerInfo.clientLine(c.session().info()) + "\n");
+        c.reply().bulk(ServerInfo.clientLine(c.session().info(), c.session().subscriptions()) + "\n");
     }
 
     private static void configGet(CommandContext c, byte[][] a) {
@@ -452,7 +462,7 @@ public final class Commands {
     }
 
     /** Redis' text, as {@code addReplyHelp} frames it. */
-    private static void help(CommandContext c, String container, List<String> text) {
+    static void help(CommandContext c, String container, List<String> text) {
         c.reply().array(text.size() + 3);
         c.reply().simple(container + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
         text.forEach(c.reply()::simple);

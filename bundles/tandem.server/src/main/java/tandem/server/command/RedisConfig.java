@@ -422,6 +422,7 @@ public final class RedisConfig {
     /** The values kept here, by primary name; replaced whole by each {@code CONFIG SET}. */
     private volatile Map<String, String> kept;
     private final List<Consumer<Monitoring>> monitoringListeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
 
     /** The parameters at their defaults; the owned ones read from and applied to {@code owner}. */
     public RedisConfig(Owner owner) {
@@ -571,6 +572,7 @@ public final class RedisConfig {
         if (!logged.isEmpty()) {
             LOG.log(Level.INFO, "CONFIG SET applied until the server component restarts: {0}", logged);
         }
+        commitListeners.forEach(Runnable::run);
         if (MONITORING.stream().anyMatch(name -> !before.get(name).equals(next.get(name)))) {
             Monitoring now = monitoring();
             monitoringListeners.forEach(listener -> listener.accept(now));
@@ -601,5 +603,16 @@ public final class RedisConfig {
     public Runnable onMonitoringChange(Consumer<Monitoring> listener) {
         monitoringListeners.add(listener);
         return () -> monitoringListeners.remove(listener);
+    }
+
+    /**
+     * Runs {@code listener} after each {@code CONFIG SET} that succeeded, on the thread of the command, before it is
+     * answered: it reads the values it follows ({@link #value}) and must not block.
+     *
+     * @return what stops the notifications
+     */
+    public Runnable onCommit(Runnable listener) {
+        commitListeners.add(listener);
+        return () -> commitListeners.remove(listener);
     }
 }

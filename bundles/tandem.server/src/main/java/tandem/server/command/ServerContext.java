@@ -82,6 +82,16 @@ public interface ServerContext extends ServerStatus {
         return null;
     }
 
+    /** @return what client {@code id} is subscribed to, or null when it is not connected */
+    default tandem.server.pubsub.Subscriptions subscriptions(long id) {
+        return null;
+    }
+
+    /** @return the node's Pub/Sub subscribers, or null where there is none */
+    default tandem.server.pubsub.PubSubRegistry pubsub() {
+        return null;
+    }
+
     /** @return the command statistics, slow log and latency events of the node */
     CommandMonitor monitor();
 

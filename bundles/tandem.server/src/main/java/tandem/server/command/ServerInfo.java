@@ -298,6 +298,12 @@ public final class ServerInfo {
         line(sb, "sync_full", Long.toString(psync == null ? 0 : psync.syncFull()));
         line(sb, "sync_partial_ok", Long.toString(psync == null ? 0 : psync.syncPartialOk()));
         line(sb, "sync_partial_err", Long.toString(psync == null ? 0 : psync.syncPartialErr()));
+        tandem.server.pubsub.PubSubRegistry pubsub = s.pubsub();
+        if (pubsub != null) {
+            line(sb, "pubsub_channels", Integer.toString(pubsub.size(tandem.server.pubsub.Kind.CHANNEL)));
+            line(sb, "pubsub_patterns", Integer.toString(pubsub.size(tandem.server.pubsub.Kind.PATTERN)));
+            line(sb, "pubsubshard_channels", Integer.toString(pubsub.size(tandem.server.pubsub.Kind.SHARD)));
+        }
     }
 
     private static void memory(StringBuilder sb, ServerContext s) {
@@ -362,9 +368,12 @@ public final class ServerInfo {
     }
 
     /** One {@code CLIENT LIST} line, without its trailing newline. */
-    public static String clientLine(ClientInfo c) {
-        return String.format(Locale.ROOT, "id=%d addr=%s name=%s age=%d idle=%d db=0 cmd=%s", c.id(),
-                c.remoteAddress(), c.name(), c.ageSeconds(), c.idleSeconds(),
+    public static String clientLine(ClientInfo c, tandem.server.pubsub.Subscriptions s) {
+        boolean subscribed = s != null && s.active();
+        return String.format(Locale.ROOT, "id=%d addr=%s name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=%d "
+                + "cmd=%s", c.id(), c.remoteAddress(), c.name(), c.ageSeconds(), c.idleSeconds(),
+                subscribed ? "P" : "N", s == null ? 0 : s.channels(), s == null ? 0 : s.patterns(),
+                s == null ? 0 : s.shards(),
                 c.lastCommand().isEmpty() ? "NULL" : c.lastCommand());
     }
 }

@@ -10,6 +10,8 @@ import tandem.server.command.ClientSession;
 import tandem.server.command.CommandContext;
 import tandem.server.command.CommandTable;
 import tandem.server.command.ServerContext;
+import tandem.server.pubsub.Subscriber;
+import tandem.server.pubsub.Subscriptions;
 import tandem.server.resp.RespWriter;
 
 /**
@@ -29,6 +31,19 @@ public final class Connection implements CommandContext, NodeClient {
     private final RespWriter writer = new RespWriter();
     private ByteBuf out;
     private boolean closeAfterReply;
+    /** The connection as publishers see it, from its first subscription on; its event loop's. */
+    private Subscriber subscriber;
+    /**
+     * The connection's Pub/Sub commands handed to the node core and not yet run: while there are, whether a keyspace
+     * command that follows them is refused in subscribed mode is not known yet ({@link NodeSink}).
+     */
+    final java.util.concurrent.atomic.AtomicInteger pubsubInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    /** Set while the connection's requests wait for its Pub/Sub commands to run; its event loop's. */
+    java.util.ArrayDeque<Object> held;
+    /** Mirrors {@code held != null} for the logic thread, which resumes the connection ({@link #released}). */
+    volatile boolean holding;
+    /** Runs on the event loop what {@link #held} holds, once nothing is in flight ({@link NodeSink#resume}). */
+    Runnable resume;
 
     /** The bytes of this connection's requests received and not yet run ({@link InboundBudget}). */
     final java.util.concurrent.atomic.AtomicLong inbound = new java.util.concurrent.atomic.AtomicLong();
@@ -42,6 +57,11 @@ public final class Connection implements CommandContext, NodeClient {
     /** @return whether reading this connection is paused until the node catches up with what it sent */
     public boolean budgetPaused() {
         return budgetPaused;
+    }
+
+    /** @return whether reading this connection is paused until its Pub/Sub commands have run */
+    public boolean holding() {
+        return holding;
     }
 
     /** Set when QUIT or a protocol error has been seen by an inline sink: nothing after it is executed. */
@@ -154,12 +174,20 @@ public final class Connection implements CommandContext, NodeClient {
     @Override
     public void released(tandem.api.store.Command command) {
         frontend.released(this, command.args());
+        if (NodeSink.changesSubscriptions(command) && pubsubInFlight.decrementAndGet() == 0 && holding) {
+            eventLoop().execute(resume);
+        }
+    }
+
+    @Override
+    public Subscriptions subscriptions() {
+        return session.subscriptions();
     }
 
     /** Sends the replies collected so far in one write, and closes the channel after them if asked to. */
     @Override
     public void flush() {
-        send(takeReplies(), closeAfterReply);
+        send(takeReplies(), closeAfterReply, takeChanges());
     }
 
     /** @return the replies collected so far, for {@link #send}, leaving none; null when there are none */
@@ -167,6 +195,11 @@ public final class Connection implements CommandContext, NodeClient {
         ByteBuf buf = out;
         out = null;
         return buf;
+    }
+
+    /** @return the subscriptions that take effect once the replies taken now are written, or null */
+    java.util.List<Subscriptions.Change> takeChanges() {
+        return session.subscriptions().takeChanges();
     }
 
     /** @return whether the channel closes after the replies taken now (read on the logic thread, when taken) */
@@ -181,9 +214,13 @@ public final class Connection implements CommandContext, NodeClient {
     /**
      * Writes {@code buf} (taken by {@link #takeReplies}, may be null) in one write, and closes the channel after it
      * when {@code close} (as {@link #closesAfterReply} said when the replies were taken: a later round's QUIT must
-     * not close the channel before its own reply). Safe from any thread.
+     * not close the channel before its own reply). The subscriptions {@code changes} confirmed in them take effect
+     * as they are written: a client that read a confirmation finds the subscription in effect for every publisher,
+     * no message comes before the confirmation of its subscription, none after that of its unsubscription, and
+     * every message queued for a subscription before it ends is written before its confirmation. On the channel's
+     * event loop.
      */
-    void send(ByteBuf buf, boolean close) {
+    void send(ByteBuf buf, boolean close, java.util.List<Subscriptions.Change> changes) {
         if (buf == null) {
             if (close) {
                 channel.close();
@@ -194,12 +231,27 @@ public final class Connection implements CommandContext, NodeClient {
             buf.release();
             return;
         }
+        if (changes != null && !close && server.pubsub() != null) {
+            if (subscriber == null) {
+                subscriber = new Subscriber(channel, "id=" + session.id() + " addr=" + session.remoteAddress(),
+                        server.pubsub());
+            }
+            // before the confirmations are written, on this loop: nothing written to the channel comes between
+            server.pubsub().apply(subscriber, changes);
+        }
         if (close) {
             channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
         } else if (buf.isReadable()) {
             channel.writeAndFlush(buf, channel.voidPromise());
         } else {
             buf.release();
+        }
+    }
+
+    /** The channel closed: its subscriptions end. On its event loop. */
+    public void closed() {
+        if (subscriber != null && server.pubsub() != null) {
+            server.pubsub().closed(subscriber);
         }
     }
 

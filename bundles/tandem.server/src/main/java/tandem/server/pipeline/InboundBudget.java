@@ -66,7 +66,8 @@ public final class InboundBudget {
                 if (paused.remove(p)) {
                     p.budgetPaused = false;
                     Channel ch = p.channel();
-                    ch.eventLoop().execute(() -> ch.config().setAutoRead(ch.isWritable() && !p.budgetPaused));
+                    ch.eventLoop().execute(() -> ch.config().setAutoRead(ch.isWritable() && !p.budgetPaused
+                            && !p.holding));
                 }
             }
         }

@@ -19,6 +19,13 @@ import tandem.server.resp.RespRequest;
  * {@code requirepass} gate is here: a client that has not authenticated gets {@code -NOAUTH} for everything but
  * {@code AUTH}, {@code HELLO} and {@code QUIT}, answered in order with its other replies by the node core.
  *
+ * <p>So is subscribed mode's gate for keyspace commands, which the node core runs without the front end (the front
+ * end's own commands are checked as they run, {@link CommandTable#dispatch}). Whether a connection is subscribed
+ * when a command's turn comes is decided by its own earlier commands alone; once they have run, it is known here. A
+ * keyspace command that arrives while a Pub/Sub command of its connection is still in flight waits, with everything
+ * the connection sends after it and with reading paused, until that has run ({@link #resume}): clients subscribe and
+ * then read, so this costs a round trip only to one that pipelines a keyspace command behind a subscription.
+ *
  * @param node        opens a connection's session with the node core
  * @param keyspace    resolves a keyspace command ({@link tandem.api.node.Node#resolve}), or null
  * @param table       the server's own commands, resolved first
@@ -28,23 +35,45 @@ import tandem.server.resp.RespRequest;
 public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][], Command> keyspace,
         CommandTable table, NodeFrontend frontend, Supplier<String> requirePass) implements RequestSink {
 
-    private static final Set<String> AUTH_EXEMPT = Set.of("auth", "hello", "quit");
+    private static final Set<String> AUTH_EXEMPT = Set.of("auth", "hello", "quit", "reset");
+    /** The commands that change what a connection is subscribed to. */
+    private static final Set<String> SUBSCRIPTION_CHANGES = Set.of("subscribe", "unsubscribe", "psubscribe",
+            "punsubscribe", "ssubscribe", "sunsubscribe", "reset");
+    /** The front end's commands that the node core runs itself, never through the table. */
+    private static final Set<String> NODE_RUN = Set.of("multi", "exec", "discard", "watch", "unwatch", "wait",
+            "replicaof", "slaveof");
     static final String NOAUTH = "NOAUTH Authentication required.";
 
     @Override
     public void opened(Connection c) {
         c.node(node.apply(c), frontend);
+        c.resume = () -> resume(c);
     }
 
     @Override
     public void submit(Connection c, Object message) {
+        if (message instanceof RespRequest request) {
+            frontend.received(c, request.args());
+        }
+        if (c.held != null) {
+            c.held.add(message);
+        } else {
+            handle(c, message);
+        }
+    }
+
+    /** @return whether {@code command} may change its connection's subscriptions (its in-flight count) */
+    static boolean changesSubscriptions(Command command) {
+        return command.isFrontend() && SUBSCRIPTION_CHANGES.contains(command.name());
+    }
+
+    private void handle(Connection c, Object message) {
         if (message instanceof RespProtocolError error) {
             Protocol.log(c, error);
             c.node().fail(error.reply() == null ? null : "ERR " + error.reply());
             return;
         }
         byte[][] args = ((RespRequest) message).args();
-        frontend.received(c, args);
         Command command = table.resolve(args, keyspace);
         String name = command.name() != null ? command.name()
                 : new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
@@ -64,7 +93,54 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
                 return;
             }
         }
+        if (command.isKeyspace() ? command.arityHolds() : NODE_RUN.contains(name)
+                && ((tandem.server.command.CommandSpec) command.implementation()).acceptsArgc(args.length)) {
+            if (c.pubsubInFlight.get() > 0) {
+                hold(c, message);
+                return;
+            }
+            if (c.subscriptions().active()) {
+                c.node().refuse(command, CommandTable.subscribedModeError(command.name()));
+                return;
+            }
+        }
+        if (changesSubscriptions(command)) {
+            c.pubsubInFlight.incrementAndGet();
+        }
         c.node().request(command);
+    }
+
+    /** {@code message} and what follows it wait until the connection's Pub/Sub commands in flight have run. */
+    private static void hold(Connection c, Object message) {
+        c.held = new java.util.ArrayDeque<>();
+        c.held.add(message);
+        c.holding = true;
+        c.channel().config().setAutoRead(false);
+        if (c.pubsubInFlight.get() == 0) {
+            c.eventLoop().execute(c.resume); // ran meanwhile, before it could see the holding flag
+        }
+    }
+
+    /** The connection's Pub/Sub commands ran: what waited goes to the node core, in order. On its event loop. */
+    private void resume(Connection c) {
+        java.util.ArrayDeque<Object> waiting = c.held;
+        if (waiting == null || c.pubsubInFlight.get() > 0) {
+            return;
+        }
+        c.held = null;
+        c.holding = false;
+        while (!waiting.isEmpty()) {
+            if (c.held != null) {
+                c.held.addAll(waiting); // held again behind a Pub/Sub command among them
+                break;
+            }
+            handle(c, waiting.poll());
+        }
+        c.node().flush();
+        if (c.held == null) {
+            io.netty.channel.Channel ch = c.channel();
+            ch.config().setAutoRead(ch.isWritable() && !c.budgetPaused);
+        }
     }
 
     @Override
@@ -75,6 +151,7 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
 
     @Override
     public void closed(Connection c) {
+        c.held = null;
         frontend.closed(c);
         c.node().closed();
     }

@@ -30,9 +30,11 @@ final class Outbound {
         batch.add(c);
         batch.add(replies);
         batch.add(close);
+        batch.add(c.takeChanges());
     }
 
     /** Hands every event loop its connections' replies, in one task each. */
+    @SuppressWarnings("unchecked")
     void send() {
         if (byLoop.isEmpty()) {
             return;
@@ -44,8 +46,9 @@ final class Outbound {
                 continue;
             }
             Runnable task = () -> {
-                for (int i = 0; i < batch.length; i += 3) {
-                    ((Connection) batch[i]).send((ByteBuf) batch[i + 1], (Boolean) batch[i + 2]);
+                for (int i = 0; i < batch.length; i += 4) {
+                    ((Connection) batch[i]).send((ByteBuf) batch[i + 1], (Boolean) batch[i + 2],
+                            (java.util.List<tandem.server.pubsub.Subscriptions.Change>) batch[i + 3]);
                 }
             };
             try {
@@ -55,7 +58,7 @@ final class Outbound {
                     e.getKey().execute(task);
                 }
             } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
-                for (int i = 1; i < batch.length; i += 3) {
+                for (int i = 1; i < batch.length; i += 4) {
                     if (batch[i] != null) {
                         ((ByteBuf) batch[i]).release();
                     }

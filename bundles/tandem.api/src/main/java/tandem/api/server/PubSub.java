@@ -1,0 +1,25 @@
+package tandem.api.server;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * Publishes to the RESP front end's subscribers, as PUBLISH does.
+ *
+ * <p>Registered by the server bundle while the front end is active. Safe from any thread; the message reaches every
+ * connection subscribed to {@code channel} ({@code SUBSCRIBE}) or to a pattern that matches it ({@code PSUBSCRIBE}),
+ * as a {@code message} or {@code pmessage} push, after what the subscriber was sent before. Messages of one caller
+ * reach each subscriber in the order they were published. It never blocks on a subscriber: one that does not read
+ * is disconnected once its output buffer passes {@code client-output-buffer-limit pubsub}.
+ *
+ * @since 1.5
+ */
+@ProviderType
+public interface PubSub {
+
+    /**
+     * @param channel the channel's name, UTF-8 encoded on the wire
+     * @param message the payload, sent as it is
+     * @return the number of subscribers (channel and pattern) that received the message
+     */
+    long publish(String channel, byte[] message);
+}

@@ -56,6 +56,10 @@ final class Actuator {
                     LOG.log(Level.WARNING, "failover group: epoch {0} names {1} the primary; following it at {2}",
                             g.epoch(), g.primary(), p.replication());
                     LOG.log(Level.WARNING, "failover group: {0}", node.replicaOf(p.replication()));
+                    if (role.equals("primary")) {
+                        LOG.log(Level.WARNING, "failover group: closed {0} client connections of the former "
+                                + "primary: they look the new one up", node.closeClients());
+                    }
                 }
             }
             lastProblem = null;

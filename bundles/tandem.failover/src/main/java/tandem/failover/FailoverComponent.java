@@ -38,6 +38,8 @@ import tandem.api.replication.ReplicationControl;
 import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.replication.ReplicationStatusSource;
+import tandem.api.server.ClientInfo;
+import tandem.api.server.PubSub;
 import tandem.api.server.ServerStatus;
 import tandem.api.server.WriteAdmission;
 import tandem.failover.GroupCodec.Answer;
@@ -58,6 +60,11 @@ import tandem.protocol.config.ConfigChange;
 public final class FailoverComponent implements FailoverGroup, WriteAdmission {
 
     private static final Logger LOG = System.getLogger("tandem.failover");
+    /** A client whose last command is one of these listens; a switch leaves it connected. */
+    private static final java.util.Set<String> SUBSCRIBED = java.util.Set.of("subscribe", "psubscribe",
+            "ssubscribe", "ping");
+    /** A promotion decided longer ago than this is history (a replay after a restart): nothing is announced. */
+    private static final long ANNOUNCE_WITHIN_MS = 30_000;
 
     private final java.nio.file.Path home;
     private final ConfigurationAdmin configAdmin;
@@ -69,6 +76,8 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
     private final ExecutorService roles;
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
     private final AtomicBoolean appending = new AtomicBoolean();
+    private final AtomicBoolean handingOff = new AtomicBoolean();
+    private volatile long lastHandOffNanos;
     private volatile FailoverSettings settings;
     private volatile GroupPeer peer;
     private volatile ScheduledFuture<?> ticks;
@@ -81,6 +90,10 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
     private String lastReportProblem;
 
     private volatile ReplicationHub hub;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = org.osgi.service.component.annotations.ReferencePolicyOption.GREEDY)
+    private volatile PubSub pubsub;
+    private volatile long announcedEpoch;
     private volatile Journal journal;
     private final List<ReplicationControl> controls = new CopyOnWriteArrayList<>();
     private final List<ReplicationStatusSource> statuses = new CopyOnWriteArrayList<>();
@@ -92,7 +105,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
         this.configAdmin = configAdmin;
         this.settings = FailoverSettings.of(config, this.home);
         this.machine = new GroupMachine(liveness,
-                () -> TimeUnit.MILLISECONDS.toNanos(settings.downAfterMs()), this::reconcileSoon);
+                () -> TimeUnit.MILLISECONDS.toNanos(settings.downAfterMs()), this::applied);
         this.actuator = new Actuator(settings.nodeId(), settings.witness(), machine::state, node);
         this.reporter = Executors.newSingleThreadScheduledExecutor(r -> thread(r, "tandem-failover-report"));
         this.roles = Executors.newSingleThreadExecutor(r -> thread(r, "tandem-failover-role"));
@@ -240,6 +253,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
     }
 
     private void detect() {
+        handOffLeadership();
         if (appending.get()) {
             return; // one batch at a time: the next decision sees what the last one changed
         }
@@ -264,6 +278,83 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
                 LOG.log(Level.WARNING, "failover group: appending to the group's log failed: " + e.getMessage());
             }
         });
+    }
+
+    /**
+     * The Raft leader should not be the data primary: when both die together the group first elects a leader, whose
+     * empty view of the members then waits the whole detection time, and a failover takes about twice as long. A
+     * primary that leads hands leadership to a live member, a witness first, then the replica with the most
+     * history; at most once per detection time.
+     */
+    private void handOffLeadership() {
+        FailoverSettings s = settings;
+        GroupState g = machine.state();
+        long now = System.nanoTime();
+        if (!s.nodeId().equals(g.primary()) || now - lastHandOffNanos < TimeUnit.MILLISECONDS.toNanos(s.downAfterMs())
+                || handingOff.get()) {
+            return;
+        }
+        String target = null;
+        long best = Long.MIN_VALUE;
+        for (Liveness.Seen v : liveness.all().values()) {
+            Report r = v.report();
+            boolean live = now - v.atNanos() < TimeUnit.MILLISECONDS.toNanos(2 * s.reportIntervalMs() + 100);
+            if (!live || r.id().equals(s.nodeId()) || !s.peers().containsKey(r.id())) {
+                continue;
+            }
+            long rank = "witness".equals(r.role()) ? Long.MAX_VALUE : "replica".equals(r.role()) ? r.tip() : -2;
+            if (rank > best) {
+                best = rank;
+                target = r.id();
+            }
+        }
+        if (target == null || best == -2) {
+            return;
+        }
+        lastHandOffNanos = now;
+        handingOff.set(true);
+        GroupPeer p = peer;
+        String to = target;
+        roles.execute(() -> {
+            try {
+                boolean ok = p.transferLeadership(to, 2 * s.downAfterMs());
+                LOG.log(Level.INFO, "failover group: Raft leadership {0} to {1}, away from the primary",
+                        ok ? "handed" : "not handed", to);
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.INFO, "failover group: Raft leadership not handed to " + to + ": " + e.getMessage());
+            } finally {
+                handingOff.set(false);
+            }
+        });
+    }
+
+    /** After an entry is applied (Ratis' apply thread): announce a fresh switch, then take the role it gives. */
+    private void applied() {
+        GroupState g = machine.state();
+        FailoverStatus.Failover f = g.last();
+        if (f != null && f.epoch() > announcedEpoch) {
+            announcedEpoch = f.epoch();
+            if (!f.from().isEmpty() && Math.abs(System.currentTimeMillis() - f.atMillis()) < ANNOUNCE_WITHIN_MS) {
+                announce(g, f);
+            }
+        }
+        reconcileSoon();
+    }
+
+    /**
+     * Publishes Sentinel's {@code +switch-master <group> <old-ip> <old-port> <new-ip> <new-port>} to this node's
+     * subscribers: every live member does, as every sentinel does, so a client listening on any node learns it.
+     */
+    private void announce(GroupState g, FailoverStatus.Failover f) {
+        PubSub p = pubsub;
+        GroupState.Member from = g.members().get(f.from());
+        GroupState.Member to = g.members().get(f.to());
+        if (p == null || from == null || to == null || from.resp().isEmpty() || to.resp().isEmpty()) {
+            return;
+        }
+        String text = settings.group() + " " + from.resp().replace(':', ' ') + " " + to.resp().replace(':', ' ');
+        long n = p.publish("+switch-master", text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        LOG.log(Level.INFO, "failover group: +switch-master {0} sent to {1} subscribers here", text, n);
     }
 
     private void reconcileSoon() {
@@ -333,7 +424,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
         }
         String role = info == null ? "stopped" : info.getCurrentRole().name().toLowerCase(java.util.Locale.ROOT);
         String leader = info == null || info.getLeaderId() == null ? null : info.getLeaderId().toString();
-        return new FailoverStatus(s.group(), s.nodeId(), s.automatic(), role, leader,
+        return new FailoverStatus(s.group(), s.nodeId(), s.automatic(), s.downAfterMs(), role, leader,
                 info == null ? 0 : info.getCurrentTerm(), g.primary(), g.epoch(), members, lease, refusal, g.last());
     }
 
@@ -441,6 +532,23 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
         public String policy() {
             ReplicationStatus st = journalStatus();
             return st == null || st.ackPolicy() == null ? "" : st.ackPolicy().label();
+        }
+
+        @Override
+        public int closeClients() {
+            ReplicationHub h = hub;
+            ServerStatus f = h == null ? null : h.frontend();
+            if (f == null) {
+                return 0;
+            }
+            int closed = 0;
+            for (ClientInfo c : f.clients()) {
+                String last = c.lastCommand() == null ? "" : c.lastCommand().toLowerCase(java.util.Locale.ROOT);
+                if (!SUBSCRIBED.contains(last) && f.kill(c.id())) {
+                    closed++;
+                }
+            }
+            return closed;
         }
 
         @Override

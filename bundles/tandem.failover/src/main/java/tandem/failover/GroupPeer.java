@@ -92,6 +92,11 @@ final class GroupPeer implements AutoCloseable {
         return client.async().send(Message.valueOf(ByteBuffer.wrap(entry)));
     }
 
+    /** Hands this peer's leadership to {@code id}; @return whether the transfer succeeded */
+    boolean transferLeadership(String id, long timeoutMs) throws IOException {
+        return client.admin().transferLeadership(RaftPeerId.valueOf(id), timeoutMs).isSuccess();
+    }
+
     /** @return this peer's division, or null once closed */
     DivisionInfo info() {
         try {

@@ -33,4 +33,13 @@ interface LocalNode {
 
     /** Makes this node a replica of the primary whose replication listens at {@code address}; @return what was done */
     String replicaOf(String address);
+
+    /**
+     * Closes the connections of the clients that wrote or read here (not those only subscribed, such as a Sentinel
+     * client's listener), as Sentinel's {@code CLIENT KILL TYPE normal} does after a switch: Lettuce and redis-py look
+     * the primary up again only when their connection drops.
+     *
+     * @return how many were closed
+     */
+    int closeClients();
 }

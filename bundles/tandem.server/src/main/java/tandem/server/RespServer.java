@@ -211,6 +211,10 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile tandem.api.fencing.QuorumFenceControl quorumFence;
+    /** The failover group, for {@code SENTINEL} and {@code INFO}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile tandem.api.failover.FailoverGroup failoverGroup;
     /** The split-brain audit's counters, for {@code INFO replication}. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
@@ -482,6 +486,11 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         LOG.log(Level.INFO, "closing client id={0} addr={1}: killed by an operator", id, c.session().remoteAddress());
         c.channel().close();
         return true;
+    }
+
+    @Override
+    public tandem.api.failover.FailoverGroup failoverGroup() {
+        return failoverGroup;
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.util.List;
  * @param group      the group's name
  * @param nodeId     this node's id in the group
  * @param automatic  whether the group promotes a replica by itself when the primary is gone
+ * @param downAfterMs how long the primary must be silent before the group replaces it
  * @param raftRole   this node's Raft role: {@code leader}, {@code follower}, {@code candidate}, {@code listener} or
  *                   {@code stopped}
  * @param leader     the id of the Raft leader, or null while none is known
@@ -19,7 +20,7 @@ import java.util.List;
  * @param refusal    why the group does not fail over now although the primary is gone, or null
  * @param last       the last change of primary, or null
  */
-public record FailoverStatus(String group, String nodeId, boolean automatic, String raftRole, String leader,
+public record FailoverStatus(String group, String nodeId, boolean automatic, long downAfterMs, String raftRole, String leader,
         long term, String primary, long epoch, List<Member> members, long lease, String refusal,
         Failover last) {
 

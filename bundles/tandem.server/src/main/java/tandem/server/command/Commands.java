@@ -122,7 +122,8 @@ public final class Commands {
                         config)
                 .container("command", -1, "server", "2.8.13", "Returns detailed information about all commands.",
                         Commands::commandInfo, command);
-        return PubSubCommands.register(MonitorCommands.register(ReplicationCommands.register(builder))).build();
+        return SentinelCommands.register(PubSubCommands.register(MonitorCommands.register(
+                ReplicationCommands.register(builder)))).build();
     }
 
     private static void ping(CommandContext c, byte[][] a) {

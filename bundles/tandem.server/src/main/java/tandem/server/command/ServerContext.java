@@ -73,6 +73,11 @@ public interface ServerContext extends ServerStatus {
     long backlogStart();
 
     /** @return the quorum fence, or null while {@code tandem.fencing} is not active */
+    /** @return the failover group this node is a member of, or null when it is in none */
+    default tandem.api.failover.FailoverGroup failoverGroup() {
+        return null;
+    }
+
     default tandem.api.fencing.QuorumFenceStatus quorumFence() {
         return null;
     }

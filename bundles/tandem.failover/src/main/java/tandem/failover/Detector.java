@@ -37,8 +37,13 @@ final class Detector {
     private Detector() {
     }
 
-    static Decision decide(GroupState g, Map<String, Seen> seen, long now, long leaderSince, FailoverSettings s,
-            long wallMillis) {
+    /**
+     * @param leaderSince when this leader took office ({@link System#nanoTime()})
+     * @param epochSince  when this leader applied the current epoch: a newly named primary has until then +
+     *                    {@code down.after.ms} to report that it is one
+     */
+    static Decision decide(GroupState g, Map<String, Seen> seen, long now, long leaderSince, long epochSince,
+            FailoverSettings s, long wallMillis) {
         List<byte[]> entries = new ArrayList<>();
         long down = TimeUnit.MILLISECONDS.toNanos(s.downAfterMs());
         for (Seen v : seen.values()) {
@@ -52,7 +57,7 @@ final class Detector {
             }
         }
         if (g.primary() == null) {
-            Report first = best(seen, now, down, s, "primary", now - down);
+            Report first = best(seen, now, down, s, "primary", now - down, null);
             if (first != null) {
                 entries.add(GroupCodec.promote(new Failover("", first.id(), g.epoch() + 1, wallMillis, 0,
                         "the node that started as the primary")));
@@ -61,32 +66,36 @@ final class Detector {
         }
         String primary = g.primary();
         Seen p = seen.get(primary);
-        long lastHeard = leaderSince;
+        // silence counts from the last report in which the primary said it is one: a named primary that never
+        // manages to promote itself (or fell back to following) is replaced like a silent one
+        long lastHeard = Math.max(leaderSince, epochSince);
         if (p != null) {
             long heard = p.report().leaving()
-                    ? p.atNanos() + TimeUnit.MILLISECONDS.toNanos(s.updateGraceMs()) : p.atNanos();
-            lastHeard = Math.max(lastHeard, heard);
+                    ? p.atNanos() + TimeUnit.MILLISECONDS.toNanos(s.updateGraceMs()) : p.primaryAtNanos();
+            if (heard != Long.MIN_VALUE) {
+                lastHeard = Math.max(lastHeard, heard);
+            }
         }
         long silent = now - lastHeard;
         if (silent < down) {
             return new Decision(entries, null);
         }
         long silentMs = TimeUnit.NANOSECONDS.toMillis(silent);
-        String gone = "the primary " + primary + " has been silent for " + silentMs + " ms";
+        String gone = "the primary " + primary + " has been silent (or not a primary) for " + silentMs + " ms";
         if (!s.automatic()) {
             return new Decision(entries, gone + "; automatic failover is off (tandem.failover:automatic=false): "
                     + "promote a replica by hand");
         }
         long since = lastHeard + TimeUnit.MILLISECONDS.toNanos(s.leaseMs());
-        Report chosen = best(seen, now, down, s, "replica", since);
+        Report chosen = best(seen, now, down, s, "replica", since, primary);
         if (chosen == null) {
             return new Decision(entries, gone + "; no replica has reported since its lease lapsed");
         }
         for (Seen v : seen.values()) {
             Report r = v.report();
-            if ("replica".equals(r.role()) && v.atNanos() >= since && now - v.atNanos() < down && !s.lossy()
-                    && !r.policy().equals("disk+ram") && !r.policy().equals("two-disks")
-                    && !r.policy().equals("ram")) {
+            boolean candidate = "replica".equals(r.role()) && !r.id().equals(primary) && v.atNanos() - since >= 0
+                    && now - v.atNanos() < down;
+            if (candidate && !s.lossy() && !List.of("disk+ram", "two-disks", "ram").contains(r.policy())) {
                 return new Decision(entries, gone + "; it acknowledged writes under the "
                         + (r.policy().isEmpty() ? "(unknown to " + r.id() + ")" : r.policy()) + " ack policy, so "
                         + "promoting " + chosen.id() + " may lose writes no replica received; set "
@@ -98,14 +107,17 @@ final class Detector {
         return new Decision(entries, null);
     }
 
-    /** @return the live member in {@code role} heard at or after {@code since} with the highest tip, or null */
+    /**
+     * @return the live member in {@code role} heard at or after {@code since} with the highest tip, other than
+     *         {@code exclude}, or null
+     */
     private static Report best(Map<String, Seen> seen, long now, long down, FailoverSettings s, String role,
-            long since) {
+            long since, String exclude) {
         List<String> order = s.peerIds();
         return seen.values().stream()
                 .filter(v -> now - v.atNanos() < down && v.atNanos() - since >= 0)
                 .map(Seen::report)
-                .filter(r -> role.equals(r.role()) && s.peers().containsKey(r.id()))
+                .filter(r -> role.equals(r.role()) && s.peers().containsKey(r.id()) && !r.id().equals(exclude))
                 .max(Comparator.comparingLong(Report::tip)
                         .thenComparing(r -> -order.indexOf(r.id())))
                 .orElse(null);

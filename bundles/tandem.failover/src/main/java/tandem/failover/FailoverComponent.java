@@ -34,6 +34,8 @@ import tandem.api.failover.FailoverGroup;
 import tandem.api.failover.FailoverStatus;
 import tandem.api.home.NodeHome;
 import tandem.api.journal.Journal;
+import tandem.api.metrics.MetricsSink;
+import tandem.api.metrics.MetricsSource;
 import tandem.api.replication.ReplicationControl;
 import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
@@ -53,11 +55,11 @@ import tandem.protocol.config.ConfigChange;
  * every node the group does not name the primary. The node's services are dynamic references: a swap of the journal,
  * the node core or replication shows to the group as a short silence, never a restart of the Raft peer.
  */
-@Component(service = {FailoverGroup.class, WriteAdmission.class}, immediate = true,
+@Component(service = {FailoverGroup.class, WriteAdmission.class, MetricsSource.class}, immediate = true,
         configurationPid = FailoverSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
         property = "service.ranking:Integer=200")
 @Designate(ocd = FailoverConfig.class)
-public final class FailoverComponent implements FailoverGroup, WriteAdmission {
+public final class FailoverComponent implements FailoverGroup, WriteAdmission, MetricsSource {
 
     private static final Logger LOG = System.getLogger("tandem.failover");
     /** A client whose last command is one of these listens; a switch leaves it connected. */
@@ -94,6 +96,8 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
             policyOption = org.osgi.service.component.annotations.ReferencePolicyOption.GREEDY)
     private volatile PubSub pubsub;
     private volatile long announcedEpoch;
+    /** When this node applied the current epoch ({@link System#nanoTime()}). */
+    private volatile long epochSinceNanos = System.nanoTime();
     private volatile Journal journal;
     private final List<ReplicationControl> controls = new CopyOnWriteArrayList<>();
     private final List<ReplicationStatusSource> statuses = new CopyOnWriteArrayList<>();
@@ -258,7 +262,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
             return; // one batch at a time: the next decision sees what the last one changed
         }
         Detector.Decision d = Detector.decide(machine.state(), liveness.all(), System.nanoTime(), leaderSinceNanos,
-                settings, System.currentTimeMillis());
+                epochSinceNanos, settings, System.currentTimeMillis());
         if (!Objects.equals(d.refusal(), refusal) && d.refusal() != null) {
             LOG.log(Level.WARNING, "failover group: no failover: " + d.refusal());
         }
@@ -334,6 +338,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
         FailoverStatus.Failover f = g.last();
         if (f != null && f.epoch() > announcedEpoch) {
             announcedEpoch = f.epoch();
+            epochSinceNanos = System.nanoTime();
             if (!f.from().isEmpty() && Math.abs(System.currentTimeMillis() - f.atMillis()) < ANNOUNCE_WITHIN_MS) {
                 announce(g, f);
             }
@@ -426,6 +431,33 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission {
         String leader = info == null || info.getLeaderId() == null ? null : info.getLeaderId().toString();
         return new FailoverStatus(s.group(), s.nodeId(), s.automatic(), s.downAfterMs(), role, leader,
                 info == null ? 0 : info.getCurrentTerm(), g.primary(), g.epoch(), members, lease, refusal, g.last());
+    }
+
+    @Override
+    public void collect(MetricsSink sink) {
+        FailoverStatus s = status();
+        sink.gauge("tandem_failover_raft_term", "The failover group's Raft term as this node sees it", s.term());
+        sink.gauge("tandem_failover_raft_leader", "1 while this node leads the failover group's Raft log",
+                "leader".equals(s.raftRole()) ? 1 : 0);
+        sink.gauge("tandem_failover_epoch", "How many times the failover group has named a primary", s.epoch());
+        sink.gauge("tandem_failover_primary", "1 while the failover group names this node its primary",
+                s.nodeId().equals(s.primary()) ? 1 : 0);
+        if (s.lease() >= 0) {
+            sink.gauge("tandem_failover_lease_seconds", "What is left of this primary's write lease",
+                    s.lease() / 1000.0);
+        }
+        for (FailoverStatus.Member m : s.members()) {
+            if (m.ageMillis() >= 0) {
+                sink.gauge("tandem_failover_member_heard_seconds", "How long ago the Raft leader heard from a "
+                        + "member, as this node last learned it", m.ageMillis() / 1000.0, "member", m.id());
+            }
+        }
+        if (s.last() != null) {
+            sink.gauge("tandem_failover_last_silence_seconds", "How long the former primary had been silent "
+                    + "when the last failover was decided", s.last().downMillis() / 1000.0);
+            sink.gauge("tandem_failover_last_at_seconds", "When the last change of primary was decided (Unix "
+                    + "time)", s.last().atMillis() / 1000.0);
+        }
     }
 
     // ---- references ---------------------------------------------------------------------------------------------

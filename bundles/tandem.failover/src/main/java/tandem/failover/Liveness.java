@@ -14,14 +14,22 @@ import tandem.failover.GroupCodec.Report;
  */
 final class Liveness {
 
-    /** A report, and when the leader received it. */
-    record Seen(Report report, long atNanos) {
+    /**
+     * A report, when the leader received it, and when it last received one from this member saying it is a primary
+     * ({@link Long#MIN_VALUE}: never).
+     */
+    record Seen(Report report, long atNanos, long primaryAtNanos) {
+
+        Seen(Report report, long atNanos) {
+            this(report, atNanos, "primary".equals(report.role()) ? atNanos : Long.MIN_VALUE);
+        }
     }
 
     private final Map<String, Seen> seen = new ConcurrentHashMap<>();
 
     void heard(Report r, long nowNanos) {
-        seen.put(r.id(), new Seen(r, nowNanos));
+        seen.compute(r.id(), (id, before) -> new Seen(r, nowNanos, "primary".equals(r.role()) ? nowNanos
+                : before == null ? Long.MIN_VALUE : before.primaryAtNanos()));
     }
 
     Seen get(String id) {

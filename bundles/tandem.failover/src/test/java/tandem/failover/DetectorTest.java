@@ -34,13 +34,20 @@ class DetectorTest {
         return FailoverSettings.of(GroupPeerTest.config("n1", PEERS, "/tmp/x", lossy, 1000, 600), Path.of("/tmp"));
     }
 
+    /** Records a report as the leader's {@link Liveness} does, keeping when the member last said it is a primary. */
     private void heard(String id, String role, long tip, String policy, long atMs) {
-        seen.put(id, new Seen(new Report(id, role, "r" + id.charAt(1), "p" + id.charAt(1), 1, tip, policy, false),
-                atMs * MS));
+        Liveness table = new Liveness();
+        Seen before = seen.get(id);
+        if (before != null) {
+            table.heard(before.report(), before.primaryAtNanos() == Long.MIN_VALUE ? before.atNanos()
+                    : before.primaryAtNanos());
+        }
+        table.heard(new Report(id, role, "r" + id.charAt(1), "p" + id.charAt(1), 1, tip, policy, false), atMs * MS);
+        seen.put(id, table.get(id));
     }
 
     private Detector.Decision decide(long nowMs, FailoverSettings s) {
-        return Detector.decide(group, seen, nowMs * MS, 0, s, 42);
+        return Detector.decide(group, seen, nowMs * MS, 0, 0, s, 42);
     }
 
     private static Failover promotion(Detector.Decision d) {
@@ -78,11 +85,11 @@ class DetectorTest {
     @Test
     void aNewLeaderWaitsTheWholeDetectionTimeFromItsElection() {
         heard("n2", "replica", 11, "disk+ram", 9_950);
-        Detector.Decision d = Detector.decide(group, seen, 10_000 * MS, 9_500 * MS, settings, 42);
+        Detector.Decision d = Detector.decide(group, seen, 10_000 * MS, 9_500 * MS, 0, settings, 42);
         assertThat(d.entries()).isEmpty();
         assertThat(d.refusal()).isNull();
         heard("n2", "replica", 11, "disk+ram", 10_550); // after 9,500 + the 600 ms lease
-        assertThat(promotion(Detector.decide(group, seen, 10_600 * MS, 9_500 * MS, settings, 42)).to())
+        assertThat(promotion(Detector.decide(group, seen, 10_600 * MS, 9_500 * MS, 0, settings, 42)).to())
                 .isEqualTo("n2");
     }
 
@@ -140,7 +147,7 @@ class DetectorTest {
     void theFirstPrimaryIsTheNodeThatStartedAsOneAndMembersAreRecorded() {
         heard("n2", "replica", 0, "", 9_900);
         heard("n1", "primary", 3, "disk+ram", 9_950);
-        Detector.Decision d = Detector.decide(GroupState.EMPTY, seen, 10_000 * MS, 0, settings, 42);
+        Detector.Decision d = Detector.decide(GroupState.EMPTY, seen, 10_000 * MS, 0, 0, settings, 42);
         assertThat(d.entries()).hasSize(3);
         GroupState after = GroupState.EMPTY;
         for (byte[] e : d.entries()) {
@@ -152,6 +159,21 @@ class DetectorTest {
         // a stale promotion (not for the next epoch) changes nothing
         byte[] stale = GroupCodec.promote(new Failover("n1", "n2", 1, 0, 0, "stale"));
         assertThat(GroupMachine.apply(after, ByteBuffer.wrap(stale))).isSameAs(after);
+    }
+
+    @Test
+    void aNamedPrimaryThatDoesNotBecomeOneIsReplacedLikeASilentOne() {
+        heard("n1", "primary", 10, "disk+ram", 8_000);
+        heard("n1", "replica", 10, "disk+ram", 9_950); // alive, but it never promoted itself (or fell back)
+        heard("n2", "replica", 10, "disk+ram", 9_900);
+        Failover f = promotion(decide(10_000, settings));
+        assertThat(f.to()).isEqualTo("n2");
+        assertThat(f.reason()).contains("silent (or not a primary) for 2000 ms");
+        // a newly named primary has the detection time, from when the leader applied its epoch, to become one
+        seen.clear();
+        heard("n1", "replica", 10, "disk+ram", 9_950);
+        heard("n2", "replica", 10, "disk+ram", 9_900);
+        assertThat(Detector.decide(group, seen, 10_000 * MS, 0, 9_500 * MS, settings, 42).entries()).isEmpty();
     }
 
     @Test

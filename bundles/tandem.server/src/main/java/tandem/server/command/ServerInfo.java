@@ -166,7 +166,11 @@ public final class ServerInfo {
             line(sb, "slave_read_only", "1");
             line(sb, "connected_slaves", "0");
         }
-        line(sb, "master_failover_state", "no-failover");
+        tandem.api.failover.FailoverGroup group = s.failoverGroup();
+        tandem.api.failover.FailoverStatus failover = group == null ? null : group.status();
+        line(sb, "master_failover_state", failover != null && failover.refusal() == null
+                && failover.members().stream().anyMatch(m -> m.id().equals(failover.primary())
+                        && "down".equals(m.role())) ? "failover-in-progress" : "no-failover");
         line(sb, "master_replid", psync == null ? ZERO_ID : psync.replicationId());
         line(sb, "master_replid2", psync == null ? ZERO_ID : psync.replicationId2());
         line(sb, "master_repl_offset", Long.toString(offset));
@@ -246,6 +250,32 @@ public final class ServerInfo {
         String applyStopped = s.applyStopped();
         if (applyStopped != null) {
             line(sb, "tandem_apply_stopped", oneLine(applyStopped));
+        }
+        if (failover != null) {
+            failover(sb, failover);
+        }
+    }
+
+    /** The failover group's lines: the group, the Raft view, the primary and its lease, the last switch. */
+    private static void failover(StringBuilder sb, tandem.api.failover.FailoverStatus f) {
+        line(sb, "tandem_failover_group", f.group());
+        line(sb, "tandem_failover_node", f.nodeId());
+        line(sb, "tandem_failover_automatic", f.automatic() ? "1" : "0");
+        line(sb, "tandem_failover_raft_role", f.raftRole());
+        line(sb, "tandem_failover_raft_leader", f.leader() == null ? "" : f.leader());
+        line(sb, "tandem_failover_raft_term", Long.toString(f.term()));
+        line(sb, "tandem_failover_primary", f.primary() == null ? "" : f.primary());
+        line(sb, "tandem_failover_epoch", Long.toString(f.epoch()));
+        if (f.lease() >= 0) {
+            line(sb, "tandem_failover_lease_ms", Long.toString(f.lease()));
+        }
+        if (f.refusal() != null) {
+            line(sb, "tandem_failover_refusal", oneLine(f.refusal()));
+        }
+        if (f.last() != null) {
+            line(sb, "tandem_failover_last", f.last().from() + "->" + f.last().to());
+            line(sb, "tandem_failover_last_at_ms", Long.toString(f.last().atMillis()));
+            line(sb, "tandem_failover_last_down_ms", Long.toString(f.last().downMillis()));
         }
     }
 

@@ -42,7 +42,7 @@ final class Gen {
      */
     static final Set<String> DENIED = Set.of("shutdown", "replicaof", "slaveof", "debug", "psync", "sync",
             "replconf", "monitor", "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe",
-            "sunsubscribe", "publish", "spublish", "pubsub", "failover", "save", "bgsave", "bgrewriteaof", "module",
+            "sunsubscribe", "publish", "spublish", "pubsub", "failover", "sentinel", "save", "bgsave", "bgrewriteaof", "module",
             "acl", "swapdb", "migrate",
             "blpop", "brpop", "brpoplpush", "blmove", "blmpop", "bzpopmin", "bzpopmax", "bzmpop", "xread",
             "xreadgroup", "waitaof", "cluster", "readonly", "readwrite", "reset", "script", "eval", "evalsha",

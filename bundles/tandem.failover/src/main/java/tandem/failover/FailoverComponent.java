@@ -79,6 +79,8 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
     private final AtomicBoolean appending = new AtomicBoolean();
     private final AtomicBoolean handingOff = new AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicReference<Switchover> switching =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private volatile long lastHandOffNanos;
     private volatile FailoverSettings settings;
     private volatile GroupPeer peer;
@@ -195,6 +197,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
     private void tick() {
         try {
             report();
+            advanceSwitchover();
             if (leader()) {
                 detect();
             } else {
@@ -375,17 +378,135 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         }
     }
 
+    // ---- coordinated switchover (FAILOVER) ----------------------------------------------------------------------
+
+    @Override
+    public void switchover(String to, long timeoutMs, boolean force) {
+        FailoverSettings s = settings;
+        GroupState g = machine.state();
+        if (!s.nodeId().equals(g.primary()) || !"primary".equals(node.role())) {
+            throw new IllegalStateException("ERR FAILOVER is not valid when server is a replica.");
+        }
+        if (force && (to == null || timeoutMs <= 0)) {
+            throw new IllegalStateException("ERR FAILOVER with force option requires both a timeout and target "
+                    + "HOST and IP.");
+        }
+        if (switching.get() != null) {
+            throw new IllegalStateException("ERR FAILOVER already in progress.");
+        }
+        String target = null;
+        long best = Long.MIN_VALUE;
+        for (GroupCodec.Heard h : heardNow()) {
+            GroupState.Member m = g.members().get(h.id());
+            if (m == null || m.witness() || h.id().equals(s.nodeId()) || !"replica".equals(h.role())) {
+                continue;
+            }
+            if (to != null ? m.resp().equals(to) : h.tip() > best) {
+                target = h.id();
+                best = h.tip();
+            }
+        }
+        if (target == null) {
+            throw new IllegalStateException(to == null ? "ERR FAILOVER requires connected replicas."
+                    : "ERR FAILOVER target HOST and PORT is not a replica.");
+        }
+        long timeout = TimeUnit.MILLISECONDS.toNanos(timeoutMs > 0 ? timeoutMs : 60_000);
+        if (!switching.compareAndSet(null, new Switchover(target, g.epoch(), System.nanoTime() + timeout, force, -1,
+                false))) {
+            throw new IllegalStateException("ERR FAILOVER already in progress.");
+        }
+        LOG.log(Level.WARNING, "failover group: switchover to {0} begins: writes are refused until it is the "
+                + "primary", target);
+    }
+
+    @Override
+    public void abortSwitchover() {
+        Switchover w = switching.get();
+        if (w == null || w.promoting() || !switching.compareAndSet(w, null)) {
+            throw new IllegalStateException("ERR No failover in progress.");
+        }
+        LOG.log(Level.WARNING, "failover group: switchover to {0} abandoned (FAILOVER ABORT); writes resume", w.to());
+    }
+
+    /** @return what the leader last heard from each member: its own table when it leads, else its last answer */
+    private List<GroupCodec.Heard> heardNow() {
+        if (leading) {
+            return liveness.heard(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(settings.downAfterMs()));
+        }
+        Answer a = lastAnswer;
+        return a == null ? List.of() : a.heard();
+    }
+
+    /**
+     * One step of a switchover, each report tick: note the journal's end once writes stopped, wait for the target to
+     * hold it, then append the promotion; done once the group applies a later epoch. A target that does not catch
+     * up by the deadline abandons it (writes resume), or with {@code FORCE} is promoted anyway.
+     */
+    private void advanceSwitchover() {
+        Switchover w = switching.get();
+        if (w == null) {
+            return;
+        }
+        GroupState g = machine.state();
+        if (g.epoch() > w.fromEpoch()) {
+            switching.compareAndSet(w, null);
+            LOG.log(Level.WARNING, "failover group: switchover done: epoch {0} names {1} the primary", g.epoch(),
+                    g.primary());
+            return;
+        }
+        if (w.promoting()) {
+            return;
+        }
+        if (w.mark() < 0) {
+            // a tick after refusing began: a write admitted just before is journaled by now
+            switching.compareAndSet(w, w.marked(node.tip()));
+            return;
+        }
+        long tip = -1;
+        for (GroupCodec.Heard h : heardNow()) {
+            if (h.id().equals(w.to()) && "replica".equals(h.role())) {
+                tip = h.tip();
+            }
+        }
+        boolean late = System.nanoTime() - w.deadlineNanos() >= 0;
+        if (tip < w.mark() && !(late && w.force())) {
+            if (late && switching.compareAndSet(w, null)) {
+                LOG.log(Level.WARNING, "failover group: switchover to {0} abandoned: it holds sequence {1} of {2} "
+                        + "after the timeout; writes resume", w.to(), tip, w.mark());
+            }
+            return;
+        }
+        Switchover promoting = w.withPromotion();
+        if (!switching.compareAndSet(w, promoting)) {
+            return;
+        }
+        FailoverStatus.Failover f = new FailoverStatus.Failover(settings.nodeId(), w.to(), g.epoch() + 1,
+                System.currentTimeMillis(), 0, "switchover (FAILOVER): " + w.to() + " holds sequence " + tip
+                        + " of " + w.mark() + (tip < w.mark() ? ", forced" : ""));
+        peer.append(GroupCodec.promote(f)).whenComplete((reply, e) -> {
+            if (e != null || !reply.isSuccess()) {
+                switching.compareAndSet(promoting, null);
+                LOG.log(Level.WARNING, "failover group: switchover to {0} failed, writes resume: {1}", w.to(),
+                        e != null ? e.getMessage() : reply.getException());
+            }
+        });
+    }
+
     // ---- write admission ----------------------------------------------------------------------------------------
 
     /** On the node's logic thread: volatile reads only. */
     @Override
     public String admit(Replicas replicas) {
         FailoverSettings s = settings;
-        if (!s.automatic()) {
-            return null;
-        }
         if (s.witness()) {
             return "READONLY this node is a witness of failover group '" + s.group() + "': it holds no data";
+        }
+        Switchover w = switching.get();
+        if (w != null) {
+            return "READONLY a switchover to " + w.to() + " is in progress (FAILOVER): write to the new primary";
+        }
+        if (!s.automatic()) {
+            return null;
         }
         String primary = machine.state().primary();
         if (primary == null) {
@@ -429,8 +550,10 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         }
         String role = info == null ? "stopped" : info.getCurrentRole().name().toLowerCase(java.util.Locale.ROOT);
         String leader = info == null || info.getLeaderId() == null ? null : info.getLeaderId().toString();
+        Switchover w = switching.get();
         return new FailoverStatus(s.group(), s.nodeId(), s.automatic(), s.downAfterMs(), role, leader,
-                info == null ? 0 : info.getCurrentTerm(), g.primary(), g.epoch(), members, lease, refusal, g.last());
+                info == null ? 0 : info.getCurrentTerm(), g.primary(), g.epoch(), members, lease, refusal,
+                w == null ? null : w.state(), g.last());
     }
 
     @Override

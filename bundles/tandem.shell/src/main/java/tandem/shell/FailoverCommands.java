@@ -14,7 +14,9 @@ import tandem.api.failover.FailoverStatus;
 /** {@code failover:*}: the failover group. */
 @Component(service = FailoverCommands.class, immediate = true, property = {
     "osgi.command.scope=failover",
-    "osgi.command.function=status"
+    "osgi.command.function=status",
+    "osgi.command.function=switchover",
+    "osgi.command.function=abort"
 })
 public final class FailoverCommands {
 
@@ -44,6 +46,9 @@ public final class FailoverCommands {
             out.append("lease:      ").append(s.lease() == 0 ? "LAPSED: writes refused" : s.lease() + " ms left")
                     .append('\n');
         }
+        if (s.switchover() != null) {
+            out.append("switchover: ").append(s.switchover()).append(" (writes refused until it ends)\n");
+        }
         if (s.refusal() != null) {
             out.append("no failover: ").append(s.refusal()).append('\n');
         }
@@ -62,5 +67,42 @@ public final class FailoverCommands {
                     .append(Instant.ofEpochMilli(last.atMillis())).append(" (").append(last.reason()).append(')');
         }
         return out.toString();
+    }
+
+    @Descriptor("starts a coordinated switchover on the primary (Redis's FAILOVER): writes are refused, the target "
+            + "catches up to everything journaled here, then the group names it the primary and this node follows "
+            + "it; returns at once, failover:status shows the progress")
+    public String switchover(
+            @Descriptor("the target's RESP address IP:PORT; empty: the live replica with the most history")
+            @org.apache.felix.service.command.Parameter(names = "--to", absentValue = "") String to,
+            @Descriptor("milliseconds the target may take to catch up (default 60000)")
+            @org.apache.felix.service.command.Parameter(names = "--timeout", absentValue = "0") long timeout,
+            @Descriptor("promote the target at the timeout even if it has not caught up (needs --to and --timeout)")
+            @org.apache.felix.service.command.Parameter(names = "--force", presentValue = "true",
+                    absentValue = "false") boolean force) {
+        FailoverGroup g = group;
+        if (g == null) {
+            return NOT_ACTIVE;
+        }
+        try {
+            g.switchover(to.isEmpty() ? null : to, timeout, force);
+            return "switchover started: see failover:status";
+        } catch (IllegalStateException e) {
+            return "not started: " + e.getMessage();
+        }
+    }
+
+    @Descriptor("abandons a switchover that has not named the new primary yet; writes resume")
+    public String abort() {
+        FailoverGroup g = group;
+        if (g == null) {
+            return NOT_ACTIVE;
+        }
+        try {
+            g.abortSwitchover();
+            return "switchover abandoned: writes resume";
+        } catch (IllegalStateException e) {
+            return "nothing to abandon: " + e.getMessage();
+        }
     }
 }

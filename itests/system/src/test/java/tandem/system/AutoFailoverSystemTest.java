@@ -133,11 +133,15 @@ class AutoFailoverSystemTest {
         io.lettuce.core.RedisClient lettuce = io.lettuce.core.RedisClient.create(uri.build());
         var connection = lettuce.connect();
         clients.add(GroupClient.start("lettuce-sentinel", key -> connection.sync().set(key, "1")));
+        RedisPy py = RedisPy.start(nodes.values());
         clients.forEach(c -> c.awaitAcked(200));
+        py.awaitAcked(100);
         killed = "n1";
         nodes.get(killed).kill();
         long ackedBefore = clients.stream().mapToLong(c -> c.acked.size()).sum();
         clients.forEach(c -> c.awaitAcked(c.acked.size() + 50));
+        py.awaitAcked(py.acked() + 50);
+        List<Long> pyAcked = py.stop();
         long writableAfterMs = clients.stream().mapToLong(GroupClient::longestGapNanos).max().orElseThrow() / 1_000_000;
         clients.forEach(GroupClient::halt);
         connection.close();
@@ -161,6 +165,8 @@ class AutoFailoverSystemTest {
             c.assertAckedOn(primary);
             c.assertAckedOn(follower);
         }
+        GroupClient.assertAckedOn(primary, "py", pyAcked);
+        GroupClient.assertAckedOn(follower, "py", pyAcked);
         JournalCluster.assertStateOf(primary, follower);
         assertThat(primary.shell("failover:status").out()).contains("last:       epoch 2: n1 -> " + promoted);
         LOG.log(System.Logger.Level.INFO, "automatic failover: {0} writes acknowledged before the kill, no client "
@@ -242,6 +248,127 @@ class AutoFailoverSystemTest {
         List<TandemNode> others = nodes.values().stream().filter(n -> n != primary).toList();
         JournalCluster.awaitSequenceOf(primary, others.toArray(new TandemNode[0]));
         JournalCluster.assertStateOf(primary, others.toArray(new TandemNode[0]));
+    }
+
+    @Test
+    @Order(6)
+    void failoverSwitchesToTheChosenReplicaUnderWritesAndLosesNothing() throws Exception {
+        TandemNode primary = nodes.values().stream().filter(n -> "master".equals(JournalCluster.info(n).get("role")))
+                .filter(n -> {
+                    try {
+                        return n.shell("failover:status").out().contains("lease:");
+                    } catch (IOException e) {
+                        return false;
+                    }
+                }).findFirst().orElseThrow();
+        TandemNode target = nodes.values().stream().filter(n -> n != primary).findFirst().orElseThrow();
+        try (Jedis jedis = new Jedis("127.0.0.1", primary.port(), 5000);
+                Jedis replica = new Jedis("127.0.0.1", target.port(), 5000)) {
+            assertThat(failover(replica, "FAILOVER")).isEqualTo("ERR FAILOVER is not valid when server is a replica.");
+            assertThat(failover(jedis, "FAILOVER", "ABORT")).isEqualTo("ERR No failover in progress.");
+            assertThat(failover(jedis, "FAILOVER", "FORCE")).startsWith("ERR FAILOVER with force option requires");
+            assertThat(failover(jedis, "FAILOVER", "TIMEOUT", "0")).isEqualTo(
+                    "ERR FAILOVER timeout must be greater than 0");
+            assertThat(failover(jedis, "FAILOVER", "TO", "127.0.0.1", "1")).isEqualTo(
+                    "ERR FAILOVER target HOST and PORT is not a replica.");
+        }
+        List<GroupClient> clients = List.of(GroupClient.start("s0", new ArrayList<>(nodes.values())),
+                GroupClient.start("s1", new ArrayList<>(nodes.values())));
+        clients.forEach(c -> c.awaitAcked(200));
+        try (Jedis jedis = new Jedis("127.0.0.1", primary.port(), 5000)) {
+            assertThat(failover(jedis, "FAILOVER", "TO", "127.0.0.1", Integer.toString(target.port()), "TIMEOUT",
+                    "10000")).isEqualTo("OK");
+        }
+        Await.until("the target is the primary", DEADLINE, () -> "master".equals(
+                JournalCluster.info(target).get("role")) && "OK".equals(set(target, "after-switchover")));
+        clients.forEach(c -> c.awaitAcked(c.acked.size() + 100));
+        clients.forEach(GroupClient::halt);
+        Await.until("the former primary follows the target", DEADLINE,
+                () -> "up".equals(JournalCluster.info(primary).get("master_link_status")));
+        for (GroupClient c : clients) {
+            assertThat(c.failure.get()).as(c.name).isNull();
+            c.assertAckedOn(target);
+            LOG.log(System.Logger.Level.INFO, "FAILOVER: {0} went {1} ms without an acknowledged write", c.name,
+                    c.longestGapNanos() / 1_000_000);
+        }
+        assertThat(target.shell("failover:status").out()).contains("switchover (FAILOVER)");
+        List<TandemNode> others = nodes.values().stream().filter(n -> n != target).toList();
+        JournalCluster.awaitSequenceOf(target, others.toArray(new TandemNode[0]));
+        JournalCluster.assertStateOf(target, others.toArray(new TandemNode[0]));
+    }
+
+    private static String failover(Jedis jedis, String... args) {
+        try {
+            Object reply = jedis.sendCommand(() -> redis.clients.jedis.util.SafeEncoder.encode(args[0]),
+                    java.util.Arrays.copyOfRange(args, 1, args.length));
+            return reply instanceof byte[] b ? new String(b, java.nio.charset.StandardCharsets.UTF_8)
+                    : String.valueOf(reply);
+        } catch (redis.clients.jedis.exceptions.JedisDataException e) {
+            return e.getMessage();
+        }
+    }
+
+    /** redis-py's Sentinel client in a Python process ({@code sentinel_writer.py}), writing until told to stop. */
+    static final class RedisPy {
+
+        private final Process process;
+        private final java.nio.file.Path progress;
+        private final java.nio.file.Path stop;
+        private final java.nio.file.Path out;
+
+        private RedisPy(Process process, java.nio.file.Path dir) {
+            this.process = process;
+            this.progress = dir.resolve("progress");
+            this.stop = dir.resolve("stop");
+            this.out = dir.resolve("out");
+        }
+
+        static RedisPy start(java.util.Collection<TandemNode> nodes) throws IOException {
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("redis-py");
+            java.nio.file.Path script = dir.resolve("sentinel_writer.py");
+            try (var in = AutoFailoverSystemTest.class.getResourceAsStream("sentinel_writer.py")) {
+                java.nio.file.Files.copy(in, script);
+            }
+            String ports = String.join(",", nodes.stream().map(n -> Integer.toString(n.port())).toList());
+            Process p = new ProcessBuilder("/usr/bin/python3", script.toString(), ports, "tandem", "py",
+                    dir.resolve("progress").toString(), dir.resolve("stop").toString())
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile()).start();
+            return new RedisPy(p, dir);
+        }
+
+        long acked() {
+            try {
+                return java.nio.file.Files.exists(progress)
+                        ? Long.parseLong(java.nio.file.Files.readString(progress).trim()) : 0;
+            } catch (IOException | NumberFormatException e) {
+                return 0;
+            }
+        }
+
+        void awaitAcked(long count) {
+            Await.until("redis-py has " + count + " writes acknowledged", Duration.ofSeconds(60),
+                    () -> acked() >= count || !process.isAlive());
+            assertThat(process.isAlive()).as("redis-py runs: %s", output()).isTrue();
+        }
+
+        /** Stops the client; @return the writes it had acknowledged */
+        List<Long> stop() throws IOException, InterruptedException {
+            java.nio.file.Files.createFile(stop);
+            assertThat(process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(process.exitValue()).as(output()).isZero();
+            LOG.log(System.Logger.Level.INFO, "redis-py Sentinel client: {0}", output().trim());
+            String acked = java.nio.file.Files.readString(java.nio.file.Path.of(progress + ".acked")).trim();
+            return acked.isEmpty() ? List.of() : java.util.Arrays.stream(acked.split(" ")).map(Long::valueOf)
+                    .toList();
+        }
+
+        private String output() {
+            try {
+                return java.nio.file.Files.readString(out);
+            } catch (IOException e) {
+                return "";
+            }
+        }
     }
 
     /**
@@ -355,6 +482,11 @@ class AutoFailoverSystemTest {
         }
 
         void assertAckedOn(TandemNode node) {
+            assertAckedOn(node, name, acked);
+        }
+
+        /** Every {@code <name>:<n>} of {@code acked} is on {@code node}. */
+        static void assertAckedOn(TandemNode node, String name, java.util.Collection<Long> acked) {
             try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 5000)) {
                 List<String> keys = acked.stream().sorted().map(i -> name + ":" + i).toList();
                 for (int from = 0; from < keys.size(); from += 500) {

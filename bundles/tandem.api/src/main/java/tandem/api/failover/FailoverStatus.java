@@ -18,11 +18,13 @@ import java.util.List;
  * @param members    every member, with what the leader last heard from it
  * @param lease      on the primary, milliseconds its write lease has left (0 when lapsed); -1 on other nodes
  * @param refusal    why the group does not fail over now although the primary is gone, or null
+ * @param switchover on the primary, a coordinated switchover under way: {@code waiting-for-sync} or
+ *                   {@code failover-in-progress} (Redis's {@code master_failover_state}), or null
  * @param last       the last change of primary, or null
  */
-public record FailoverStatus(String group, String nodeId, boolean automatic, long downAfterMs, String raftRole, String leader,
-        long term, String primary, long epoch, List<Member> members, long lease, String refusal,
-        Failover last) {
+public record FailoverStatus(String group, String nodeId, boolean automatic, long downAfterMs, String raftRole,
+        String leader, long term, String primary, long epoch, List<Member> members, long lease, String refusal,
+        String switchover, Failover last) {
 
     public FailoverStatus {
         members = List.copyOf(members);

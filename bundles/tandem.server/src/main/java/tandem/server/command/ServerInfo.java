@@ -168,7 +168,8 @@ public final class ServerInfo {
         }
         tandem.api.failover.FailoverGroup group = s.failoverGroup();
         tandem.api.failover.FailoverStatus failover = group == null ? null : group.status();
-        line(sb, "master_failover_state", failover != null && failover.refusal() == null
+        line(sb, "master_failover_state", failover != null && failover.switchover() != null ? failover.switchover()
+                : failover != null && failover.refusal() == null
                 && failover.members().stream().anyMatch(m -> m.id().equals(failover.primary())
                         && "down".equals(m.role())) ? "failover-in-progress" : "no-failover");
         line(sb, "master_replid", psync == null ? ZERO_ID : psync.replicationId());

@@ -16,15 +16,13 @@ final class Actuator {
 
     private static final Logger LOG = System.getLogger("tandem.failover");
 
-    private final String self;
-    private final boolean witness;
+    private final Supplier<FailoverSettings> settings;
     private final Supplier<GroupState> group;
     private final LocalNode node;
     private String lastProblem;
 
-    Actuator(String self, boolean witness, Supplier<GroupState> group, LocalNode node) {
-        this.self = self;
-        this.witness = witness;
+    Actuator(Supplier<FailoverSettings> settings, Supplier<GroupState> group, LocalNode node) {
+        this.settings = settings;
         this.group = group;
         this.node = node;
     }
@@ -32,7 +30,8 @@ final class Actuator {
     /** One reconciliation; never throws (a failure is logged once and retried on the next call). */
     synchronized void reconcile() {
         GroupState g = group.get();
-        if (witness || g.primary() == null) {
+        FailoverSettings s = settings.get();
+        if (s.witness() || g.primary() == null) {
             return;
         }
         try {
@@ -40,7 +39,7 @@ final class Actuator {
             if (role == null) {
                 return;
             }
-            if (g.primary().equals(self)) {
+            if (g.primary().equals(s.nodeId())) {
                 if (role.equals("replica")) {
                     LOG.log(Level.WARNING, "failover group: epoch {0} names this node the primary; promoting",
                             g.epoch());

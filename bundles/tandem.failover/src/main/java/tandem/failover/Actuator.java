@@ -3,6 +3,7 @@ package tandem.failover;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -18,12 +19,21 @@ final class Actuator {
 
     private final Supplier<FailoverSettings> settings;
     private final Supplier<GroupState> group;
+    private final LongSupplier leaderEpoch;
     private final LocalNode node;
     private String lastProblem;
 
-    Actuator(Supplier<FailoverSettings> settings, Supplier<GroupState> group, LocalNode node) {
+    /**
+     * @param leaderEpoch the epoch in the leader's last answer to this node, -1 before the first: a node acts on the
+     *                    group's state only once its own is at least that recent. Restarted, it replays the whole log,
+     *                    and an early entry may name it the primary although a later one has named another since
+     *                    (it once promoted itself there, into a journal epoch no primary would accept again)
+     */
+    Actuator(Supplier<FailoverSettings> settings, Supplier<GroupState> group, LongSupplier leaderEpoch,
+            LocalNode node) {
         this.settings = settings;
         this.group = group;
+        this.leaderEpoch = leaderEpoch;
         this.node = node;
     }
 
@@ -33,6 +43,10 @@ final class Actuator {
         FailoverSettings s = settings.get();
         if (s.witness() || g.primary() == null) {
             return;
+        }
+        long known = leaderEpoch.getAsLong();
+        if (known < 0 || g.epoch() < known) {
+            return; // still replaying the group's log: an older state must not move the node
         }
         try {
             String role = node.role();

@@ -55,12 +55,13 @@ import tandem.protocol.config.ConfigChange;
  * the primary's {@link Lease}; the leader's duties ({@link Leadership}); switchovers ({@link Switchovers}); the node's
  * role kept to what the group says ({@link Actuator}); Sentinel's {@code +switch-master} at a switch. As a
  * write-admission provider it refuses writes on a primary whose lease lapsed, during a switchover, and on every node
- * the group does not name the primary. The node's services are dynamic references ({@link ServicesNode}): a swap of
+ * the group does not name the primary; registered as required, so that while it is away (its bundle updated) writes
+ * wait for it rather than pass without a lease. The node's services are dynamic references ({@link ServicesNode}): a swap of
  * the journal, the node core or replication shows to the group as a short silence, never a restart of the Raft peer.
  */
 @Component(service = {FailoverGroup.class, WriteAdmission.class, MetricsSource.class}, immediate = true,
         configurationPid = FailoverSettings.PID, configurationPolicy = ConfigurationPolicy.REQUIRE,
-        property = "service.ranking:Integer=200")
+        property = {"service.ranking:Integer=200", "tandem.admission.required=the failover group (tandem.failover)"})
 @Designate(ocd = FailoverConfig.class)
 public final class FailoverComponent implements FailoverGroup, WriteAdmission, MetricsSource {
 
@@ -100,7 +101,10 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         this.node = new ServicesNode(configAdmin);
         this.machine = new GroupMachine(liveness, () -> TimeUnit.MILLISECONDS.toNanos(settings.downAfterMs()),
                 this::applied);
-        this.actuator = new Actuator(() -> settings, machine::state, node);
+        this.actuator = new Actuator(() -> settings, machine::state, () -> {
+            Answer a = lastAnswer;
+            return a == null ? -1 : a.epoch();
+        }, node);
         this.reporter = Executors.newSingleThreadScheduledExecutor(r -> thread(r, "tandem-failover-report"));
         this.roles = Executors.newSingleThreadExecutor(r -> thread(r, "tandem-failover-role"));
         this.leadership = new Leadership(() -> peer, () -> settings, machine::state, liveness, () -> epochSinceNanos,

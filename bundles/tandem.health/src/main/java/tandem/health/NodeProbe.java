@@ -14,6 +14,8 @@ import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import tandem.api.failover.FailoverGroup;
+import tandem.api.failover.FailoverStatus;
 import tandem.api.fencing.QuorumFenceStatus;
 import tandem.api.journal.JournalStatus;
 import tandem.api.metrics.MetricsSink;
@@ -44,6 +46,10 @@ public final class NodeProbe {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile QuorumFenceStatus quorumFence;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile FailoverGroup failoverGroup;
 
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
@@ -113,6 +119,12 @@ public final class NodeProbe {
         return f == null ? null : f.status();
     }
 
+    /** @return the failover group as this node sees it, or null when it is in none */
+    public FailoverStatus failover() {
+        FailoverGroup g = failoverGroup;
+        return g == null ? null : g.status();
+    }
+
     /** The document {@code /health} serves. */
     public JsonObject health() {
         Node n = node;
@@ -158,7 +170,36 @@ public final class NodeProbe {
             protocols.add(protocol(source, n, j));
         }
         doc.add("replication", protocols);
+        FailoverStatus f = failover();
+        if (f != null) {
+            doc.add("failover", failover(f));
+        } else {
+            doc.addNull("failover");
+        }
         return doc.build();
+    }
+
+    private static JsonObjectBuilder failover(FailoverStatus f) {
+        JsonArrayBuilder members = Json.createArrayBuilder();
+        for (FailoverStatus.Member m : f.members()) {
+            members.add(Json.createObjectBuilder().add("id", m.id()).add("resp", m.resp())
+                    .add("replication", m.replication()).add("witness", m.witness()).add("role", m.role())
+                    .add("tip", m.tip()).add("heardMillisAgo", m.ageMillis()));
+        }
+        JsonObjectBuilder doc = Json.createObjectBuilder().add("group", f.group()).add("node", f.nodeId())
+                .add("automatic", f.automatic()).add("raftRole", f.raftRole()).add("leader", orNull(f.leader()))
+                .add("term", f.term()).add("primary", orNull(f.primary())).add("epoch", f.epoch())
+                .add("leaseMillis", f.lease()).add("refusal", orNull(f.refusal()))
+                .add("switchover", orNull(f.switchover())).add("members", members);
+        FailoverStatus.Failover last = f.last();
+        if (last == null) {
+            doc.addNull("last");
+        } else {
+            doc.add("last", Json.createObjectBuilder().add("from", last.from()).add("to", last.to())
+                    .add("epoch", last.epoch()).add("atMillis", last.atMillis()).add("downMillis", last.downMillis())
+                    .add("reason", last.reason()));
+        }
+        return doc;
     }
 
     private JsonObjectBuilder fence() {

@@ -16,6 +16,7 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
+import tandem.api.failover.FailoverStatus;
 import tandem.api.fencing.QuorumFenceStatus;
 import tandem.api.replication.ReplicationStatus;
 
@@ -37,7 +38,8 @@ public final class SubsystemChecks {
             new Check("Tandem journal", "journal", SubsystemChecks::journal),
             new Check("Tandem store", "store", SubsystemChecks::store),
             new Check("Tandem replication", "replication", SubsystemChecks::replication),
-            new Check("Tandem fence", "fence", SubsystemChecks::fence));
+            new Check("Tandem fence", "fence", SubsystemChecks::fence),
+            new Check("Tandem failover", "failover", SubsystemChecks::failover));
 
     private final List<ServiceRegistration<HealthCheck>> registrations = new ArrayList<>();
 
@@ -126,6 +128,36 @@ public final class SubsystemChecks {
             }
         }
         return new Result(log);
+    }
+
+    /**
+     * The failover group: CRITICAL on a primary whose lease lapsed (it refuses writes) or a node that knows no Raft
+     * leader; WARN while the primary is gone and the group does not replace it, or a member is down; OK otherwise,
+     * and on a node in no group.
+     */
+    static Result failover(NodeProbe probe) {
+        FailoverStatus f = probe.failover();
+        if (f == null) {
+            return new Result(Result.Status.OK, "in no failover group (tandem.failover is not configured)");
+        }
+        String where = "group " + f.group() + ": primary " + (f.primary() == null ? "none yet" : f.primary())
+                + " (epoch " + f.epoch() + "), Raft " + f.raftRole() + ", leader "
+                + (f.leader() == null ? "unknown" : f.leader()) + ", term " + f.term();
+        if (f.lease() == 0) {
+            return new Result(Result.Status.CRITICAL, "this primary's lease lapsed, writes are refused: " + where);
+        }
+        if (f.leader() == null) {
+            return new Result(Result.Status.CRITICAL, "no Raft leader is known: " + where);
+        }
+        if (f.refusal() != null) {
+            return new Result(Result.Status.WARN, "no failover: " + f.refusal() + "; " + where);
+        }
+        List<String> down = f.members().stream().filter(m -> "down".equals(m.role())).map(FailoverStatus.Member::id)
+                .toList();
+        if (!down.isEmpty()) {
+            return new Result(Result.Status.WARN, "down: " + String.join(", ", down) + "; " + where);
+        }
+        return new Result(Result.Status.OK, where);
     }
 
     /** Neither a promotion fence nor the quorum fence refuses writes. */

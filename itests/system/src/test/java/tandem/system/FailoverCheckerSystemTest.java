@@ -1,0 +1,350 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Timeout;
+
+import redis.clients.jedis.Jedis;
+
+import tandem.system.AutoFailoverSystemTest.GroupClient;
+import tandem.testsupport.Await;
+
+/**
+ * A randomized fault checker for automatic failover: three nodes of one failover group (a primary and two journal
+ * replicas), two clients that walk the nodes and record every write answered {@code +OK}. Each trial draws a fault
+ * from a seeded random source — {@code kill -9} of the primary, of a replica or of the Raft leader (restarted), a
+ * stop-the-world pause of the primary long enough for a failover (a partition, as the group sees it) or too short for
+ * one, a pause of a replica, a {@code FAILOVER} — and nobody promotes anything: the group does. After each trial the
+ * group must heal by itself (a primary that takes writes, both other nodes streaming from it) and every write ever
+ * acknowledged must be on the primary of the moment, except under {@code disk} with lossy failover, where what is
+ * missing is counted and compared with the bound docs/failover.md states.
+ *
+ * <p>The seed is drawn per run and printed; {@code -Dtandem.failover.checker.seed=<n>} replays one. CI runs
+ * {@value #CI_TRIALS} trials per policy; on demand {@code itests/benchmarks/run-failover-checker.sh} runs 1,000 and
+ * writes the figures to {@code docs/failover-checker.md}.
+ */
+class FailoverCheckerSystemTest {
+
+    static final int CI_TRIALS = 5;
+    private static final System.Logger LOG = System.getLogger("tandem.system");
+    private static final Duration HEAL = Duration.ofSeconds(90);
+    private static final long DOWN_AFTER_MS = 1000;
+    private static final List<String> FAULTS = List.of("kill-primary", "kill-replica", "kill-leader",
+            "pause-primary", "flap-primary", "pause-replica", "switchover");
+
+    static List<String> policies() {
+        return List.of(System.getProperty("tandem.failover.checker.policies", "disk+ram,two-disks,disk").split(","));
+    }
+
+    private record Figures(String policy, long seed, int trials, Map<String, Integer> faults, long acked,
+            long lost, List<Long> gapsMillis, long millis) {
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("policies")
+    @Timeout(value = 8, unit = TimeUnit.HOURS) // the on-demand run; CI's slice takes about a minute per policy
+    void everyAcknowledgedWriteSurvivesAutomaticFailover(String policy) throws Exception {
+        int trials = Integer.getInteger("tandem.failover.checker.trials", CI_TRIALS);
+        long seed = Long.getLong("tandem.failover.checker.seed", System.nanoTime());
+        LOG.log(System.Logger.Level.INFO, "failover checker {0}: seed {1} (replay with "
+                + "-Dtandem.failover.checker.seed={1})", policy, Long.toString(seed));
+        Random random = new Random(seed ^ policy.hashCode());
+        boolean lossy = policy.equals("disk");
+        long started = System.nanoTime();
+        Map<String, TandemNode> nodes = new LinkedHashMap<>();
+        List<GroupClient> clients = new ArrayList<>();
+        Map<String, Integer> faults = new TreeMap<>();
+        List<Long> gaps = new ArrayList<>();
+        long lost = 0;
+        try {
+            String peers = "a@127.0.0.1:" + TandemNode.freePort() + ",b@127.0.0.1:" + TandemNode.freePort()
+                    + ",c@127.0.0.1:" + TandemNode.freePort();
+            int primaryReplication = 0;
+            for (String id : List.of("a", "b", "c")) {
+                int rp = TandemNode.freePort();
+                List<String> args = new ArrayList<>(List.of("--replication-port", Integer.toString(rp),
+                        "--ack-policy", policy, "--config", JournalCluster.FAST_RECONNECT, "--config",
+                        "tandem.failover:node.id=" + id, "--config", "tandem.failover:peers=" + peers, "--config",
+                        "tandem.failover:lossy=" + lossy));
+                if (primaryReplication == 0) {
+                    primaryReplication = rp;
+                } else {
+                    args.addAll(List.of("--primary", "127.0.0.1:" + primaryReplication));
+                }
+                nodes.put(id, TandemNode.start("fochecker-" + id, args.toArray(new String[0])));
+            }
+            for (TandemNode on : nodes.values()) {
+                for (TandemNode who : nodes.values()) {
+                    if (on != who) {
+                        JournalCluster.authorize(who, on);
+                    }
+                }
+            }
+            for (int i = 0; i < 2; i++) {
+                clients.add(GroupClient.start("fc" + i, new ArrayList<>(nodes.values())));
+            }
+            awaitHealthy(nodes, clients);
+
+            for (int trial = 1; trial <= trials; trial++) {
+                String fault = FAULTS.get(random.nextInt(FAULTS.size()));
+                faults.merge(fault, 1, Integer::sum);
+                String primary = primary(nodes);
+                LOG.log(System.Logger.Level.INFO, "failover checker {0} trial {1}/{2}: {3} (primary {4})", policy,
+                        trial, trials, fault, primary);
+                clients.forEach(GroupClient::resetGap);
+                inject(fault, random, primary, nodes, clients);
+                String now = awaitHealthy(nodes, clients);
+                gaps.add(clients.stream().mapToLong(GroupClient::longestGapNanos).max().orElse(0) / 1_000_000);
+                List<String> missing = missing(nodes.get(now), clients);
+                if (lossy) {
+                    lost += missing.size();
+                    clients.forEach(c -> c.forget(missing)); // counted once; the next trials check the rest
+                } else {
+                    assertThat(missing).as("acknowledged writes missing on %s after trial %s (%s), seed %s", now,
+                            trial, fault, seed).isEmpty();
+                }
+                LOG.log(System.Logger.Level.INFO, "failover checker {0} after trial {1}: primary {2}, {3} "
+                        + "acknowledged, {4} lost, {5} ms without a write", policy, trial, now,
+                        clients.stream().mapToLong(c -> c.acked.size()).sum(), lost, gaps.get(gaps.size() - 1));
+            }
+            clients.forEach(GroupClient::halt);
+            for (GroupClient c : clients) {
+                assertThat(c.failure.get()).as(c.name).isNull();
+            }
+            Figures f = new Figures(policy, seed, trials, faults, clients.stream().mapToLong(c -> c.acked.size())
+                    .sum() + lost, lost, gaps, (System.nanoTime() - started) / 1_000_000);
+            LOG.log(System.Logger.Level.INFO, "failover checker figures: {0}", f);
+            report(f);
+        } finally {
+            clients.forEach(GroupClient::halt);
+            nodes.values().forEach(n -> {
+                resume(n);
+                n.close();
+            });
+        }
+    }
+
+    private void inject(String fault, Random random, String primary, Map<String, TandemNode> nodes,
+            List<GroupClient> clients) throws IOException {
+        List<String> others = nodes.keySet().stream().filter(id -> !id.equals(primary)).toList();
+        String replica = others.get(random.nextInt(others.size()));
+        switch (fault) {
+            case "kill-primary" -> {
+                TandemNode p = nodes.get(primary);
+                p.kill();
+                Await.until("the group names a new primary", HEAL, () -> {
+                    String now = primary(nodes, primary);
+                    return now != null && !now.equals(primary);
+                });
+                p.restart();
+            }
+            case "kill-replica" -> {
+                TandemNode r = nodes.get(replica);
+                r.kill();
+                awaitProgress(clients, 20 + random.nextInt(200));
+                r.restart();
+            }
+            case "kill-leader" -> {
+                String leader = leader(nodes);
+                TandemNode l = nodes.get(leader == null ? replica : leader);
+                l.kill();
+                awaitProgressOrTime(clients, 20 + random.nextInt(100), Duration.ofMillis(3 * DOWN_AFTER_MS));
+                l.restart();
+            }
+            case "pause-primary" -> {
+                TandemNode p = nodes.get(primary);
+                pause(p);
+                try {
+                    Await.until("the group replaces the paused primary", HEAL, () -> {
+                        String now = primary(nodes, primary);
+                        return now != null && !now.equals(primary);
+                    });
+                    awaitProgressOrTime(clients, random.nextInt(200), Duration.ofMillis(random.nextInt(1500)));
+                } finally {
+                    resume(p);
+                }
+            }
+            case "flap-primary" -> {
+                // shorter than the lease: nothing should change, but the test does not insist
+                TandemNode p = nodes.get(primary);
+                pause(p);
+                try {
+                    Await.until("a short pause", Duration.ofSeconds(5), Duration.ofMillis(20),
+                            nanosSince(System.nanoTime(), 100 + random.nextInt(300)));
+                } finally {
+                    resume(p);
+                }
+            }
+            case "pause-replica" -> {
+                TandemNode r = nodes.get(replica);
+                pause(r);
+                try {
+                    awaitProgressOrTime(clients, 20 + random.nextInt(100), Duration.ofMillis(500
+                            + random.nextInt(2000)));
+                } finally {
+                    resume(r);
+                }
+            }
+            case "switchover" -> {
+                TandemNode to = nodes.get(replica);
+                try (Jedis jedis = new Jedis("127.0.0.1", nodes.get(primary).port(), 5000)) {
+                    Object reply = jedis.sendCommand(() -> redis.clients.jedis.util.SafeEncoder.encode("FAILOVER"),
+                            "TO", "127.0.0.1", Integer.toString(to.port()), "TIMEOUT", "10000");
+                    LOG.log(System.Logger.Level.INFO, "FAILOVER: {0}", reply instanceof byte[] b
+                            ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : reply);
+                } catch (redis.clients.jedis.exceptions.JedisException e) {
+                    LOG.log(System.Logger.Level.INFO, "FAILOVER refused: {0}", e.getMessage());
+                }
+            }
+            default -> throw new IllegalArgumentException(fault);
+        }
+    }
+
+    private static java.util.function.BooleanSupplier nanosSince(long from, long millis) {
+        return () -> System.nanoTime() - from >= TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    private static void pause(TandemNode n) throws IOException {
+        TandemNode.run(Duration.ofSeconds(10), "kill", "-STOP", Long.toString(n.process().pid()));
+    }
+
+    private static void resume(TandemNode n) {
+        try {
+            if (n.process() != null && n.process().isAlive()) {
+                TandemNode.run(Duration.ofSeconds(10), "kill", "-CONT", Long.toString(n.process().pid()));
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** @return the group's primary as the first live node that knows one reports it, or null */
+    private static String primary(Map<String, TandemNode> nodes) {
+        return primary(nodes, null);
+    }
+
+    /** @return the group's primary as a live node other than {@code not} reports it, or null */
+    private static String primary(Map<String, TandemNode> nodes, String not) {
+        for (Map.Entry<String, TandemNode> e : nodes.entrySet()) {
+            if (e.getKey().equals(not) || !e.getValue().process().isAlive()) {
+                continue;
+            }
+            String p = JournalCluster.info(e.getValue()).get("tandem_failover_primary");
+            if (p != null && !p.isEmpty()) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    private static String leader(Map<String, TandemNode> nodes) {
+        for (TandemNode n : nodes.values()) {
+            String l = JournalCluster.info(n).get("tandem_failover_raft_leader");
+            if (l != null && !l.isEmpty()) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Waits until the group has healed by itself: a primary that every live node names, both other nodes streaming
+     * from it, and every client answered again.
+     *
+     * @return the primary's id
+     */
+    private static String awaitHealthy(Map<String, TandemNode> nodes, List<GroupClient> clients) {
+        String[] primary = new String[1];
+        Await.until("the group heals: one primary, both others streaming from it", HEAL, () -> {
+            String p = primary(nodes);
+            if (p == null || !"master".equals(JournalCluster.info(nodes.get(p)).get("role"))) {
+                return false;
+            }
+            for (Map.Entry<String, TandemNode> e : nodes.entrySet()) {
+                Map<String, String> info = JournalCluster.info(e.getValue());
+                if (!p.equals(info.get("tandem_failover_primary"))
+                        || !e.getKey().equals(p) && !"up".equals(info.get("master_link_status"))) {
+                    return false;
+                }
+            }
+            primary[0] = p;
+            return true;
+        });
+        awaitProgress(clients, 10);
+        return primary[0];
+    }
+
+    private static void awaitProgress(List<GroupClient> clients, int more) {
+        for (GroupClient c : clients) {
+            c.awaitAcked(c.acked.size() + more);
+        }
+    }
+
+    /** The fault's length: {@code more} acknowledged writes per client, or {@code time}, whichever comes first. */
+    private static void awaitProgressOrTime(List<GroupClient> clients, int more, Duration time) {
+        long from = System.nanoTime();
+        long[] start = clients.stream().mapToLong(c -> c.acked.size()).toArray();
+        Await.until("the fault's length", Duration.ofSeconds(60), () -> {
+            if (System.nanoTime() - from >= time.toNanos()) {
+                return true;
+            }
+            for (int i = 0; i < clients.size(); i++) {
+                if (clients.get(i).acked.size() < start[i] + more) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    /** @return every acknowledged write the primary does not hold with its value */
+    private static List<String> missing(TandemNode primary, List<GroupClient> clients) {
+        List<String> missing = new ArrayList<>();
+        try (Jedis jedis = new Jedis("127.0.0.1", primary.port(), 10_000, 60_000)) {
+            for (GroupClient c : clients) {
+                List<Long> ns = new ArrayList<>(c.acked);
+                for (int i = 0; i < ns.size(); i += 1000) {
+                    List<Long> batch = ns.subList(i, Math.min(ns.size(), i + 1000));
+                    List<String> values = jedis.mget(batch.stream().map(n -> c.name + ":" + n)
+                            .toArray(String[]::new));
+                    for (int j = 0; j < batch.size(); j++) {
+                        if (!Long.toString(batch.get(j)).equals(values.get(j))) {
+                            missing.add(c.name + ":" + batch.get(j));
+                        }
+                    }
+                }
+            }
+        }
+        return missing;
+    }
+
+    /** Appends the run's figures to {@code target/failover-checker.txt}, which the on-demand script copies to docs. */
+    private static void report(Figures f) throws IOException {
+        List<Long> sorted = f.gapsMillis().stream().sorted().toList();
+        long p50 = sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
+        long p99 = sorted.isEmpty() ? 0 : sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * 0.99)));
+        long max = sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1);
+        Path out = Path.of("target", "failover-checker.txt");
+        Files.createDirectories(out.getParent());
+        String row = String.format("| %s | %d | %d | %s | %d | %d | %d / %d / %d ms | %.1f min | %s |%n", f.policy(),
+                f.trials(), f.seed(), f.faults(), f.acked(), f.lost(), p50, p99, max, f.millis() / 60_000.0,
+                Instant.now());
+        Files.writeString(out, row, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+}

@@ -106,7 +106,8 @@ final class SortCommands {
                 : zsetMembers(tx, a[1]);
         int n = elements.size();
         long start = o.start() < 0 ? 0 : o.start();
-        long end = o.count() < 0 ? n - 1 : start + o.count() - 1;
+        // a count beyond the elements means all of them: start + count - 1 would overflow for counts near 2^63
+        long end = o.count() < 0 || o.count() > n ? n - 1 : start + o.count() - 1;
         if (start >= n) {
             start = n - 1;
             end = n - 2;

@@ -71,9 +71,9 @@ class NodeSystemTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> rows = r.out().lines().filter(l -> l.matches("\\s*\\d+\\|.*")).toList();
         assertThat(rows).hasSizeGreaterThan(15);
-        // 15 of deploy/ (health among them), feature:* and the DPDK runtime of bundle/ (DPDK itself starts only
-        // with its transport)
-        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(17).allMatch(l -> l.contains("|Active"));
+        // 16 of deploy/ (health and failover among them), feature:* and the DPDK runtime of bundle/ (DPDK itself
+        // starts only with its transport)
+        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(18).allMatch(l -> l.contains("|Active"));
         assertThat(rows).allMatch(l -> l.contains("|Active") || l.contains("Native/Epoll") && l.contains("|Resolved"),
                 "every bundle Active (the epoll fragment Resolved)");
     }

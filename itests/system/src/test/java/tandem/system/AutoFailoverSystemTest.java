@@ -209,42 +209,33 @@ class AutoFailoverSystemTest {
     @Order(4)
     void updatingTheFailoverBundleOnThePrimaryUnderWritesTriggersNoFailover() throws Exception {
         TandemNode primary = nodes.get(promoted);
-        String before = primary.shell("failover:status").out();
-        Matcher epoch = PRIMARY.matcher(before);
-        assertThat(epoch.find()).isTrue();
-        GroupClient client = GroupClient.start("upd", new ArrayList<>(nodes.values()));
-        client.awaitAcked(100);
-        TandemNode.Result updated = primary.shell("update " + primary.bundleId("Tandem failover group"));
-        assertThat(updated.exit()).as(updated.err()).isZero();
-        Await.until("the updated member takes writes again", DEADLINE,
-                () -> "OK".equals(set(primary, "after-update")));
-        client.awaitAcked(client.acked.size() + 100);
-        client.halt();
-        assertThat(client.failure.get()).isNull();
-        Matcher after = PRIMARY.matcher(primary.shell("failover:status").out());
-        assertThat(after.find()).isTrue();
-        assertThat(after.group(1)).as("the primary stays").isEqualTo(promoted);
-        assertThat(after.group(2)).as("no failover: the epoch stays").isEqualTo(epoch.group(2));
-        client.assertAckedOn(primary);
+        assertNoFailoverAcross("upd", "update " + primary.bundleId("Tandem failover group"));
     }
 
     @Test
     @Order(5)
     void updatingTheRatisBundleOnThePrimaryUnderWritesTriggersNoFailover() throws Exception {
+        long ratis = nodes.get(promoted).bundleId("Apache Ratis (OSGi wrapper)");
+        // Ratis' own threads outlive the old class loader (research/ratis.md): a real upgrade is a restart, but an
+        // update with a refresh must still cost no failover
+        assertNoFailoverAcross("ratis", "update " + ratis + "; refresh " + ratis);
+    }
+
+    /**
+     * Runs {@code command} in the primary's shell under a writing client: writes pause while the failover member is
+     * away (its lease is a required admission) and resume on the same primary, in the same epoch, nothing lost.
+     */
+    private void assertNoFailoverAcross(String name, String command) throws Exception {
         TandemNode primary = nodes.get(promoted);
         Matcher epoch = PRIMARY.matcher(primary.shell("failover:status").out());
         assertThat(epoch.find()).isTrue();
-        GroupClient client = GroupClient.start("ratis", new ArrayList<>(nodes.values()));
+        GroupClient client = GroupClient.start(name, new ArrayList<>(nodes.values()));
         client.awaitAcked(100);
-        long ratis = primary.bundleId("Apache Ratis (OSGi wrapper)");
-        // Ratis' own threads outlive the old class loader (research/ratis.md): a real upgrade is a restart, but an
-        // update with a refresh must still cost no failover
-        TandemNode.Result updated = primary.shell("update " + ratis + "; refresh " + ratis);
-        assertThat(updated.exit()).as(updated.err()).isZero();
-        Await.until("the refreshed member takes writes again", DEADLINE,
-                () -> "OK".equals(set(primary, "after-ratis-update")));
-        Await.until("the refreshed member reports the group", DEADLINE,
-                () -> groupPrimary(primary) != null);
+        TandemNode.Result done = primary.shell(command);
+        assertThat(done.exit()).as(done.err()).isZero();
+        Await.until("the member takes writes again after " + command, DEADLINE,
+                () -> "OK".equals(set(primary, "after-" + name)));
+        Await.until("the member reports the group again", DEADLINE, () -> groupPrimary(primary) != null);
         client.awaitAcked(client.acked.size() + 100);
         client.halt();
         assertThat(client.failure.get()).isNull();

@@ -22,7 +22,8 @@ import tandem.failover.Liveness.Seen;
  * lease), so their tips include every write that primary acknowledged;</li>
  * <li>the candidate with the highest tip wins (ties: the order of {@code peers}); none is promoted past another live
  * replica;</li>
- * <li>under the {@code disk} ack policy (or an unknown one) none is promoted unless {@code lossy} is set.</li>
+ * <li>under the {@code disk} ack policy (or one the chosen replica does not know) none is promoted unless
+ * {@code lossy} is set.</li>
  * </ul>
  */
 final class Detector {
@@ -91,16 +92,14 @@ final class Detector {
         if (chosen == null) {
             return new Decision(entries, gone + "; no replica has reported since its lease lapsed");
         }
-        for (Seen v : seen.values()) {
-            Report r = v.report();
-            boolean candidate = "replica".equals(r.role()) && !r.id().equals(primary) && v.atNanos() - since >= 0
-                    && now - v.atNanos() < down;
-            if (candidate && !s.lossy() && !List.of("disk+ram", "two-disks", "ram").contains(r.policy())) {
-                return new Decision(entries, gone + "; it acknowledged writes under the "
-                        + (r.policy().isEmpty() ? "(unknown to " + r.id() + ")" : r.policy()) + " ack policy, so "
-                        + "promoting " + chosen.id() + " may lose writes no replica received; set "
-                        + "tandem.failover:lossy=true to accept that loss, or promote by hand");
-            }
+        // the policy the lost primary announced, as the chosen replica learned it: a replica that never streamed
+        // knows none, and holds nothing either
+        String policy = chosen.policy();
+        if (!s.lossy() && !List.of("disk+ram", "two-disks", "ram").contains(policy)) {
+            return new Decision(entries, gone + "; it acknowledged writes under the "
+                    + (policy.isEmpty() ? "(unknown to " + chosen.id() + ")" : policy) + " ack policy, so "
+                    + "promoting " + chosen.id() + " may lose writes no replica received; set "
+                    + "tandem.failover:lossy=true to accept that loss, or promote by hand");
         }
         entries.add(GroupCodec.promote(new Failover(primary, chosen.id(), g.epoch() + 1, wallMillis, silentMs,
                 gone + "; " + chosen.id() + " holds the most history (tip " + chosen.tip() + ")")));

@@ -134,6 +134,14 @@ class DetectorTest {
     }
 
     @Test
+    void aReplicaThatNeverStreamedDoesNotBlockTheOneThatDid() {
+        heard("n1", "primary", 10, "disk+ram", 8_000);
+        heard("n2", "replica", 0, "", 9_900); // never reached the primary: no policy, no history
+        heard("n3", "replica", 10, "disk+ram", 9_950);
+        assertThat(promotion(decide(10_000, settings)).to()).isEqualTo("n3");
+    }
+
+    @Test
     void automaticOffOnlyReports() {
         FailoverConfig off = new FailoverConfigOff(GroupPeerTest.config("n1", PEERS, "/tmp/x", false, 1000, 600));
         heard("n1", "primary", 10, "disk+ram", 8_000);

@@ -82,6 +82,25 @@ class AutoFailoverSystemTest {
         }
     }
 
+    /**
+     * @return whether every member knows the same Raft leader and applied the same epoch. A follower learns its leader
+     *         from the leader's appends, so this holds only once the leader reaches every member: the leader's gRPC
+     *         reaches a peer that started (or restarted) late only after a reconnection backoff, and until then a
+     *         second failure leaves no majority that answers
+     */
+    static boolean raftHealthy(java.util.Collection<TandemNode> nodes) {
+        java.util.Set<String> views = new java.util.HashSet<>();
+        for (TandemNode n : nodes) {
+            Map<String, String> info = JournalCluster.info(n);
+            String leader = info.get("tandem_failover_raft_leader");
+            if (leader == null || leader.isEmpty()) {
+                return false;
+            }
+            views.add(leader + "/" + info.get("tandem_failover_epoch"));
+        }
+        return views.size() == 1;
+    }
+
     /** @return the primary the group names, as {@code node}'s {@code failover:status} shows it, or null */
     private static String groupPrimary(TandemNode node) {
         try {
@@ -151,6 +170,7 @@ class AutoFailoverSystemTest {
         RedisPy py = RedisPy.start(nodes.values());
         clients.forEach(c -> c.awaitAcked(200));
         py.awaitAcked(100);
+        Await.until("every member knows the Raft leader", DEADLINE, () -> raftHealthy(nodes.values()));
         killed = "n1";
         nodes.get(killed).kill();
         long ackedBefore = clients.stream().mapToLong(c -> c.acked.size()).sum();

@@ -288,26 +288,10 @@ class FailoverCheckerSystemTest {
         });
         // the Raft side heals too before the next fault: a restarted peer is reached by the leader's gRPC only
         // after a reconnection backoff, and a second fault before that is a double one (no majority answers)
-        Await.until("the group's Raft leader hears every member", HEAL, () -> raftHealthy(nodes));
+        Await.until("every member knows the Raft leader", HEAL, () -> AutoFailoverSystemTest.raftHealthy(
+                nodes.values()));
         awaitProgress(clients, 10);
         return primary[0];
-    }
-
-    /**
-     * @return whether every member knows the same Raft leader and applied the same epoch: a follower learns its
-     *         leader from the leader's appends, so this holds only once the leader reaches every member
-     */
-    private static boolean raftHealthy(Map<String, TandemNode> nodes) {
-        java.util.Set<String> views = new java.util.HashSet<>();
-        for (TandemNode n : nodes.values()) {
-            Map<String, String> info = JournalCluster.info(n);
-            String leader = info.get("tandem_failover_raft_leader");
-            if (leader == null || leader.isEmpty()) {
-                return false;
-            }
-            views.add(leader + "/" + info.get("tandem_failover_epoch"));
-        }
-        return views.size() == 1;
     }
 
     private static void awaitProgress(List<GroupClient> clients, int more) {

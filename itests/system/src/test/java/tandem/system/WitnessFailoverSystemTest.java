@@ -73,6 +73,10 @@ class WitnessFailoverSystemTest {
         assertThat(set(witness)).startsWith("READONLY this node is a witness");
         GroupClient client = GroupClient.start("w", List.of(cluster.primary, replica, witness));
         client.awaitAcked(200);
+        // the witness started last: the leader's gRPC reaches it only after a reconnection backoff, and until then
+        // the loss of the primary would leave no majority that answers
+        Await.until("every member knows the Raft leader", DEADLINE,
+                () -> AutoFailoverSystemTest.raftHealthy(List.of(cluster.primary, replica, witness)));
         cluster.primary.kill();
         client.awaitAcked(client.acked.size() + 100);
         client.halt();

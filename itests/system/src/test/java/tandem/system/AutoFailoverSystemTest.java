@@ -483,7 +483,7 @@ class AutoFailoverSystemTest {
                     for (int tries = 0; sentinelSet == null && tries < nodes.size() && !ok && !stop; tries++) {
                         try {
                             if (jedis == null) {
-                                jedis = new Jedis("127.0.0.1", nodes.get(at).port(), 500);
+                                jedis = new Jedis(nodes.get(at).host(), nodes.get(at).port(), 500);
                             }
                             ok = "OK".equals(jedis.set(name + ":" + i, Long.toString(i)));
                         } catch (JedisException e) {
@@ -556,7 +556,7 @@ class AutoFailoverSystemTest {
 
         /** Every {@code <name>:<n>} of {@code acked} is on {@code node}. */
         static void assertAckedOn(TandemNode node, String name, java.util.Collection<Long> acked) {
-            try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 5000)) {
+            try (Jedis jedis = new Jedis(node.host(), node.port(), 5000)) {
                 List<String> keys = acked.stream().sorted().map(i -> name + ":" + i).toList();
                 for (int from = 0; from < keys.size(); from += 500) {
                     List<String> chunk = keys.subList(from, Math.min(keys.size(), from + 500));

@@ -1,6 +1,7 @@
 package tandem.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -27,13 +28,17 @@ import tandem.testsupport.Await;
 
 /**
  * A randomized fault checker for automatic failover: three nodes of one failover group (a primary and two journal
- * replicas), two clients that walk the nodes and record every write answered {@code +OK}. Each trial draws a fault
- * from a seeded random source — {@code kill -9} of the primary, of a replica or of the Raft leader (restarted), a
- * stop-the-world pause of the primary long enough for a failover (a partition, as the group sees it) or too short for
- * one, a pause of a replica, a {@code FAILOVER} — and nobody promotes anything: the group does. After each trial the
- * group must heal by itself (a primary that takes writes, both other nodes streaming from it) and every write ever
- * acknowledged must be on the primary of the moment, except under {@code disk} with lossy failover, where what is
- * missing is counted and compared with the bound docs/failover.md states.
+ * replicas), each on a host of its own ({@link Netns}: a network namespace with its own address), and two clients
+ * that walk the nodes and record every write answered {@code +OK}. Each trial draws a fault from a seeded random
+ * source — {@code kill -9} of the primary, of a replica or of the Raft leader (restarted); a network partition that
+ * cuts the primary, a replica or the Raft leader off from the other two (the clients still reach every node); a
+ * stop-the-world pause of the primary long enough for a failover or too short for one, a pause of a replica; a slow
+ * disk under the primary or a replica ({@link SlowDisk}: its writes capped at a few per second); a {@code FAILOVER}
+ * — and nobody promotes anything: the group does. A primary cut off from the majority must refuse writes once the
+ * others have named its successor. After each trial the group must heal by itself (a primary that takes writes, both
+ * other nodes streaming from it) and every write ever acknowledged must be on the primary of the moment, except under
+ * {@code disk} with lossy failover, where what is missing is counted and compared with the bound docs/failover.md
+ * states.
  *
  * <p>The seed is drawn per run and printed; {@code -Dtandem.failover.checker.seed=<n>} replays one. CI runs
  * {@value #CI_TRIALS} trials per policy; on demand {@code itests/benchmarks/run-failover-checker.sh} runs 1,000 and
@@ -46,14 +51,30 @@ class FailoverCheckerSystemTest {
     private static final Duration HEAL = Duration.ofSeconds(90);
     private static final long DOWN_AFTER_MS = 1000;
     private static final List<String> FAULTS = List.of("kill-primary", "kill-replica", "kill-leader",
-            "pause-primary", "flap-primary", "pause-replica", "switchover");
+            "partition-primary", "partition-replica", "partition-leader", "pause-primary", "flap-primary",
+            "pause-replica", "slow-disk-primary", "slow-disk-replica", "switchover");
+
+    /** The faults a run draws from: all, or those {@code -Dtandem.failover.checker.faults=a,b} names. */
+    static List<String> faults() {
+        String only = System.getProperty("tandem.failover.checker.faults", "");
+        List<String> chosen = only.isBlank() ? FAULTS : List.of(only.split(","));
+        if (!FAULTS.containsAll(chosen)) {
+            throw new IllegalArgumentException("tandem.failover.checker.faults: " + only + " names a fault not in "
+                    + FAULTS);
+        }
+        return chosen;
+    }
 
     static List<String> policies() {
         return List.of(System.getProperty("tandem.failover.checker.policies", "disk+ram,two-disks,disk").split(","));
     }
 
+    /**
+     * A run's figures so far. {@code gapsMillis}: per trial, the longest time a client went without an acknowledged
+     * write; {@code killGapsMillis}: the same for the trials that killed the primary, the time to a writable primary.
+     */
     private record Figures(String policy, long seed, int trials, Map<String, Integer> faults, long acked,
-            long lost, List<Long> gapsMillis, long millis) {
+            long lost, List<Long> gapsMillis, List<Long> killGapsMillis, long millis) {
     }
 
     @ParameterizedTest(name = "{0}")
@@ -69,12 +90,18 @@ class FailoverCheckerSystemTest {
         long started = System.nanoTime();
         Map<String, TandemNode> nodes = new LinkedHashMap<>();
         List<GroupClient> clients = new ArrayList<>();
+        Netns net = Netns.create(3);
+        Map<String, Netns.Host> hosts = Map.of("a", net.hosts().get(0), "b", net.hosts().get(1), "c",
+                net.hosts().get(2));
+        SlowDisk slow = null;
         Map<String, Integer> faults = new TreeMap<>();
         List<Long> gaps = new ArrayList<>();
+        List<Long> killGaps = new ArrayList<>();
+        List<String> drawn = faults();
         long lost = 0;
         try {
-            String peers = "a@127.0.0.1:" + TandemNode.freePort() + ",b@127.0.0.1:" + TandemNode.freePort()
-                    + ",c@127.0.0.1:" + TandemNode.freePort();
+            String peers = String.join(",", List.of("a", "b", "c").stream().map(id -> id + "@"
+                    + hosts.get(id).ip() + ":7400").toList()); // a port of its own on each host
             int primaryReplication = 0;
             for (String id : List.of("a", "b", "c")) {
                 int rp = TandemNode.freePort();
@@ -85,10 +112,12 @@ class FailoverCheckerSystemTest {
                 if (primaryReplication == 0) {
                     primaryReplication = rp;
                 } else {
-                    args.addAll(List.of("--primary", "127.0.0.1:" + primaryReplication));
+                    args.addAll(List.of("--primary", hosts.get("a").ip() + ":" + primaryReplication));
                 }
-                nodes.put(id, TandemNode.start("fochecker-" + id, args.toArray(new String[0])));
+                nodes.put(id, TandemNode.startIn(hosts.get(id), "fochecker-" + id, args.toArray(new String[0])));
             }
+            slow = SlowDisk.under(nodes.get("a").home());
+            Faults injector = new Faults(net, hosts, slow);
             for (TandemNode on : nodes.values()) {
                 for (TandemNode who : nodes.values()) {
                     if (on != who) {
@@ -102,15 +131,18 @@ class FailoverCheckerSystemTest {
             awaitHealthy(nodes, clients);
 
             for (int trial = 1; trial <= trials; trial++) {
-                String fault = FAULTS.get(random.nextInt(FAULTS.size()));
+                String fault = drawn.get(random.nextInt(drawn.size()));
                 faults.merge(fault, 1, Integer::sum);
                 String primary = primary(nodes);
                 LOG.log(System.Logger.Level.INFO, "failover checker {0} trial {1}/{2}: {3} (primary {4})", policy,
                         trial, trials, fault, primary);
                 clients.forEach(GroupClient::resetGap);
-                inject(fault, random, primary, nodes, clients);
+                injector.inject(fault, random, primary, nodes, clients);
                 String now = awaitHealthy(nodes, clients);
                 gaps.add(clients.stream().mapToLong(GroupClient::longestGapNanos).max().orElse(0) / 1_000_000);
+                if (fault.equals("kill-primary")) {
+                    killGaps.add(gaps.get(gaps.size() - 1));
+                }
                 List<String> missing = missing(nodes.get(now), clients);
                 if (lossy) {
                     lost += missing.size();
@@ -122,13 +154,16 @@ class FailoverCheckerSystemTest {
                 LOG.log(System.Logger.Level.INFO, "failover checker {0} after trial {1}: primary {2}, {3} "
                         + "acknowledged, {4} lost, {5} ms without a write", policy, trial, now,
                         clients.stream().mapToLong(c -> c.acked.size()).sum(), lost, gaps.get(gaps.size() - 1));
+                // a long run's figures so far, kept should the run be stopped before its end
+                progress(new Figures(policy, seed, trial, faults, clients.stream().mapToLong(c -> c.acked.size())
+                        .sum() + lost, lost, gaps, killGaps, (System.nanoTime() - started) / 1_000_000));
             }
             clients.forEach(GroupClient::halt);
             for (GroupClient c : clients) {
                 assertThat(c.failure.get()).as(c.name).isNull();
             }
             Figures f = new Figures(policy, seed, trials, faults, clients.stream().mapToLong(c -> c.acked.size())
-                    .sum() + lost, lost, gaps, (System.nanoTime() - started) / 1_000_000);
+                    .sum() + lost, lost, gaps, killGaps, (System.nanoTime() - started) / 1_000_000);
             LOG.log(System.Logger.Level.INFO, "failover checker figures: {0}", f);
             report(f);
         } finally {
@@ -137,82 +172,140 @@ class FailoverCheckerSystemTest {
                 resume(n);
                 n.close();
             });
+            if (slow != null) {
+                slow.close();
+            }
+            net.close();
         }
     }
 
-    private void inject(String fault, Random random, String primary, Map<String, TandemNode> nodes,
-            List<GroupClient> clients) throws IOException {
-        List<String> others = nodes.keySet().stream().filter(id -> !id.equals(primary)).toList();
-        String replica = others.get(random.nextInt(others.size()));
-        switch (fault) {
-            case "kill-primary" -> {
-                TandemNode p = nodes.get(primary);
-                p.kill();
-                Await.until("the group names a new primary", HEAL, () -> {
-                    String now = primary(nodes, primary);
-                    return now != null && !now.equals(primary);
-                });
-                p.restart();
-            }
-            case "kill-replica" -> {
-                TandemNode r = nodes.get(replica);
-                r.kill();
-                awaitProgress(clients, 20 + random.nextInt(200));
-                r.restart();
-            }
-            case "kill-leader" -> {
-                String leader = leader(nodes);
-                TandemNode l = nodes.get(leader == null ? replica : leader);
-                l.kill();
-                awaitProgressOrTime(clients, 20 + random.nextInt(100), Duration.ofMillis(3 * DOWN_AFTER_MS));
-                l.restart();
-            }
-            case "pause-primary" -> {
-                TandemNode p = nodes.get(primary);
-                pause(p);
-                try {
-                    Await.until("the group replaces the paused primary", HEAL, () -> {
+    /** The faults that need the test's hosts and the disk's throttle. */
+    private record Faults(Netns net, Map<String, Netns.Host> hosts, SlowDisk disk) {
+
+        void inject(String fault, Random random, String primary, Map<String, TandemNode> nodes,
+                List<GroupClient> clients) throws IOException {
+            List<String> others = nodes.keySet().stream().filter(id -> !id.equals(primary)).toList();
+            String replica = others.get(random.nextInt(others.size()));
+            switch (fault) {
+                case "kill-primary" -> {
+                    TandemNode p = nodes.get(primary);
+                    p.kill();
+                    Await.until("the group names a new primary", HEAL, () -> {
                         String now = primary(nodes, primary);
                         return now != null && !now.equals(primary);
                     });
-                    awaitProgressOrTime(clients, random.nextInt(200), Duration.ofMillis(random.nextInt(1500)));
-                } finally {
-                    resume(p);
+                    p.restart();
                 }
-            }
-            case "flap-primary" -> {
-                // shorter than the lease: nothing should change, but the test does not insist
-                TandemNode p = nodes.get(primary);
-                pause(p);
-                try {
-                    Await.until("a short pause", Duration.ofSeconds(5), Duration.ofMillis(20),
-                            nanosSince(System.nanoTime(), 100 + random.nextInt(300)));
-                } finally {
-                    resume(p);
+                case "kill-replica" -> {
+                    TandemNode r = nodes.get(replica);
+                    r.kill();
+                    awaitProgress(clients, 20 + random.nextInt(200));
+                    r.restart();
                 }
-            }
-            case "pause-replica" -> {
-                TandemNode r = nodes.get(replica);
-                pause(r);
-                try {
-                    awaitProgressOrTime(clients, 20 + random.nextInt(100), Duration.ofMillis(500
-                            + random.nextInt(2000)));
-                } finally {
-                    resume(r);
+                case "kill-leader" -> {
+                    String leader = leader(nodes);
+                    TandemNode l = nodes.get(leader == null ? replica : leader);
+                    l.kill();
+                    awaitProgressOrTime(clients, 20 + random.nextInt(100), Duration.ofMillis(3 * DOWN_AFTER_MS));
+                    l.restart();
                 }
-            }
-            case "switchover" -> {
-                TandemNode to = nodes.get(replica);
-                try (Jedis jedis = new Jedis("127.0.0.1", nodes.get(primary).port(), 5000)) {
-                    Object reply = jedis.sendCommand(() -> redis.clients.jedis.util.SafeEncoder.encode("FAILOVER"),
-                            "TO", "127.0.0.1", Integer.toString(to.port()), "TIMEOUT", "10000");
-                    LOG.log(System.Logger.Level.INFO, "FAILOVER: {0}", reply instanceof byte[] b
-                            ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : reply);
-                } catch (redis.clients.jedis.exceptions.JedisException e) {
-                    LOG.log(System.Logger.Level.INFO, "FAILOVER refused: {0}", e.getMessage());
+                case "pause-primary" -> {
+                    TandemNode p = nodes.get(primary);
+                    pause(p);
+                    try {
+                        Await.until("the group replaces the paused primary", HEAL, () -> {
+                            String now = primary(nodes, primary);
+                            return now != null && !now.equals(primary);
+                        });
+                        awaitProgressOrTime(clients, random.nextInt(200), Duration.ofMillis(random.nextInt(1500)));
+                    } finally {
+                        resume(p);
+                    }
                 }
+                case "flap-primary" -> {
+                    // shorter than the lease: nothing should change, but the test does not insist
+                    TandemNode p = nodes.get(primary);
+                    pause(p);
+                    try {
+                        Await.until("a short pause", Duration.ofSeconds(5), Duration.ofMillis(20),
+                                nanosSince(System.nanoTime(), 100 + random.nextInt(300)));
+                    } finally {
+                        resume(p);
+                    }
+                }
+                case "pause-replica" -> {
+                    TandemNode r = nodes.get(replica);
+                    pause(r);
+                    try {
+                        awaitProgressOrTime(clients, 20 + random.nextInt(100), Duration.ofMillis(500
+                                + random.nextInt(2000)));
+                    } finally {
+                        resume(r);
+                    }
+                }
+                case "partition-primary" -> {
+                    TandemNode p = nodes.get(primary);
+                    net.partition(List.of(hosts.get(primary)));
+                    try {
+                        Await.until("the majority side names a new primary", HEAL, () -> {
+                            String now = primary(nodes, primary);
+                            return now != null && !now.equals(primary);
+                        });
+                        // its lease lapsed before the group could choose a successor: the old primary refuses writes
+                        try (Jedis jedis = new Jedis(p.host(), p.port(), 5000)) {
+                            assertThatThrownBy(() -> jedis.set("partition-probe", "1")).as("a write to the cut-off "
+                                    + "old primary %s after its successor was named", primary)
+                                    .isInstanceOf(redis.clients.jedis.exceptions.JedisDataException.class)
+                                    .hasMessageStartingWith("READONLY");
+                        }
+                        awaitProgressOrTime(clients, random.nextInt(200), Duration.ofMillis(random.nextInt(1500)));
+                    } finally {
+                        net.heal();
+                    }
+                }
+                case "partition-replica" -> {
+                    net.partition(List.of(hosts.get(replica)));
+                    try {
+                        awaitProgressOrTime(clients, 20 + random.nextInt(200), Duration.ofMillis(500
+                                + random.nextInt(2500)));
+                    } finally {
+                        net.heal();
+                    }
+                }
+                case "partition-leader" -> {
+                    String leader = leader(nodes);
+                    net.partition(List.of(hosts.get(leader == null ? replica : leader)));
+                    try {
+                        awaitProgressOrTime(clients, 20 + random.nextInt(200), Duration.ofMillis(500
+                                + random.nextInt(2500)));
+                    } finally {
+                        net.heal();
+                    }
+                }
+                case "slow-disk-primary", "slow-disk-replica" -> {
+                    TandemNode n = nodes.get(fault.endsWith("primary") ? primary : replica);
+                    long pid = n.process().pid();
+                    disk.slow(pid, 2 + random.nextInt(19));
+                    try {
+                        awaitProgressOrTime(clients, 20 + random.nextInt(200), Duration.ofMillis(500
+                                + random.nextInt(2500)));
+                    } finally {
+                        disk.restore(pid);
+                    }
+                }
+                case "switchover" -> {
+                    TandemNode to = nodes.get(replica);
+                    try (Jedis jedis = new Jedis(nodes.get(primary).host(), nodes.get(primary).port(), 5000)) {
+                        Object reply = jedis.sendCommand(() -> redis.clients.jedis.util.SafeEncoder.encode(
+                                "FAILOVER"), "TO", to.host(), Integer.toString(to.port()), "TIMEOUT", "10000");
+                        LOG.log(System.Logger.Level.INFO, "FAILOVER: {0}", reply instanceof byte[] b
+                                ? new String(b, java.nio.charset.StandardCharsets.UTF_8) : reply);
+                    } catch (redis.clients.jedis.exceptions.JedisException e) {
+                        LOG.log(System.Logger.Level.INFO, "FAILOVER refused: {0}", e.getMessage());
+                    }
+                }
+                default -> throw new IllegalArgumentException(fault);
             }
-            default -> throw new IllegalArgumentException(fault);
         }
     }
 
@@ -320,7 +413,7 @@ class FailoverCheckerSystemTest {
     /** @return every acknowledged write the primary does not hold with its value */
     private static List<String> missing(TandemNode primary, List<GroupClient> clients) {
         List<String> missing = new ArrayList<>();
-        try (Jedis jedis = new Jedis("127.0.0.1", primary.port(), 10_000, 60_000)) {
+        try (Jedis jedis = new Jedis(primary.host(), primary.port(), 10_000, 60_000)) {
             for (GroupClient c : clients) {
                 List<Long> ns = new ArrayList<>(c.acked);
                 for (int i = 0; i < ns.size(); i += 1000) {
@@ -340,15 +433,36 @@ class FailoverCheckerSystemTest {
 
     /** Appends the run's figures to {@code target/failover-checker.txt}, which the on-demand script copies to docs. */
     private static void report(Figures f) throws IOException {
-        List<Long> sorted = f.gapsMillis().stream().sorted().toList();
-        long p50 = sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
-        long p99 = sorted.isEmpty() ? 0 : sorted.get(Math.min(sorted.size() - 1, (int) (sorted.size() * 0.99)));
-        long max = sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1);
         Path out = Path.of("target", "failover-checker.txt");
         Files.createDirectories(out.getParent());
-        String row = String.format("| %s | %d | %d | %s | %d | %d | %d / %d / %d ms | %.1f min | %s |%n", f.policy(),
-                f.trials(), f.seed(), f.faults(), f.acked(), f.lost(), p50, p99, max, f.millis() / 60_000.0,
-                Instant.now());
-        Files.writeString(out, row, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.writeString(out, row(f), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.deleteIfExists(progressFile(f));
+    }
+
+    /** Replaces {@code target/failover-checker-<policy>.progress} with the figures so far. */
+    private static void progress(Figures f) throws IOException {
+        Path out = progressFile(f);
+        Files.createDirectories(out.getParent());
+        Files.writeString(out, row(f));
+    }
+
+    private static Path progressFile(Figures f) {
+        return Path.of("target", "failover-checker-" + f.policy() + ".progress");
+    }
+
+    private static String row(Figures f) {
+        return String.format("| %s | %d | %d | %s | %d | %d | %s | %s | %.1f min | %s |%n", f.policy(), f.trials(),
+                f.seed(), f.faults(), f.acked(), f.lost(), percentiles(f.gapsMillis()),
+                percentiles(f.killGapsMillis()), f.millis() / 60_000.0, Instant.now());
+    }
+
+    /** @return {@code p50 / p99 / max ms} of {@code millis} */
+    private static String percentiles(List<Long> millis) {
+        List<Long> sorted = millis.stream().sorted().toList();
+        if (sorted.isEmpty()) {
+            return "-";
+        }
+        return sorted.get(sorted.size() / 2) + " / " + sorted.get(Math.min(sorted.size() - 1,
+                (int) (sorted.size() * 0.99))) + " / " + sorted.get(sorted.size() - 1) + " ms";
     }
 }

@@ -38,13 +38,20 @@ public final class TandemNode implements AutoCloseable {
     private final Path dist;
     private final Map<String, String> env;
     private final List<String> extraArgs;
+    /** The address the node listens on and is reached at: loopback, or its network namespace's own address. */
+    private final String host;
+    /** What runs {@code bin/tandem}: nothing, or {@code ip netns exec <namespace>}. */
+    private final List<String> launcher;
     private int port;
     /** The health endpoint's port: each node gets its own, since several run on one machine (default 9379). */
     private final int healthPort;
     private Process process;
 
-    private TandemNode(Path home, int port, Map<String, String> env, List<String> extraArgs) throws IOException {
+    private TandemNode(Path home, int port, Map<String, String> env, List<String> extraArgs, String host,
+            List<String> launcher) throws IOException {
         this.home = home;
+        this.host = host;
+        this.launcher = launcher;
         this.port = port;
         this.env = env;
         this.extraArgs = extraArgs;
@@ -52,7 +59,7 @@ public final class TandemNode implements AutoCloseable {
         this.healthPort = extraArgs.stream().anyMatch(a -> a.startsWith("tandem.health:port=")) ? -1 : freePort();
     }
 
-    /** @return the port of the node's health endpoint ({@code http://127.0.0.1:<port>/health}) */
+    /** @return the port of the node's health endpoint ({@code http://<host>:<port>/health}) */
     public int healthPort() {
         return healthPort;
     }
@@ -65,7 +72,7 @@ public final class TandemNode implements AutoCloseable {
     public HttpReply http(String path) throws IOException {
         try {
             java.net.http.HttpResponse<String> r = HTTP.send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create("http://127.0.0.1:" + healthPort + path)).timeout(Duration.ofSeconds(10))
+                    java.net.URI.create("http://" + host + ":" + healthPort + path)).timeout(Duration.ofSeconds(10))
                     .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             return new HttpReply(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
         } catch (InterruptedException e) {
@@ -112,14 +119,30 @@ public final class TandemNode implements AutoCloseable {
      */
     public static TandemNode start(Path home, int port, Map<String, String> env, String... extraArgs)
             throws IOException {
-        TandemNode node = new TandemNode(home, port, env, List.of(extraArgs));
+        TandemNode node = new TandemNode(home, port, env, List.of(extraArgs), "127.0.0.1", List.of());
+        node.launch();
+        return node;
+    }
+
+    /**
+     * Starts a node with a fresh home inside network namespace {@code host}, listening (RESP, health, replication,
+     * the failover group's Raft port) on that namespace's address only, so that the namespace's routes can cut it off
+     * from the other nodes while the test still reaches it.
+     */
+    public static TandemNode startIn(Netns.Host host, String name, String... extraArgs) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--config", "tandem.server:bind=" + host.ip(), "--config",
+                "tandem.health:bind=" + host.ip(), "--config", "tandem.replication:bind=" + host.ip(), "--config",
+                "tandem.failover:raft.bind=" + host.ip()));
+        args.addAll(List.of(extraArgs));
+        TandemNode node = new TandemNode(newHome(name), freePort(), Map.of(), args, host.ip(), host.exec());
         node.launch();
         return node;
     }
 
     private void launch() throws IOException {
-        List<String> command = new ArrayList<>(List.of(dist.resolve("bin/tandem").toString(), "--home",
-                home.toString(), "--port", Integer.toString(port), "--no-console"));
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(dist.resolve("bin/tandem").toString(), "--home", home.toString(), "--port",
+                Integer.toString(port), "--no-console"));
         if (healthPort > 0) {
             command.addAll(List.of("--config", "tandem.health:port=" + healthPort));
         }
@@ -137,13 +160,13 @@ public final class TandemNode implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("node exited with " + process.exitValue() + "\n" + log());
                 }
-                return "+PONG\r\n".equals(tryExchange(port, "PING\r\n"));
+                return "+PONG\r\n".equals(tryExchange(host, port, "PING\r\n"));
             });
             // PING is answered as soon as the listener is up; a keyspace command waits until the store is bound
             // and the journal replayed into it, which is when the node holds its data again (or until the node
             // has given up waiting for a store or journal that cannot start, which a test may intend)
             Await.until("node on port " + port + " has its store", START_DEADLINE, () -> {
-                String reply = tryExchange(port, "DBSIZE\r\n");
+                String reply = tryExchange(host, port, "DBSIZE\r\n");
                 return reply != null && (reply.startsWith(":") || reply.contains("is not active"));
             });
         } catch (RuntimeException | AssertionError e) {
@@ -162,6 +185,11 @@ public final class TandemNode implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** @return the address the node is reached at: {@code 127.0.0.1}, or its network namespace's address */
+    public String host() {
+        return host;
     }
 
     /** The port the harness expects the node on after a test changed it. */
@@ -279,9 +307,9 @@ public final class TandemNode implements AutoCloseable {
         return Long.parseLong(info("stats").getOrDefault(name, "-1"));
     }
 
-    /** Runs {@code redis-cli -h 127.0.0.1 -p <port> args…}. */
+    /** Runs {@code redis-cli -h <host> -p <port> args…}. */
     public Result redisCli(String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));
+        List<String> command = new ArrayList<>(List.of("redis-cli", "-h", host, "-p", Integer.toString(port)));
         command.addAll(Arrays.asList(args));
         return run(Duration.ofSeconds(30), command.toArray(new String[0]));
     }
@@ -395,8 +423,14 @@ public final class TandemNode implements AutoCloseable {
 
     /** Sends raw bytes and returns whatever arrives until the reply goes quiet or the peer closes; null on error. */
     public static String tryExchange(int port, String request) {
+        return tryExchange("127.0.0.1", port, request);
+    }
+
+    /** {@link #tryExchange(int, String)} with a node at {@code host}. */
+    public static String tryExchange(String host, int port, String request) {
         try {
-            return exchange(port, request.getBytes(StandardCharsets.ISO_8859_1), Duration.ofMillis(300)).reply();
+            return exchange(host, port, request.getBytes(StandardCharsets.ISO_8859_1), Duration.ofMillis(300))
+                    .reply();
         } catch (IOException e) {
             return null;
         }
@@ -410,8 +444,12 @@ public final class TandemNode implements AutoCloseable {
      * Sends {@code request}, then reads until the peer closes or sends nothing more for {@code quiet}.
      */
     public static Exchange exchange(int port, byte[] request, Duration quiet) throws IOException {
+        return exchange("127.0.0.1", port, request, quiet);
+    }
+
+    private static Exchange exchange(String host, int port, byte[] request, Duration quiet) throws IOException {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+            socket.connect(new InetSocketAddress(host, port), 2000);
             socket.setSoTimeout((int) quiet.toMillis());
             socket.getOutputStream().write(request);
             socket.getOutputStream().flush();

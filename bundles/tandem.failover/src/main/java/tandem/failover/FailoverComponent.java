@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -80,7 +81,10 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
     private final ScheduledExecutorService reporter;
     private final ExecutorService roles;
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+    /** As configured. */
     private volatile FailoverSettings settings;
+    /** As configured, with the members the group's Raft configuration holds now: what every decision uses. */
+    private volatile FailoverSettings live;
     private volatile GroupPeer peer;
     private volatile ScheduledFuture<?> ticks;
     private volatile Answer lastAnswer;
@@ -98,18 +102,19 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
             @Reference ConfigurationAdmin configAdmin) throws IOException {
         this.home = home.directory();
         this.settings = FailoverSettings.of(config, this.home);
+        this.live = settings;
         this.node = new ServicesNode(configAdmin);
         this.machine = new GroupMachine(liveness, () -> TimeUnit.MILLISECONDS.toNanos(settings.downAfterMs()),
                 this::applied);
-        this.actuator = new Actuator(() -> settings, machine::state, () -> {
+        this.actuator = new Actuator(() -> live, machine::state, () -> {
             Answer a = lastAnswer;
             return a == null ? -1 : a.epoch();
         }, node);
         this.reporter = Executors.newSingleThreadScheduledExecutor(r -> thread(r, "tandem-failover-report"));
         this.roles = Executors.newSingleThreadExecutor(r -> thread(r, "tandem-failover-role"));
-        this.leadership = new Leadership(() -> peer, () -> settings, machine::state, liveness, () -> epochSinceNanos,
+        this.leadership = new Leadership(() -> peer, () -> live, machine::state, liveness, () -> epochSinceNanos,
                 roles);
-        this.switchovers = new Switchovers(() -> settings, machine::state, node, this::heard,
+        this.switchovers = new Switchovers(() -> live, machine::state, node, this::heard,
                 entry -> peer.append(entry), System::nanoTime);
         start();
     }
@@ -160,6 +165,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         FailoverSettings previous = settings;
         if (next.sameGroup(previous)) {
             settings = next;
+            live = next.withPeers(live.peers());
             if (next.reportIntervalMs() != previous.reportIntervalMs()) {
                 ticks.cancel(false);
                 ticks = reporter.scheduleWithFixedDelay(this::tick, 0, next.reportIntervalMs(),
@@ -173,6 +179,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         LOG.log(Level.WARNING, "failover group: membership or address changed; restarting this node's Raft peer");
         stop();
         settings = next;
+        live = next;
         try {
             start();
         } catch (IOException e) {
@@ -191,6 +198,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
 
     private void tick() {
         try {
+            refreshMembers();
             report();
             switchovers.advance();
             leadership.tick();
@@ -198,6 +206,17 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         } catch (RuntimeException | LinkageError e) {
             // never let one tick end the schedule: the lease and detection live on it
             LOG.log(Level.ERROR, "failover group: report tick failed: " + e, e);
+        }
+    }
+
+    /** Follows the group's Raft configuration: members added or removed through any node. */
+    private void refreshMembers() {
+        GroupPeer p = peer;
+        FailoverSettings s = settings;
+        Map<String, String> members = p == null ? Map.of() : p.members(s.peerIds());
+        if (!members.isEmpty() && !members.equals(live.peers())) {
+            LOG.log(Level.INFO, "failover group: members now {0}", members);
+            live = s.withPeers(members);
         }
     }
 
@@ -299,6 +318,62 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         switchovers.abort();
     }
 
+    @Override
+    public List<String> addMember(String id, String address, long timeoutMs) {
+        String at;
+        try {
+            at = FailoverSettings.member(id, address);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(e.getMessage().replaceFirst("^" + FailoverSettings.PID + ": ", ""));
+        }
+        GroupPeer p = requirePeer();
+        Map<String, String> next = new LinkedHashMap<>(p.members(settings.peerIds()));
+        if (next.containsKey(id)) {
+            throw new IllegalStateException(id + " is a member already (at " + next.get(id) + ")");
+        }
+        next.put(id, at);
+        return changeMembers(p, next, timeoutMs, "added " + id + "@" + at);
+    }
+
+    @Override
+    public List<String> removeMember(String id, long timeoutMs) {
+        GroupPeer p = requirePeer();
+        Map<String, String> next = new LinkedHashMap<>(p.members(settings.peerIds()));
+        if (!next.containsKey(id)) {
+            throw new IllegalStateException(id + " is not a member (members: " + next.keySet() + ")");
+        }
+        if (id.equals(machine.state().primary())) {
+            throw new IllegalStateException(id + " is the primary: switch over first (FAILOVER TO <ip> <port>, or "
+                    + "failover:switchover), then remove it");
+        }
+        if (next.size() == 1) {
+            throw new IllegalStateException(id + " is the last member");
+        }
+        next.remove(id);
+        return changeMembers(p, next, timeoutMs, "removed " + id);
+    }
+
+    private GroupPeer requirePeer() {
+        GroupPeer p = peer;
+        if (p == null) {
+            throw new IllegalStateException("this node's Raft peer is not running");
+        }
+        return p;
+    }
+
+    private List<String> changeMembers(GroupPeer p, Map<String, String> next, long timeoutMs, String what) {
+        try {
+            p.setMembers(next, timeoutMs <= 0 ? 30_000 : timeoutMs);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException("the group did not commit the change (" + what + "): " + e.getMessage());
+        }
+        LOG.log(Level.INFO, "failover group: {0}; members now {1}", what, next);
+        refreshMembers();
+        List<String> out = new ArrayList<>();
+        next.forEach((id, address) -> out.add(id + "@" + address));
+        return out;
+    }
+
     // ---- write admission ----------------------------------------------------------------------------------------
 
     /** On the node's logic thread: volatile reads only. */
@@ -340,7 +415,7 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         Map<String, Heard> heard = new HashMap<>();
         heard().forEach(h -> heard.put(h.id(), h));
         List<FailoverStatus.Member> members = new ArrayList<>();
-        for (String id : s.peerIds()) {
+        for (String id : live.peerIds()) {
             GroupState.Member m = g.members().get(id);
             Heard h = heard.get(id);
             members.add(new FailoverStatus.Member(id, m == null ? "" : m.resp(), m == null ? "" : m.replication(),

@@ -18,7 +18,9 @@ public @interface FailoverConfig {
     String node_id() default "";
 
     @AttributeDefinition(description = "Every voter of the group, this node included, comma-separated: "
-            + "id@IP:raftPort. Three voters survive the loss of one. A change restarts this node's Raft peer.")
+            + "id@IP:raftPort. Three voters survive the loss of one. Read when this node's Raft storage is new: it "
+            + "forms the group, or names the members a node joining with failover:add will find; from then on the "
+            + "members are what the group's log says (failover:add, failover:remove).")
     String peers() default "";
 
     @AttributeDefinition(description = "IP address literal the Raft peer binds to.")

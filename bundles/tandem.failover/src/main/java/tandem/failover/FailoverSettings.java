@@ -80,15 +80,46 @@ record FailoverSettings(String group, String nodeId, Map<String, String> peers, 
                 grace, storage);
     }
 
+    /** @return these settings with the group's members as its Raft configuration holds them now */
+    FailoverSettings withPeers(Map<String, String> members) {
+        return new FailoverSettings(group, nodeId, Collections.unmodifiableMap(new LinkedHashMap<>(members)), raftBind,
+                raftPort, witness, automatic, downAfterMs, leaseMs, reportIntervalMs, electionMinMs, electionMaxMs,
+                lossy, updateGraceMs, storage);
+    }
+
+    /**
+     * Checks a member named at run time ({@code failover:add}) as {@code peers} checks its entries.
+     *
+     * @return {@code ip:port}
+     */
+    static String member(String id, String address) {
+        if (id == null || !ID.matcher(id).matches()) {
+            throw invalid("id", id, "letters, digits, '.', '_' or '-', 1 to 64 of them");
+        }
+        Matcher m = PEER.matcher(id + "@" + address);
+        if (!m.matches()) {
+            throw invalid("address", address, "IP:PORT");
+        }
+        ipLiteral("address", m.group(2));
+        int port = Integer.parseInt(m.group(3));
+        if (port < 1 || port > 65535) {
+            throw invalid("address", address, "a port between 1 and 65535");
+        }
+        return m.group(2) + ":" + port;
+    }
+
     /** @return the peers in their configured order */
     List<String> peerIds() {
         return new ArrayList<>(peers.keySet());
     }
 
-    /** @return whether {@code other} runs the same Raft peer (only tunables differ) */
+    /**
+     * @return whether {@code other} runs the same Raft peer (only tunables differ). {@code peers} is not compared: it
+     *         forms the group when this node's Raft storage is new, and from then on the members are what the group's
+     *         log says ({@code failover:add}, {@code failover:remove}).
+     */
     boolean sameGroup(FailoverSettings other) {
-        return group.equals(other.group) && nodeId.equals(other.nodeId) && peers.equals(other.peers)
-                && raftBind.equals(other.raftBind) && raftPort == other.raftPort && witness == other.witness
+        return group.equals(other.group) && nodeId.equals(other.nodeId) && raftBind.equals(other.raftBind) && raftPort == other.raftPort && witness == other.witness
                 && electionMinMs == other.electionMinMs && electionMaxMs == other.electionMaxMs
                 && storage.equals(other.storage);
     }

@@ -5,11 +5,15 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -23,6 +27,7 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -37,7 +42,17 @@ final class GroupPeer implements AutoCloseable {
 
     private final RaftGroup group;
     private final RaftServer server;
-    private final RaftClient client;
+    private final RaftProperties properties;
+    /** How long an entry may take to commit before the next tick tries again with a fresh client. */
+    private final long appendTimeoutMs;
+    private volatile Client client;
+
+    /**
+     * A Ratis client, built for the configuration and the leader this peer knew when it was made; {@code failed} once
+     * a request through it failed.
+     */
+    private record Client(RaftClient raft, RaftConfiguration conf, RaftPeerId leader, AtomicBoolean failed) {
+    }
 
     GroupPeer(FailoverSettings s, GroupMachine machine) throws IOException {
         List<RaftPeer> peers = new ArrayList<>();
@@ -56,16 +71,119 @@ final class GroupPeer implements AutoCloseable {
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(Math.max(200, s.leaseMs()),
                 TimeUnit.MILLISECONDS));
+        this.properties = p;
         this.server = withRatisLoader(() -> {
             RaftServer srv = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(s.nodeId())).setGroup(group)
                     .setProperties(p).setStateMachine(machine).setOption(RaftStorage.StartupOption.RECOVER).build();
             srv.start();
             return srv;
         });
-        this.client = withRatisLoader(() -> RaftClient.newBuilder().setProperties(p).setRaftGroup(group)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
-                        TimeDuration.valueOf(20, TimeUnit.MILLISECONDS)))
-                .build());
+        this.appendTimeoutMs = Math.max(1000, 2 * s.leaseMs());
+        this.client = new Client(newClient(group.getPeers(), null, p), null, null, new AtomicBoolean());
+    }
+
+    private RaftClient newClient(java.util.Collection<RaftPeer> peers, RaftPeerId leader, RaftProperties p)
+            throws IOException {
+        return withRatisLoader(() -> {
+            RaftClient.Builder b = RaftClient.newBuilder().setProperties(p)
+                    .setRaftGroup(RaftGroup.valueOf(group.getGroupId(), peers))
+                    .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
+                            TimeDuration.valueOf(20, TimeUnit.MILLISECONDS)));
+            if (leader != null) {
+                b.setLeaderId(leader);
+            }
+            return b.build();
+        });
+    }
+
+    /**
+     * The client, rebuilt when it no longer fits: after a membership change (or a restart with a configured
+     * {@code peers} older than the group's log), so that it names the peers the log holds now; after a change of
+     * leader, because an ordered client keeps sending writes to the leader it last heard of — a partitioned former
+     * leader held a promotion for 25 s in the failover checker; and after a failed request, because a failure can
+     * close its sliding window for good (every later write then fails at once).
+     */
+    private Client client() throws IOException {
+        Client c = client;
+        RaftConfiguration conf = conf();
+        DivisionInfo info = info();
+        RaftPeerId leader = info == null ? null : info.getLeaderId();
+        if (fits(c, conf, leader)) {
+            return c;
+        }
+        synchronized (this) {
+            c = client;
+            if (fits(c, conf, leader)) {
+                return c;
+            }
+            Client next = new Client(newClient(conf == null ? group.getPeers() : conf.getCurrentPeers(), leader,
+                    properties), conf, leader, new AtomicBoolean());
+            client = next;
+            retire(c.raft());
+            return next;
+        }
+    }
+
+    private static boolean fits(Client c, RaftConfiguration conf, RaftPeerId leader) {
+        return !c.failed().get() && (conf == null || conf == c.conf()) && (leader == null || leader.equals(c.leader()));
+    }
+
+    /** Closes a replaced client once what it still carries has had its time. */
+    private static void retire(RaftClient old) {
+        CompletableFuture.delayedExecutor(10, TimeUnit.SECONDS).execute(() -> {
+            try {
+                old.close();
+            } catch (IOException | RuntimeException e) {
+                // done with either way
+            }
+        });
+    }
+
+    /** @return the configuration this peer applies now, or null once closed */
+    private RaftConfiguration conf() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftConf();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * @param order ids in the order ties are broken by (the configured {@code peers}); others follow by id
+     * @return the group's voting members as this peer's Raft configuration holds them, {@code id -> ip:port}, or
+     *         empty once closed
+     */
+    Map<String, String> members(List<String> order) {
+        RaftConfiguration conf = conf();
+        if (conf == null) {
+            return Map.of();
+        }
+        Map<String, String> byId = new TreeMap<>();
+        conf.getCurrentPeers().forEach(p -> byId.put(p.getId().toString(), p.getAddress()));
+        Map<String, String> out = new LinkedHashMap<>();
+        order.stream().filter(byId::containsKey).forEach(id -> out.put(id, byId.get(id)));
+        out.putAll(byId);
+        return out;
+    }
+
+    /**
+     * Replaces the group's voting members through the leader, waiting up to {@code timeoutMs} for a new member to
+     * catch up and the change to commit.
+     */
+    void setMembers(Map<String, String> members, long timeoutMs) throws IOException {
+        List<RaftPeer> peers = new ArrayList<>();
+        members.forEach((id, address) -> peers.add(RaftPeer.newBuilder().setId(id).setAddress(address).build()));
+        RaftProperties p = new RaftProperties(properties);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(timeoutMs, TimeUnit.MILLISECONDS));
+        RaftConfiguration conf = conf();
+        DivisionInfo info = info();
+        try (RaftClient admin = newClient(conf == null ? group.getPeers() : conf.getCurrentPeers(),
+                info == null ? null : info.getLeaderId(), p)) {
+            RaftClientReply reply = withRatisLoader(() -> admin.admin().setConfiguration(peers));
+            if (!reply.isSuccess()) {
+                throw new IOException(String.valueOf(reply.getException()));
+            }
+        }
     }
 
     /**
@@ -80,7 +198,7 @@ final class GroupPeer implements AutoCloseable {
         if (leader == null) {
             throw new IOException("no leader is known");
         }
-        RaftClientReply reply = client.io().sendReadOnly(Message.valueOf(ByteBuffer.wrap(request)), leader);
+        RaftClientReply reply = client().raft().io().sendReadOnly(Message.valueOf(ByteBuffer.wrap(request)), leader);
         if (!reply.isSuccess()) {
             throw new IOException("the group did not answer: " + reply.getException());
         }
@@ -89,12 +207,24 @@ final class GroupPeer implements AutoCloseable {
 
     /** Appends an entry to the group's log; the future completes once it is committed and applied here. */
     CompletableFuture<RaftClientReply> append(byte[] entry) {
-        return client.async().send(Message.valueOf(ByteBuffer.wrap(entry)));
+        Client c;
+        try {
+            c = client();
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return c.raft().async().send(Message.valueOf(ByteBuffer.wrap(entry)))
+                .orTimeout(appendTimeoutMs, TimeUnit.MILLISECONDS)
+                .whenComplete((reply, e) -> {
+                    if (e != null || !reply.isSuccess()) {
+                        c.failed().set(true);
+                    }
+                });
     }
 
     /** Hands this peer's leadership to {@code id}; @return whether the transfer succeeded */
     boolean transferLeadership(String id, long timeoutMs) throws IOException {
-        return client.admin().transferLeadership(RaftPeerId.valueOf(id), timeoutMs).isSuccess();
+        return client().raft().admin().transferLeadership(RaftPeerId.valueOf(id), timeoutMs).isSuccess();
     }
 
     /** @return this peer's division, or null once closed */
@@ -109,7 +239,7 @@ final class GroupPeer implements AutoCloseable {
     @Override
     public void close() {
         try {
-            client.close();
+            client.raft().close();
         } catch (IOException e) {
             // closing: nothing to do
         }

@@ -16,7 +16,9 @@ import tandem.api.failover.FailoverStatus;
     "osgi.command.scope=failover",
     "osgi.command.function=status",
     "osgi.command.function=switchover",
-    "osgi.command.function=abort"
+    "osgi.command.function=abort",
+    "osgi.command.function=add",
+    "osgi.command.function=remove"
 })
 public final class FailoverCommands {
 
@@ -103,6 +105,46 @@ public final class FailoverCommands {
             return "switchover abandoned: writes resume";
         } catch (IllegalStateException e) {
             return "nothing to abandon: " + e.getMessage();
+        }
+    }
+
+    @Descriptor("adds a voting member to the failover group: start the new node first with tandem.failover "
+            + "configured (its peers naming the members and itself; witness=true for a data-less voter); returns once "
+            + "it has caught up with the group's log and the new membership is committed")
+    public String add(
+            @Descriptor("milliseconds to wait for the change to commit (default 30000)")
+            @org.apache.felix.service.command.Parameter(names = "--timeout", absentValue = "0") long timeout,
+            @Descriptor("the new member as id@IP:RAFTPORT, as in peers") String member) {
+        FailoverGroup g = group;
+        if (g == null) {
+            return NOT_ACTIVE;
+        }
+        int at = member.indexOf('@');
+        if (at <= 0) {
+            return "not added: " + member + " is not id@IP:PORT";
+        }
+        try {
+            return "members: " + String.join(", ", g.addMember(member.substring(0, at), member.substring(at + 1),
+                    timeout));
+        } catch (IllegalStateException e) {
+            return "not added: " + e.getMessage();
+        }
+    }
+
+    @Descriptor("removes a member from the failover group (not the primary: switch over first); the removed node "
+            + "no longer counts towards the majority and should be stopped")
+    public String remove(
+            @Descriptor("milliseconds to wait for the change to commit (default 30000)")
+            @org.apache.felix.service.command.Parameter(names = "--timeout", absentValue = "0") long timeout,
+            @Descriptor("the member's node.id") String id) {
+        FailoverGroup g = group;
+        if (g == null) {
+            return NOT_ACTIVE;
+        }
+        try {
+            return "members: " + String.join(", ", g.removeMember(id, timeout));
+        } catch (IllegalStateException e) {
+            return "not removed: " + e.getMessage();
         }
     }
 }

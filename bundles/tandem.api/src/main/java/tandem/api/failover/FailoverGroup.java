@@ -29,4 +29,29 @@ public interface FailoverGroup {
      * @throws IllegalStateException {@code ERR No failover in progress.} when there is none to abandon
      */
     void abortSwitchover();
+
+    /**
+     * Adds a voting member to the group's Raft configuration (Ratis' {@code setConfiguration}), through the leader:
+     * the new node must already run with {@code tandem.failover} configured (its {@code peers} naming the members
+     * and itself), and the call returns once it has caught up with the group's log and the new configuration is
+     * committed. Whether it is a witness is its own configuration.
+     *
+     * @param id        the new member's {@code node.id}
+     * @param address   its Raft address {@code ip:port}
+     * @param timeoutMs how long to wait for the change to commit (0: 30 s)
+     * @return the members after the change
+     * @throws IllegalStateException with the reason when the change was refused or did not commit in time
+     */
+    java.util.List<String> addMember(String id, String address, long timeoutMs);
+
+    /**
+     * Removes a member from the group's Raft configuration. The primary cannot be removed (switch over first); the
+     * removed node keeps running until it is stopped, and no longer counts towards the majority.
+     *
+     * @param id        the member's {@code node.id}
+     * @param timeoutMs how long to wait for the change to commit (0: 30 s)
+     * @return the members after the change
+     * @throws IllegalStateException with the reason when the change was refused or did not commit in time
+     */
+    java.util.List<String> removeMember(String id, long timeoutMs);
 }

@@ -4,7 +4,7 @@
  * stays the replication protocols.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package tandem.api.failover;
 
 import org.osgi.annotation.bundle.Export;

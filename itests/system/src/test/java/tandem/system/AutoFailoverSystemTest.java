@@ -404,6 +404,29 @@ class AutoFailoverSystemTest {
             assertThat(process.isAlive()).as("redis-py runs: %s", output()).isTrue();
         }
 
+        /**
+         * @return the longest time without an acknowledged write among the gaps that ended after {@code fromNanos}
+         *         ({@link System#nanoTime()}: the same monotonic clock as Python's), 0 when none of 100 ms or more
+         */
+        long longestGapNanosSince(long fromNanos) {
+            java.nio.file.Path gaps = java.nio.file.Path.of(progress + ".gaps");
+            try {
+                if (!java.nio.file.Files.exists(gaps)) {
+                    return 0;
+                }
+                long longest = 0;
+                for (String line : java.nio.file.Files.readAllLines(gaps)) {
+                    String[] f = line.trim().split(" ");
+                    if (f.length == 2 && Long.parseLong(f[1]) > fromNanos) {
+                        longest = Math.max(longest, Long.parseLong(f[0]));
+                    }
+                }
+                return longest;
+            } catch (IOException | NumberFormatException e) {
+                throw new AssertionError("redis-py's gaps in " + gaps + " cannot be read", e);
+            }
+        }
+
         /** Stops the client; @return the writes it had acknowledged */
         List<Long> stop() throws IOException, InterruptedException {
             java.nio.file.Files.createFile(stop);

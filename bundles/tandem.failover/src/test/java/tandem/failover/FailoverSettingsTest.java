@@ -42,4 +42,28 @@ class FailoverSettingsTest {
                 .hasMessageContaining("lease.ms + 2 × report.interval.ms = 800");
         assertThatThrownBy(() -> of("a", peers, 1000, 40)).hasMessageContaining("lease.ms=40");
     }
+
+    @Test
+    void aMemberNamedAtRunTimeIsCheckedAsPeersAre() {
+        assertThat(FailoverSettings.member("d", "127.0.0.1:7")).isEqualTo("127.0.0.1:7");
+        assertThatThrownBy(() -> FailoverSettings.member("", "127.0.0.1:7")).hasMessageContaining("id=");
+        assertThatThrownBy(() -> FailoverSettings.member("d e", "127.0.0.1:7")).hasMessageContaining("id=d e");
+        assertThatThrownBy(() -> FailoverSettings.member("d", "localhost:7")).hasMessageContaining("address=localhost")
+                .hasMessageContaining("IP address literal");
+        assertThatThrownBy(() -> FailoverSettings.member("d", "127.0.0.1")).hasMessageContaining("IP:PORT");
+        assertThatThrownBy(() -> FailoverSettings.member("d", "127.0.0.1:0")).hasMessageContaining("a port between");
+    }
+
+    @Test
+    void onceFormedTheGroupsMembersComeFromItsLogNotFromPeers() {
+        FailoverSettings formed = of("a", "a@127.0.0.1:1,b@127.0.0.1:2,c@127.0.0.1:3", 1000, 600);
+        // an operator who writes the group's new membership into peers restarts nothing
+        assertThat(of("a", "a@127.0.0.1:1,b@127.0.0.1:2,d@127.0.0.1:4", 1000, 600).sameGroup(formed)).isTrue();
+        assertThat(of("a", "a@127.0.0.1:9,b@127.0.0.1:2", 1000, 600).sameGroup(formed)).as("its own Raft port")
+                .isFalse();
+        FailoverSettings live = formed.withPeers(java.util.Map.of("a", "127.0.0.1:1", "d", "127.0.0.1:4"));
+        assertThat(live.peers()).containsOnlyKeys("a", "d");
+        assertThat(live.downAfterMs()).isEqualTo(formed.downAfterMs());
+        assertThat(live.sameGroup(formed)).isTrue();
+    }
 }

@@ -101,6 +101,36 @@ class AutoFailoverSystemTest {
         return views.size() == 1;
     }
 
+    /**
+     * Waits until the group is whole: a primary that every node names and that says it is one, every other node
+     * streaming from it, and every member knowing the same Raft leader and epoch (see {@link #raftHealthy}).
+     *
+     * @return the primary's id
+     */
+    static String awaitWhole(Map<String, TandemNode> nodes, Duration deadline) {
+        String[] primary = new String[1];
+        Await.until("the group is whole: one primary every node names, the others streaming from it", deadline,
+                () -> {
+                    String p = nodes.values().stream().map(n -> JournalCluster.info(n).get("tandem_failover_primary"))
+                            .filter(id -> id != null && !id.isEmpty()).findFirst().orElse(null);
+                    if (p == null || !nodes.containsKey(p)
+                            || !"master".equals(JournalCluster.info(nodes.get(p)).get("role"))) {
+                        return false;
+                    }
+                    for (Map.Entry<String, TandemNode> e : nodes.entrySet()) {
+                        Map<String, String> info = JournalCluster.info(e.getValue());
+                        if (!p.equals(info.get("tandem_failover_primary"))
+                                || !e.getKey().equals(p) && !"up".equals(info.get("master_link_status"))) {
+                            return false;
+                        }
+                    }
+                    primary[0] = p;
+                    return true;
+                });
+        Await.until("every member knows the Raft leader", deadline, () -> raftHealthy(nodes.values()));
+        return primary[0];
+    }
+
     /** @return the primary the group names, as {@code node}'s {@code failover:status} shows it, or null */
     private static String groupPrimary(TandemNode node) {
         try {

@@ -263,17 +263,8 @@ class FailoverCheckerSystemTest {
                         net.heal();
                     }
                 }
-                case "partition-replica" -> {
-                    net.partition(List.of(hosts.get(replica)));
-                    try {
-                        awaitProgressOrTime(clients, 20 + random.nextInt(200), Duration.ofMillis(500
-                                + random.nextInt(2500)));
-                    } finally {
-                        net.heal();
-                    }
-                }
-                case "partition-leader" -> {
-                    String leader = leader(nodes);
+                case "partition-replica", "partition-leader" -> {
+                    String leader = fault.equals("partition-leader") ? leader(nodes) : null;
                     net.partition(List.of(hosts.get(leader == null ? replica : leader)));
                     try {
                         awaitProgressOrTime(clients, 20 + random.nextInt(200), Duration.ofMillis(500
@@ -363,28 +354,11 @@ class FailoverCheckerSystemTest {
      * @return the primary's id
      */
     private static String awaitHealthy(Map<String, TandemNode> nodes, List<GroupClient> clients) {
-        String[] primary = new String[1];
-        Await.until("the group heals: one primary, both others streaming from it", HEAL, () -> {
-            String p = primary(nodes);
-            if (p == null || !"master".equals(JournalCluster.info(nodes.get(p)).get("role"))) {
-                return false;
-            }
-            for (Map.Entry<String, TandemNode> e : nodes.entrySet()) {
-                Map<String, String> info = JournalCluster.info(e.getValue());
-                if (!p.equals(info.get("tandem_failover_primary"))
-                        || !e.getKey().equals(p) && !"up".equals(info.get("master_link_status"))) {
-                    return false;
-                }
-            }
-            primary[0] = p;
-            return true;
-        });
         // the Raft side heals too before the next fault: a restarted peer is reached by the leader's gRPC only
         // after a reconnection backoff, and a second fault before that is a double one (no majority answers)
-        Await.until("every member knows the Raft leader", HEAL, () -> AutoFailoverSystemTest.raftHealthy(
-                nodes.values()));
+        String primary = AutoFailoverSystemTest.awaitWhole(nodes, HEAL);
         awaitProgress(clients, 10);
-        return primary[0];
+        return primary;
     }
 
     private static void awaitProgress(List<GroupClient> clients, int more) {

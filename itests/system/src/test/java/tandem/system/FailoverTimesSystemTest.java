@@ -24,7 +24,6 @@ import redis.clients.jedis.JedisSentinelPool;
 
 import tandem.system.AutoFailoverSystemTest.GroupClient;
 import tandem.system.AutoFailoverSystemTest.RedisPy;
-import tandem.testsupport.Await;
 
 /**
  * The time to a writable primary after {@code kill -9} of the primary, measured where it matters, at the clients:
@@ -69,7 +68,7 @@ class FailoverTimesSystemTest {
                     }
                 }
             }
-            awaitGroup(nodes); // a Sentinel client asks for the primary as it starts
+            AutoFailoverSystemTest.awaitWhole(nodes, DEADLINE); // a Sentinel client asks for the primary as it starts
             Set<String> sentinels = new java.util.LinkedHashSet<>();
             nodes.values().forEach(n -> sentinels.add("127.0.0.1:" + n.port()));
             io.lettuce.core.RedisURI.Builder uri = io.lettuce.core.RedisURI.builder().withSentinelMasterId("tandem")
@@ -144,36 +143,12 @@ class FailoverTimesSystemTest {
      * @return the primary's id
      */
     private static String awaitHealthy(Map<String, TandemNode> nodes, List<GroupClient> clients, RedisPy py) {
-        String primary = awaitGroup(nodes);
+        String primary = AutoFailoverSystemTest.awaitWhole(nodes, DEADLINE);
         for (GroupClient c : clients) {
             c.awaitAcked(c.acked.size() + 20);
         }
         py.awaitAcked(py.acked() + 50);
         return primary;
-    }
-
-    /** @return the primary, once every node names it, both others stream from it and the Raft leader is known */
-    private static String awaitGroup(Map<String, TandemNode> nodes) {
-        String[] primary = new String[1];
-        Await.until("the group is whole: one primary, both others streaming from it", DEADLINE, () -> {
-            String p = JournalCluster.info(nodes.get("n1")).get("tandem_failover_primary");
-            if (p == null || !nodes.containsKey(p)
-                    || !"master".equals(JournalCluster.info(nodes.get(p)).get("role"))) {
-                return false;
-            }
-            for (Map.Entry<String, TandemNode> e : nodes.entrySet()) {
-                Map<String, String> info = JournalCluster.info(e.getValue());
-                if (!p.equals(info.get("tandem_failover_primary"))
-                        || !e.getKey().equals(p) && !"up".equals(info.get("master_link_status"))) {
-                    return false;
-                }
-            }
-            primary[0] = p;
-            return true;
-        });
-        Await.until("every member knows the Raft leader", DEADLINE,
-                () -> AutoFailoverSystemTest.raftHealthy(nodes.values()));
-        return primary[0];
     }
 
     /** Appends a row per client to {@code target/failover-times.txt}, which the on-demand script copies to docs. */

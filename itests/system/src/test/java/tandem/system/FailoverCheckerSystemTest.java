@@ -252,11 +252,13 @@ class FailoverCheckerSystemTest {
                             return now != null && !now.equals(primary);
                         });
                         // its lease lapsed before the group could choose a successor: the old primary refuses writes
+                        // refused before it is journaled: READONLY (the lease), or CLUSTERDOWN when the quorum
+                        // fence's window ran out first on a slow machine
                         try (Jedis jedis = new Jedis(p.host(), p.port(), 5000)) {
                             assertThatThrownBy(() -> jedis.set("partition-probe", "1")).as("a write to the cut-off "
                                     + "old primary %s after its successor was named", primary)
                                     .isInstanceOf(redis.clients.jedis.exceptions.JedisDataException.class)
-                                    .hasMessageStartingWith("READONLY");
+                                    .message().matches("(READONLY|CLUSTERDOWN) .*");
                         }
                         awaitProgressOrTime(clients, random.nextInt(200), Duration.ofMillis(random.nextInt(1500)));
                     } finally {

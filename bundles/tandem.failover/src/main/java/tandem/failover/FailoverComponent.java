@@ -176,7 +176,8 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
                     next.reportIntervalMs(), next.lossy());
             return;
         }
-        LOG.log(Level.WARNING, "failover group: membership or address changed; restarting this node's Raft peer");
+        LOG.log(Level.WARNING, "failover group: the group, this node's id, address, witness role, storage or election "
+                + "timeouts changed; restarting this node's Raft peer");
         stop();
         settings = next;
         live = next;

@@ -119,7 +119,8 @@ record FailoverSettings(String group, String nodeId, Map<String, String> peers, 
      *         log says ({@code failover:add}, {@code failover:remove}).
      */
     boolean sameGroup(FailoverSettings other) {
-        return group.equals(other.group) && nodeId.equals(other.nodeId) && raftBind.equals(other.raftBind) && raftPort == other.raftPort && witness == other.witness
+        return group.equals(other.group) && nodeId.equals(other.nodeId) && raftBind.equals(other.raftBind)
+                && raftPort == other.raftPort && witness == other.witness
                 && electionMinMs == other.electionMinMs && electionMaxMs == other.electionMaxMs
                 && storage.equals(other.storage);
     }

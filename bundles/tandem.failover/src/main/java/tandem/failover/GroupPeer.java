@@ -125,7 +125,8 @@ final class GroupPeer implements AutoCloseable {
     }
 
     private static boolean fits(Client c, RaftConfiguration conf, RaftPeerId leader) {
-        return !c.failed().get() && (conf == null || conf == c.conf()) && (leader == null || leader.equals(c.leader()));
+        return !c.failed().get() && (conf == null || conf.equals(c.conf()))
+                && (leader == null || leader.equals(c.leader()));
     }
 
     /** Closes a replaced client once what it still carries has had its time. */

@@ -428,7 +428,8 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         String leader = info == null || info.getLeaderId() == null ? null : info.getLeaderId().toString();
         Switchover w = switchovers.current();
         return new FailoverStatus(s.group(), s.nodeId(), s.automatic(), s.downAfterMs(), role, leader,
-                info == null ? 0 : info.getCurrentTerm(), g.primary(), g.epoch(), members, leaseLeft,
+                info == null ? 0 : info.getCurrentTerm(), info == null ? -1 : info.getLastAppliedIndex(),
+                g.primary(), g.epoch(), members, leaseLeft,
                 leadership.refusal(), w == null ? null : w.state(), g.last());
     }
 

@@ -41,7 +41,8 @@ public final class FailoverCommands {
         out.append("group:      ").append(s.group()).append(", this node ").append(s.nodeId()).append('\n');
         out.append("automatic:  ").append(s.automatic() ? "on" : "off").append('\n');
         out.append("raft:       ").append(s.raftRole()).append(", term ").append(s.term()).append(", leader ")
-                .append(s.leader() == null ? "unknown" : s.leader()).append('\n');
+                .append(s.leader() == null ? "unknown" : s.leader()).append(", applied ").append(s.raftApplied())
+                .append('\n');
         out.append("primary:    ").append(s.primary() == null ? "none yet" : s.primary()).append(" (epoch ")
                 .append(s.epoch()).append(")\n");
         if (s.lease() >= 0) {

@@ -83,10 +83,11 @@ class AutoFailoverSystemTest {
     }
 
     /**
-     * @return whether every member knows the same Raft leader and applied the same epoch. A follower learns its leader
-     *         from the leader's appends, so this holds only once the leader reaches every member: the leader's gRPC
-     *         reaches a peer that started (or restarted) late only after a reconnection backoff, and until then a
-     *         second failure leaves no majority that answers
+     * @return whether every member knows the same Raft leader, the same epoch and applied the same Raft log. A
+     *         member that (re)started knows the leader from its first append, but counts towards the majority only
+     *         once the leader's appends get through and it has caught up, which with Ratis 3.3.0 can take seconds
+     *         (the member answers INCONSISTENCY meanwhile); until then a second failure leaves no majority that
+     *         answers
      */
     static boolean raftHealthy(java.util.Collection<TandemNode> nodes) {
         java.util.Set<String> views = new java.util.HashSet<>();
@@ -96,14 +97,16 @@ class AutoFailoverSystemTest {
             if (leader == null || leader.isEmpty()) {
                 return false;
             }
-            views.add(leader + "/" + info.get("tandem_failover_epoch"));
+            views.add(leader + "/" + info.get("tandem_failover_epoch") + "/"
+                    + info.get("tandem_failover_raft_applied"));
         }
         return views.size() == 1;
     }
 
     /**
      * Waits until the group is whole: a primary that every node names and that says it is one, every other node
-     * streaming from it, and every member knowing the same Raft leader and epoch (see {@link #raftHealthy}).
+     * streaming from it, and every member knowing the same Raft leader and epoch and caught up with the Raft log (see
+     * {@link #raftHealthy}).
      *
      * @return the primary's id
      */

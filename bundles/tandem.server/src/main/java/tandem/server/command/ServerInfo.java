@@ -265,6 +265,7 @@ public final class ServerInfo {
         line(sb, "tandem_failover_raft_role", f.raftRole());
         line(sb, "tandem_failover_raft_leader", f.leader() == null ? "" : f.leader());
         line(sb, "tandem_failover_raft_term", Long.toString(f.term()));
+        line(sb, "tandem_failover_raft_applied", Long.toString(f.raftApplied()));
         line(sb, "tandem_failover_primary", f.primary() == null ? "" : f.primary());
         line(sb, "tandem_failover_epoch", Long.toString(f.epoch()));
         if (f.lease() >= 0) {

@@ -33,6 +33,11 @@ public @interface FailoverConfig {
             + "client writes. A primary, one replica and a witness make three voters.")
     boolean witness() default false;
 
+    @AttributeDefinition(description = "This node joins a group that already runs, and waits to be added with "
+            + "failover:add: its Raft peer forms no group of its own and stands for no election until the leader adds "
+            + "it (a candidate its peers do not know is told to shut down). Read only while its Raft storage is new.")
+    boolean join() default false;
+
     @AttributeDefinition(description = "Whether the group promotes a replica by itself when the primary is gone. "
             + "Off: the group only reports, and keeps the primary's lease out of the write path. Applies live.")
     boolean automatic() default true;

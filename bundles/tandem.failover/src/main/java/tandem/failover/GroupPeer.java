@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -72,8 +73,13 @@ final class GroupPeer implements AutoCloseable {
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(Math.max(200, s.leaseMs()),
                 TimeUnit.MILLISECONDS));
         this.properties = p;
+        // a node joining a running group starts with no members: Ratis tells a candidate its peers do not know to
+        // shut down, and a joiner formatted with the new membership would stand for election before it is added.
+        // The leader's appends bring the membership; a formatted storage recovers it from the log either way
+        boolean fresh = !Files.isDirectory(s.storage().resolve(s.nodeId()).resolve(gid.getUuid().toString()));
+        RaftGroup initial = s.join() && fresh ? RaftGroup.valueOf(gid) : group;
         this.server = withRatisLoader(() -> {
-            RaftServer srv = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(s.nodeId())).setGroup(group)
+            RaftServer srv = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(s.nodeId())).setGroup(initial)
                     .setProperties(p).setStateMachine(machine).setOption(RaftStorage.StartupOption.RECOVER).build();
             srv.start();
             return srv;
@@ -174,17 +180,46 @@ final class GroupPeer implements AutoCloseable {
     void setMembers(Map<String, String> members, long timeoutMs) throws IOException {
         List<RaftPeer> peers = new ArrayList<>();
         members.forEach((id, address) -> peers.add(RaftPeer.newBuilder().setId(id).setAddress(address).build()));
-        RaftProperties p = new RaftProperties(properties);
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(timeoutMs, TimeUnit.MILLISECONDS));
-        RaftConfiguration conf = conf();
-        DivisionInfo info = info();
-        try (RaftClient admin = newClient(conf == null ? group.getPeers() : conf.getCurrentPeers(),
-                info == null ? null : info.getLeaderId(), p)) {
-            RaftClientReply reply = withRatisLoader(() -> admin.admin().setConfiguration(peers));
-            if (!reply.isSuccess()) {
-                throw new IOException(String.valueOf(reply.getException()));
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        // the leader stages a new member until it has caught up, and gives up after its staging timeout when the
+        // member is not serving yet (it may still be starting): try again until the caller's deadline
+        while (true) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            RaftProperties p = new RaftProperties(properties);
+            RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(Math.max(1000, left),
+                    TimeUnit.MILLISECONDS));
+            RaftConfiguration conf = conf();
+            DivisionInfo info = info();
+            Throwable failure;
+            try (RaftClient admin = newClient(conf == null ? group.getPeers() : conf.getCurrentPeers(),
+                    info == null ? null : info.getLeaderId(), p)) {
+                RaftClientReply reply = withRatisLoader(() -> admin.admin().setConfiguration(peers));
+                if (reply.isSuccess()) {
+                    return;
+                }
+                failure = reply.getException();
+            } catch (IOException e) {
+                failure = e;
+            }
+            if (left < 500) {
+                throw new IOException(rootMessage(failure));
+            }
+            try {
+                Thread.sleep(250); // a retry after the leader's refusal, bounded by the caller's deadline
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
             }
         }
+    }
+
+    /** @return the innermost cause's message: Ratis wraps the reason in a retry failure that names only itself */
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root != null && root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == null ? "no reason given" : root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     /**

@@ -102,6 +102,7 @@ class GroupPeerTest {
             @Override public String raft_bind() { return "127.0.0.1"; }
             @Override public int raft_port() { return 0; }
             @Override public boolean witness() { return false; }
+            @Override public boolean join() { return false; }
             @Override public boolean automatic() { return true; }
             @Override public int down_after_ms() { return down; }
             @Override public int lease_ms() { return lease; }

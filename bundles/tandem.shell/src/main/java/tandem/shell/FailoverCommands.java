@@ -110,8 +110,8 @@ public final class FailoverCommands {
     }
 
     @Descriptor("adds a voting member to the failover group: start the new node first with tandem.failover "
-            + "configured (its peers naming the members and itself; witness=true for a data-less voter); returns once "
-            + "it has caught up with the group's log and the new membership is committed")
+            + "configured (its peers naming the members and itself, join=true; witness=true for a data-less voter); "
+            + "returns once it has caught up with the group's log and the new membership is committed")
     public String add(
             @Descriptor("milliseconds to wait for the change to commit (default 30000)")
             @org.apache.felix.service.command.Parameter(names = "--timeout", absentValue = "0") long timeout,

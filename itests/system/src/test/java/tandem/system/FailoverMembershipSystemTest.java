@@ -48,10 +48,10 @@ class FailoverMembershipSystemTest {
         witness = TandemNode.start("members-w", "--replication-port", Integer.toString(TandemNode.freePort()),
                 "--config", "tandem.failover:node.id=w", "--config", "tandem.failover:peers=" + peers, "--config",
                 "tandem.failover:witness=true");
-        // the joiner names the members it will find, and itself
+        // the joiner names the members it will find, and itself, and waits to be added
         joinerRaftPort = TandemNode.freePort();
         joiner = cluster.addReplica(false, cluster.replicationPort, "tandem.failover:node.id=c",
-                "tandem.failover:peers=" + peers + ",c@127.0.0.1:" + joinerRaftPort);
+                "tandem.failover:peers=" + peers + ",c@127.0.0.1:" + joinerRaftPort, "tandem.failover:join=true");
         List<TandemNode> data = List.of(cluster.primary, replica, joiner);
         for (TandemNode on : data) {
             for (TandemNode who : data) {

@@ -200,10 +200,14 @@ public final class TandemNode implements AutoCloseable {
     /**
      * @return the shell command that authorizes this node's replication key on a primary: its authorizing line with
      *         the key quoted (Gogo reads a word that starts with {@code //} as a comment, and a base64 key may)
-     * @throws IOException when the node has no key yet
+     * @throws IOException when the node has no key (it exited before creating one)
      */
     public String authAllowCommand() throws IOException {
-        String[] f = Files.readString(home().resolve("etc/replication_ed25519.pub")).trim().split(" ", 3);
+        Path key = home().resolve("etc/replication_ed25519.pub");
+        // the key is created when tandem.auth starts, which may come after the node first answers
+        Await.until("node " + port + " has its replication key", START_DEADLINE,
+                () -> Files.exists(key) || !process.isAlive());
+        String[] f = Files.readString(key).trim().split(" ", 3);
         return "auth:allow " + f[0] + " \"" + f[1] + "\"" + (f.length > 2 ? " " + f[2] : "");
     }
 

@@ -13,8 +13,8 @@ import java.util.List;
  *                   {@code stopped}
  * @param leader     the id of the Raft leader, or null while none is known
  * @param term       the Raft term
- * @param raftApplied the index of the last entry of the group's Raft log this node applied, -1 when stopped: equal on
- *                   every member once each has caught up with the leader
+ * @param raftApplied the index of the last entry of the group's Raft log this node applied, -1 when stopped:
+ *                   equal on every member once each has caught up with the leader
  * @param primary    the id of the group's primary, or null before the group has one
  * @param epoch      the group's epoch: how many times it named a primary
  * @param members    every member, with what the leader last heard from it
@@ -25,8 +25,8 @@ import java.util.List;
  * @param last       the last change of primary, or null
  */
 public record FailoverStatus(String group, String nodeId, boolean automatic, long downAfterMs, String raftRole,
-        String leader, long term, long raftApplied, String primary, long epoch, List<Member> members, long lease, String refusal,
-        String switchover, Failover last) {
+        String leader, long term, long raftApplied, String primary, long epoch, List<Member> members, long lease,
+        String refusal, String switchover, Failover last) {
 
     public FailoverStatus {
         members = List.copyOf(members);

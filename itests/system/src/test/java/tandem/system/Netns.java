@@ -104,10 +104,6 @@ final class Netns implements AutoCloseable {
         }
     }
 
-    boolean partitioned() {
-        return !routes.isEmpty();
-    }
-
     @Override
     public void close() {
         for (Host h : hosts) {

@@ -12,7 +12,8 @@
 #
 # Builds nothing: expects distribution/target/tandem and the installed test modules (mvn -B install). Environment:
 # TRIALS (1000), POLICIES ("disk+ram,two-disks,disk"), SEED (drawn per run when empty), FAULTS (all when empty, or
-# a comma-separated subset), HEAP of each node (512m), DOC. About 6 s a trial on 2 cores.
+# a comma-separated subset), ROUND (100: trials on one group before a fresh one starts; every trial checks every
+# write its round acknowledged), HEAP of each node (512m), DOC. About 7 s a trial on 2 cores.
 set -euo pipefail
 
 module=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
@@ -22,6 +23,7 @@ TRIALS=${TRIALS:-1000}
 POLICIES=${POLICIES:-disk+ram,two-disks,disk}
 SEED=${SEED:-}
 FAULTS=${FAULTS:-}
+ROUND=${ROUND:-100}
 # every acknowledged write is a key of its own, and the store keeps every key's header on the heap
 HEAP=${HEAP:-512m}
 
@@ -36,6 +38,7 @@ seed=()
 (cd "$root" && mvn -B -o verify -pl itests/system -Dtest=FailoverCheckerSystemTest \
   -Dsurefire.failIfNoSpecifiedTests=false -Dtandem.failover.checker.trials="$TRIALS" \
   -Dtandem.failover.checker.policies="$POLICIES" -Dtandem.failover.checker.faults="$FAULTS" \
+  -Dtandem.failover.checker.round="$ROUND" \
   -Dtandem.node.heap="$HEAP" ${seed[@]+"${seed[@]}"})
 cat "$rows"
 if [[ $doc != /dev/null ]]; then

@@ -47,6 +47,8 @@ import tandem.testsupport.Await;
 class FailoverCheckerSystemTest {
 
     static final int CI_TRIALS = 5;
+    /** Trials on one group before the next starts afresh ({@code -Dtandem.failover.checker.round}). */
+    static final int ROUND = 100;
     private static final System.Logger LOG = System.getLogger("tandem.system");
     private static final Duration HEAL = Duration.ofSeconds(90);
     private static final long DOWN_AFTER_MS = 1000;
@@ -87,18 +89,58 @@ class FailoverCheckerSystemTest {
                 + "-Dtandem.failover.checker.seed={1})", policy, Long.toString(seed));
         Random random = new Random(seed ^ policy.hashCode());
         boolean lossy = policy.equals("disk");
-        long started = System.nanoTime();
+        int round = Integer.getInteger("tandem.failover.checker.round", ROUND);
+        Run run = new Run(policy, seed, System.nanoTime());
+        while (run.trials < trials) {
+            round(run, random, lossy, Math.min(round, trials - run.trials), trials);
+        }
+        Figures f = run.figures(0);
+        LOG.log(System.Logger.Level.INFO, "failover checker figures: {0}", f);
+        report(f);
+    }
+
+    /** What a run's finished rounds and trials add up to. */
+    private static final class Run {
+
+        final String policy;
+        final long seed;
+        final long started;
+        final Map<String, Integer> faults = new TreeMap<>();
+        final List<Long> gaps = new ArrayList<>();
+        final List<Long> killGaps = new ArrayList<>();
+        int trials;
+        long lost;
+        /** The writes acknowledged in finished rounds (lost ones included). */
+        long acked;
+
+        Run(String policy, long seed, long started) {
+            this.policy = policy;
+            this.seed = seed;
+            this.started = started;
+        }
+
+        Figures figures(long ackedThisRound) {
+            return new Figures(policy, seed, trials, faults, acked + ackedThisRound, lost, gaps, killGaps,
+                    (System.nanoTime() - started) / 1_000_000);
+        }
+    }
+
+    /**
+     * {@code count} trials on a group of its own. Every trial checks every write acknowledged so far in its round,
+     * so a round's length bounds the check's cost and the nodes' heaps (each write is a key of its own); a round
+     * that passes removes its nodes' homes, one that fails keeps them for the post-mortem.
+     */
+    private static void round(Run run, Random random, boolean lossy, int count, int trials) throws Exception {
+        String policy = run.policy;
         Map<String, TandemNode> nodes = new LinkedHashMap<>();
         List<GroupClient> clients = new ArrayList<>();
         Netns net = Netns.create(3);
         Map<String, Netns.Host> hosts = Map.of("a", net.hosts().get(0), "b", net.hosts().get(1), "c",
                 net.hosts().get(2));
         SlowDisk slow = null;
-        Map<String, Integer> faults = new TreeMap<>();
-        List<Long> gaps = new ArrayList<>();
-        List<Long> killGaps = new ArrayList<>();
         List<String> drawn = faults();
-        long lost = 0;
+        long lostBefore = run.lost;
+        boolean passed = false;
         try {
             String peers = String.join(",", List.of("a", "b", "c").stream().map(id -> id + "@"
                     + hosts.get(id).ip() + ":7400").toList()); // a port of its own on each host
@@ -130,42 +172,41 @@ class FailoverCheckerSystemTest {
             }
             awaitHealthy(nodes, clients);
 
-            for (int trial = 1; trial <= trials; trial++) {
+            for (int i = 0; i < count; i++) {
+                int trial = ++run.trials;
                 String fault = drawn.get(random.nextInt(drawn.size()));
-                faults.merge(fault, 1, Integer::sum);
+                run.faults.merge(fault, 1, Integer::sum);
                 String primary = primary(nodes);
                 LOG.log(System.Logger.Level.INFO, "failover checker {0} trial {1}/{2}: {3} (primary {4})", policy,
                         trial, trials, fault, primary);
                 clients.forEach(GroupClient::resetGap);
                 injector.inject(fault, random, primary, nodes, clients);
                 String now = awaitHealthy(nodes, clients);
-                gaps.add(clients.stream().mapToLong(GroupClient::longestGapNanos).max().orElse(0) / 1_000_000);
+                run.gaps.add(clients.stream().mapToLong(GroupClient::longestGapNanos).max().orElse(0) / 1_000_000);
                 if (fault.equals("kill-primary")) {
-                    killGaps.add(gaps.get(gaps.size() - 1));
+                    run.killGaps.add(run.gaps.get(run.gaps.size() - 1));
                 }
                 List<String> missing = missing(nodes.get(now), clients);
                 if (lossy) {
-                    lost += missing.size();
+                    run.lost += missing.size();
                     clients.forEach(c -> c.forget(missing)); // counted once; the next trials check the rest
                 } else {
                     assertThat(missing).as("acknowledged writes missing on %s after trial %s (%s), seed %s", now,
-                            trial, fault, seed).isEmpty();
+                            trial, fault, run.seed).isEmpty();
                 }
+                long acked = clients.stream().mapToLong(c -> c.acked.size()).sum();
                 LOG.log(System.Logger.Level.INFO, "failover checker {0} after trial {1}: primary {2}, {3} "
-                        + "acknowledged, {4} lost, {5} ms without a write", policy, trial, now,
-                        clients.stream().mapToLong(c -> c.acked.size()).sum(), lost, gaps.get(gaps.size() - 1));
+                        + "acknowledged in this round, {4} lost, {5} ms without a write", policy, trial, now, acked,
+                        run.lost, run.gaps.get(run.gaps.size() - 1));
                 // a long run's figures so far, kept should the run be stopped before its end
-                progress(new Figures(policy, seed, trial, faults, clients.stream().mapToLong(c -> c.acked.size())
-                        .sum() + lost, lost, gaps, killGaps, (System.nanoTime() - started) / 1_000_000));
+                progress(run.figures(acked + run.lost - lostBefore));
             }
             clients.forEach(GroupClient::halt);
             for (GroupClient c : clients) {
                 assertThat(c.failure.get()).as(c.name).isNull();
             }
-            Figures f = new Figures(policy, seed, trials, faults, clients.stream().mapToLong(c -> c.acked.size())
-                    .sum() + lost, lost, gaps, killGaps, (System.nanoTime() - started) / 1_000_000);
-            LOG.log(System.Logger.Level.INFO, "failover checker figures: {0}", f);
-            report(f);
+            run.acked += clients.stream().mapToLong(c -> c.acked.size()).sum() + run.lost - lostBefore;
+            passed = true;
         } finally {
             clients.forEach(GroupClient::halt);
             nodes.values().forEach(n -> {
@@ -176,6 +217,19 @@ class FailoverCheckerSystemTest {
                 slow.close();
             }
             net.close();
+            if (passed) {
+                for (TandemNode n : nodes.values()) {
+                    removeTree(n.home());
+                }
+            }
+        }
+    }
+
+    private static void removeTree(Path dir) throws IOException {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
         }
     }
 

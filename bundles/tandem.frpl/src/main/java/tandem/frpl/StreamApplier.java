@@ -21,7 +21,8 @@ import tandem.protocol.frpl.RespArray;
  * from, and journals it in this node's own lineage (its own sequences, the primary's timestamps).
  *
  * <ul>
- * <li>{@code TANDEM.AT <ts> cmd…} becomes an App entry of {@code cmd…} at {@code ts}; {@code TANDEM.TICK <ts>} a
+ * <li>{@code TANDEM.AT <ts> cmd…} becomes an App entry of {@code cmd…} at {@code ts} (a Publish entry when
+ * {@code cmd…} is {@code PUBLISH} or {@code SPUBLISH} with a channel and a message); {@code TANDEM.TICK <ts>} a
  * Tick; {@code MULTI}, wrapped commands, {@code EXEC} one transaction entry, journaled at {@code EXEC} (an
  * interrupted group journals nothing, and its bytes are not counted: the next {@code PSYNC} asks for it again).</li>
  * <li>A command is not decoded: the frame is read in place ({@link RespArray}, every length checked), and the entry
@@ -44,6 +45,8 @@ final class StreamApplier {
     private static final byte[] EXEC = "*1\r\n$4\r\nEXEC\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] AT = "TANDEM.AT".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] TICK = "TANDEM.TICK".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PUBLISH = "PUBLISH".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SPUBLISH = "SPUBLISH".getBytes(StandardCharsets.US_ASCII);
 
     private final FrplStreams.Sink sink;
     private final ToIntFunction<String> firstKey;
@@ -152,7 +155,15 @@ final class StreamApplier {
             }
             long ts = timestamp(sequence);
             received = sequence;
+            boolean publish = frame.count() == 5 && (frame.is(2, PUBLISH) || frame.is(2, SPUBLISH));
             ByteBuffer command = command(payload);
+            if (publish) {
+                if (transaction != null) {
+                    throw new DivergenceException("PUBLISH inside a transaction at offset " + sequence);
+                }
+                append(ts, 0, EntryTag.PUBLISH, command, length);
+                return;
+            }
             if (transaction != null) {
                 if (transactionCommands >= MAX_TRANSACTION_COMMANDS
                         || transactionBytes + length > MAX_TRANSACTION_BYTES) {

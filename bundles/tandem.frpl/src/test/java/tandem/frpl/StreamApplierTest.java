@@ -98,6 +98,30 @@ class StreamApplierTest {
     }
 
     @Test
+    void aPublishBecomesAPublishEntryAgainAndNeverSitsInATransaction() throws Exception {
+        byte[] publish = CommandPayload.encode(args("PUBLISH", "ch", "message"));
+        byte[] spublish = CommandPayload.encode(args("spublish", "sh", ""));
+        stream(EntryTag.PUBLISH, 77, publish);
+        stream(EntryTag.PUBLISH, 78, spublish);
+        stream(EntryTag.APP, 79, CommandPayload.encode(args("PUBLISHX", "k", "v"))); // a command like any other
+        assertThat(journaled).extracting(Entry::tag).containsExactly(EntryTag.PUBLISH, EntryTag.PUBLISH,
+                EntryTag.APP);
+        assertThat(journaled.get(0).payload()).isEqualTo(publish);
+        assertThat(journaled.get(1).payload()).isEqualTo(spublish);
+        assertThat(journaled.get(0).timestampNs()).isEqualTo(77);
+        assertThat(journaled.get(0).keyHash()).isZero();
+        assertThat(journaled.get(0).offsetLength()).isEqualTo(FrplPayload.length(EntryTag.PUBLISH, 77, publish));
+        assertThat(applier.offset()).isEqualTo(offset);
+        List<byte[]> frames = FrplPayload.frames(EntryTag.APP, 80, CommandPayload.encodeTransaction(
+                List.<byte[][]>of(args("INCR", "n"))));
+        offset += frames.get(0).length;
+        applier.frame(0, offset, ByteBuffer.wrap(frames.get(0)));
+        byte[] inside = FrplPayload.frames(EntryTag.PUBLISH, 80, publish).get(0);
+        assertThatThrownBy(() -> applier.frame(0, offset + inside.length, ByteBuffer.wrap(inside)))
+                .isInstanceOf(DivergenceException.class).hasMessageContaining("PUBLISH inside a transaction");
+    }
+
+    @Test
     void aRepeatedFrameIsSkippedAndAGapIsADivergence() throws Exception {
         byte[] f = FrplPayload.frames(EntryTag.APP, 5, CommandPayload.encode(args("SET", "a", "1"))).get(0);
         applier.frame(0, 1000 + f.length, ByteBuffer.wrap(f));

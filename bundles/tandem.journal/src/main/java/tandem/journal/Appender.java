@@ -111,7 +111,7 @@ final class Appender {
         if (timestampNs < 0) {
             throw new IllegalArgumentException("negative timestamp " + timestampNs);
         }
-        if (tag != EntryTag.APP && tag != EntryTag.TICK && tag != EntryTag.EPOCH_BUMP) {
+        if (tag != EntryTag.APP && tag != EntryTag.TICK && tag != EntryTag.EPOCH_BUMP && tag != EntryTag.PUBLISH) {
             throw new IllegalArgumentException(String.format("tag 0x%02X cannot be appended", tag));
         }
         int length = payload.remaining();
@@ -164,7 +164,7 @@ final class Appender {
     void appendReplicated(long sequence, long timestampNs, long keyHash, long requestSeq, byte tag,
             ByteBuffer payload, long offsetLength) {
         if (tag != EntryTag.APP && tag != EntryTag.APP_CONTINUATION && tag != EntryTag.TICK
-                && tag != EntryTag.EPOCH_BUMP) {
+                && tag != EntryTag.EPOCH_BUMP && tag != EntryTag.PUBLISH) {
             throw new IllegalArgumentException(String.format("sequence %d: tag 0x%02X cannot be appended", sequence,
                     tag));
         }

@@ -54,7 +54,7 @@ final class OffsetCounter {
             // an entry after an open group discards the group: it never counted
             group.reset();
             inGroup = false;
-            offset += measure.length(tag, e.timestampNs(), null);
+            offset += measure.length(tag, e.timestampNs(), tag == EntryTag.PUBLISH ? e.payload() : null);
         }
         return true;
     }

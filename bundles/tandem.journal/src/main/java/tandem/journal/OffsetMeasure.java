@@ -11,8 +11,8 @@ package tandem.journal;
 public interface OffsetMeasure {
 
     /**
-     * @param payload the entry's payload; for an App entry the whole command, fragments joined; null for a Tick or
-     *                an EpochBump
+     * @param payload the entry's payload; for an App entry the whole command, fragments joined; for a Publish its
+     *                own; null for a Tick or an EpochBump
      * @throws IllegalArgumentException when an App payload is not a command, or the tag is unknown
      */
     long length(byte tag, long timestampNs, byte[] payload);

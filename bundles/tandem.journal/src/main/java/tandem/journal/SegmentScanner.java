@@ -231,7 +231,7 @@ final class SegmentScanner {
                 segment.index.add(sequence, cursor.entryOffset(), offsets.offset());
             }
             if (tag != EntryTag.APP && tag != EntryTag.APP_CONTINUATION && tag != EntryTag.TICK
-                    && tag != EntryTag.EPOCH_BUMP) {
+                    && tag != EntryTag.EPOCH_BUMP && tag != EntryTag.PUBLISH) {
                 result.broken = new Break(name, sequence, String.format("unknown entry tag 0x%02X", tag));
                 return null;
             }

@@ -52,7 +52,9 @@ class ChainPropertiesTest {
         Arbitrary<Op> app = Combinators.combine(arg.list().ofMinSize(1).ofMaxSize(4), Arbitraries.longs())
                 .as((args, kh) -> new Op(EntryTag.APP, kh, CommandPayload.encode(args.toArray(byte[][]::new))));
         Arbitrary<Op> tick = Arbitraries.longs().map(ts -> new Op(EntryTag.TICK, 0, Fixtures.tick(ts)));
-        Arbitrary<Op> op = Arbitraries.frequencyOf(Tuple.of(8, app), Tuple.of(1, tick));
+        Arbitrary<Op> publish = Combinators.combine(smallArg, smallArg).as((channel, message) -> new Op(
+                EntryTag.PUBLISH, 0, CommandPayload.encode(new byte[][] {"PUBLISH".getBytes(), channel, message})));
+        Arbitrary<Op> op = Arbitraries.frequencyOf(Tuple.of(8, app), Tuple.of(1, tick), Tuple.of(1, publish));
         Arbitrary<Batch> batch = Combinators.combine(op.list().ofMinSize(1).ofMaxSize(40),
                 Arbitraries.frequency(Tuple.of(3, 0), Tuple.of(3, 1), Tuple.of(1, 2))).as(Batch::new);
         return batch.list().ofMinSize(1).ofMaxSize(12);

@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import tandem.api.journal.EntryTag;
 import tandem.api.journal.Journal;
 import tandem.api.node.Frontend;
+import tandem.api.server.PubSub;
 import tandem.api.store.Command;
 import tandem.api.store.Keyspace;
 import tandem.api.store.Reply;
@@ -64,6 +65,8 @@ final class Applier {
      * then retries the entry.
      */
     private volatile ApplyFailure failure;
+    /** Where a replica delivers what its primary's clients published; null while the front end is away. */
+    private volatile PubSub subscribers;
 
     Applier(Services services, Accounting accounting) {
         this.services = services;
@@ -99,8 +102,23 @@ final class Applier {
         }
     }
 
-    /** Applies a journal entry that no client waits for (a replay, a replica); its replies go to {@code reply}. */
-    void entry(long sequence, long timestampNs, byte tag, byte[] payload, Reply reply) {
+    synchronized void subscribers(PubSub next) {
+        subscribers = next;
+    }
+
+    synchronized void subscribersGone(PubSub gone) {
+        if (subscribers == gone) {
+            subscribers = null;
+        }
+    }
+
+    /**
+     * Applies a journal entry that no client waits for (a replay, a replica); its replies go to {@code reply}.
+     *
+     * @param live true when the entry just arrived from the primary: a Publish is delivered to this node's
+     *             subscribers; never when the journal is replayed (after a restart, into a new store)
+     */
+    void entry(long sequence, long timestampNs, byte tag, byte[] payload, Reply reply, boolean live) {
         if (failure != null) {
             return;
         }
@@ -119,6 +137,11 @@ final class Applier {
                 case EntryTag.TICK -> tick(sequence, timestampNs);
                 case EntryTag.EPOCH_BUMP -> guarded(sequence, () -> "EPOCH_BUMP",
                         () -> k.epochBump(sequence, epoch(payload)));
+                case EntryTag.PUBLISH -> {
+                    if (guarded(sequence, () -> "PUBLISH", () -> k.advance(sequence)) && live) {
+                        deliver(sequence, payload);
+                    }
+                }
                 default -> skipped(sequence, "entry tag " + tag);
             }
         } finally {
@@ -130,6 +153,24 @@ final class Applier {
     void skipped(long sequence, String what) {
         if (failure == null) {
             guarded(sequence, () -> what, () -> services.keyspace().advance(sequence));
+        }
+    }
+
+    /**
+     * Delivers a Publish entry's message. Best effort, as Redis' is: no subscriber, a front end away or an entry
+     * that is no PUBLISH (the journal checked its shape) costs the message, never the apply.
+     */
+    private void deliver(long sequence, byte[] payload) {
+        PubSub to = subscribers;
+        if (to == null) {
+            return;
+        }
+        try {
+            byte[][] args = CommandPayload.decode(payload).get(0);
+            boolean shard = new String(args[0], StandardCharsets.US_ASCII).equalsIgnoreCase("spublish");
+            to.publish(args[1], args[2], shard);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "journal entry " + sequence + ": its PUBLISH was not delivered", e);
         }
     }
 

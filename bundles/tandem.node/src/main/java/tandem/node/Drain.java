@@ -14,8 +14,8 @@ import tandem.api.store.Keyspace;
  * journal thread posts an event when the batch is durable, and meanwhile the logic thread sequences whatever arrives,
  * so that it joins the next {@code fdatasync}. The logic thread's alone.
  */
-record Drain(Services services, Turns turns, Applier applier, Replies replies, Parking parking,
-        Housekeeping housekeeping, Accounting accounting, ResponseGate gate, EntryClock clock) {
+record Drain(Services services, Turns turns, Applier applier, Sequencer sequencer, Replies replies,
+        Parking parking, Housekeeping housekeeping, Accounting accounting, ResponseGate gate, EntryClock clock) {
 
     private static final Logger LOG = System.getLogger("tandem.node");
     static final String LOST = "ERR the journal restarted before this write was durable; it was not applied";
@@ -123,6 +123,10 @@ record Drain(Services services, Turns turns, Applier applier, Replies replies, P
                 applier.epochBump(p.sequence(), p.epoch());
                 return;
             }
+            case PUBLISH -> {
+                applier.skipped(p.sequence(), "PUBLISH"); // delivered here when it was answered
+                return;
+            }
             case WAIT -> {
                 parking.startWait(c);
                 return;
@@ -135,7 +139,11 @@ record Drain(Services services, Turns turns, Applier applier, Replies replies, P
                 c.front.closeAfterReply();
             }
             case CONNECTION -> {
+                long errorsBefore = c.front.errorReplies();
                 java.util.function.Supplier<String> later = c.front.run(p.command());
+                if (Sequencer.isPublish(p.command()) && c.front.errorReplies() == errorsBefore) {
+                    sequencer.publish(p.command()); // delivered here: now the replicas' subscribers' turn
+                }
                 if (c.parked) {
                     parking.finishLater(c, later);
                 } else if (later != null) {

@@ -33,6 +33,7 @@ import tandem.api.node.NodeClient;
 import tandem.api.node.NodeSession;
 import tandem.api.replication.AckPolicy;
 import tandem.api.replication.ReplicationHub;
+import tandem.api.server.PubSub;
 import tandem.api.server.WriteAdmission;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
@@ -143,6 +144,17 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
             boundKeyspace = null;
             core.keyspace(null);
         }
+    }
+
+    /** The front end's subscribers: a replica delivers there what its primary's clients published. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindPubSub(PubSub pubSub) {
+        core.subscribers(pubSub);
+    }
+
+    void unbindPubSub(PubSub pubSub) {
+        core.subscribersGone(pubSub);
     }
 
     /** The split-brain audit of tandem.fencing: a demoted primary's discarded writes are recorded through it. */

@@ -54,7 +54,8 @@ public final class NodeCore implements AutoCloseable {
                 blocked, role);
         parking = new Parking(waits, blocked, dispatcher, replies, role, inbox);
         Housekeeping housekeeping = new Housekeeping(services, applier, sequencer, role, clock);
-        Drain drain = new Drain(services, turns, applier, replies, parking, housekeeping, accounting, gate, clock);
+        Drain drain = new Drain(services, turns, applier, sequencer, replies, parking, housekeeping, accounting, gate,
+                clock);
         roleControl = new RoleControl(role, services, replay, applier, sequencer, replies, inbox);
         logic = new LogicThread(inbox, services, replay, sequencer, dispatcher, drain, applier, parking,
                 housekeeping, replies, accounting, role);
@@ -62,6 +63,16 @@ public final class NodeCore implements AutoCloseable {
     }
 
     // ---- the front end
+
+    /** Where a replica delivers the messages its primary's clients published; null while there is none. */
+    public void subscribers(tandem.api.server.PubSub pubSub) {
+        applier.subscribers(pubSub);
+    }
+
+    /** {@code pubSub} is going (one that replaces it may be bound already). */
+    public void subscribersGone(tandem.api.server.PubSub pubSub) {
+        applier.subscribersGone(pubSub);
+    }
 
     /** Attaches the front end, replacing any. */
     public void frontend(Frontend next) {

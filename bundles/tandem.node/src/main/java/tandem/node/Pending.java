@@ -8,7 +8,7 @@ import tandem.api.store.Command;
  * A request, or an entry of the node's own, waiting for its turn on the logic thread; {@code sequence} > 0 when it
  * waits for its journal entry to be durable.
  *
- * @param client    whose request it is; null for the node's own entries (Tick, EpochBump)
+ * @param client    whose request it is; null for the node's own entries (Tick, EpochBump, Publish)
  * @param command   the request; null for a transaction's EXEC (see {@code commands}) and the node's own entries
  * @param commands  a transaction's commands
  * @param immediate the reply of an {@link Kind#IMMEDIATE} request ({@code +OK}, {@code -ERR …}, {@code *-1}), the
@@ -37,6 +37,8 @@ record Pending(Client client, Kind kind, long sequence, long timestampNs, Comman
         TICK,
         /** The node's EpochBump: a promotion. */
         EPOCH_BUMP,
+        /** A PUBLISH journaled for the replicas' subscribers: answered already, it only advances the keyspace. */
+        PUBLISH,
         /** {@code WAIT}: answered, or parked, at its turn. */
         WAIT,
         /** The client's input failed to decode: answered (when there is an error), then the connection closes. */
@@ -66,6 +68,10 @@ record Pending(Client client, Kind kind, long sequence, long timestampNs, Comman
 
     static Pending tick(long sequence, long timestampNs) {
         return new Pending(null, Kind.TICK, sequence, timestampNs, null, null, null, 0);
+    }
+
+    static Pending publish(long sequence, long timestampNs) {
+        return new Pending(null, Kind.PUBLISH, sequence, timestampNs, null, null, null, 0);
     }
 
     static Pending epochBump(long sequence, long timestampNs, long epoch) {

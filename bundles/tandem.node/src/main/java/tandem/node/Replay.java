@@ -77,7 +77,7 @@ final class Replay {
             return;
         }
         if (keyspace.appliedSequence() < journal.durableSequence() || keyspace.origin() != null) {
-            replay();
+            replay(true);
             followedSomething = true;
         }
     }
@@ -97,6 +97,11 @@ final class Replay {
     }
 
     private void replay() {
+        replay(false);
+    }
+
+    /** @param live true when the entries replayed just arrived from the primary (a replica following it) */
+    private void replay(boolean live) {
         services.replayStarted();
         Journal journal = services.journal();
         Keyspace keyspace = services.keyspace();
@@ -125,7 +130,7 @@ final class Replay {
                         if (sequence > end) {
                             return false;
                         }
-                        applier.entry(sequence, timestampNs, tag, payload, DISCARD);
+                        applier.entry(sequence, timestampNs, tag, payload, DISCARD, live);
                         if (++count[0] % COMMIT_ENTRIES == 0) {
                             applier.commitRound(); // every replayed entry is durable: the store's batch stays bounded
                             done = count[0];

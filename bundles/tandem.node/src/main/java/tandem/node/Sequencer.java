@@ -1,5 +1,7 @@
 package tandem.node;
 
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +17,7 @@ import tandem.api.server.WriteAdmission;
 import tandem.api.store.Command;
 import tandem.api.store.Keyspace;
 import tandem.protocol.command.CommandPayload;
+import tandem.protocol.journal.JournalEntry;
 import tandem.protocol.frpl.FrplPayload;
 
 /**
@@ -30,6 +33,8 @@ final class Sequencer {
 
     static final String READONLY = "READONLY You can't write against a read only replica.";
 
+    private static final Logger LOG = System.getLogger("tandem.node");
+
     private final Services services;
     private final Applier applier;
     private final Admissions admissions;
@@ -44,6 +49,8 @@ final class Sequencer {
     private final List<Blocked.Block> woken = new ArrayList<>();
     /** Set once a write of this round waited for a required admission provider that is away. */
     private boolean admissionWaited;
+    /** PUBLISH messages too large for one journal entry, which no replica received. */
+    private long unpropagatedPublishes;
     private final byte[] tickPayload = new byte[8];
 
     private final WriteAdmission.Replicas replicaView = new WriteAdmission.Replicas() {
@@ -168,6 +175,43 @@ final class Sequencer {
             return null;
         } catch (JournalStoppedException e) {
             return journalStopped(e);
+        }
+    }
+
+    /** @return whether {@code command} is a {@code PUBLISH} or {@code SPUBLISH} of the front end */
+    static boolean isPublish(Command command) {
+        return command != null && command.isFrontend()
+                && (command.name().equals("publish") || command.name().equals("spublish"));
+    }
+
+    /**
+     * Journals a {@code PUBLISH} (or {@code SPUBLISH}) the front end has just delivered to this node's subscribers,
+     * for the replicas' (Redis propagates it to its replicas too). Its client has its answer already and waits for
+     * nothing. Only a primary that may write propagates it; otherwise, and for a message too large for one entry,
+     * this node's subscribers alone receive it, as a Redis replica's do.
+     */
+    void publish(Command command) {
+        byte[][] args = command.args();
+        if (args.length != 3 || role.following() || applier.stopped() || role.fence() != null
+                || services.journal() == null || admissions.refusal(replicaView) != null) {
+            return;
+        }
+        byte[] payload = CommandPayload.encode(args);
+        if (payload.length > JournalEntry.MAX_PAYLOAD) {
+            if (unpropagatedPublishes++ % 1000 == 0) {
+                LOG.log(Level.WARNING, "a PUBLISH of {0} bytes reached this node''s subscribers only: a message for "
+                        + "the replicas fits one journal entry ({1} bytes); {2} so far", payload.length,
+                        JournalEntry.MAX_PAYLOAD, unpropagatedPublishes);
+            }
+            return;
+        }
+        long ts = clock.next();
+        try {
+            long seq = services.journal().append(ts, 0, EntryTag.PUBLISH, payload,
+                    FrplPayload.appLength(args.length, payload.length, ts));
+            turns.add(Pending.publish(seq, ts));
+        } catch (JournalStoppedException e) {
+            // the journal says why in its status and log; this node's subscribers have the message
         }
     }
 

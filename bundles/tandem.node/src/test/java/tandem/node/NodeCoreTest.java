@@ -306,6 +306,75 @@ class NodeCoreTest {
         assertThat(core.blockedClients()).isZero();
     }
 
+    /** Collects what the node delivers to the front end's subscribers. */
+    private static final class Subscribers implements tandem.api.server.PubSub {
+        final List<String> delivered = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public long publish(String channel, byte[] message) {
+            throw new AssertionError("the node delivers with the bytes of the channel");
+        }
+
+        @Override
+        public long publish(byte[] channel, byte[] message, boolean shard) {
+            delivered.add((shard ? "s " : "") + new String(channel, StandardCharsets.ISO_8859_1) + " "
+                    + new String(message, StandardCharsets.ISO_8859_1));
+            return 1;
+        }
+    }
+
+    @Test
+    void aPrimaryJournalsWhatItPublishedOnceAnsweredAndWaitsForNothing() {
+        core.journal(journal);
+        core.keyspace(keyspace);
+        Subscribers subscribers = new Subscribers();
+        core.subscribers(subscribers);
+        TestClient c = frontend.client(1);
+        c.send("SET", "k", "v");
+        c.awaitReplies("+OK\r\n");
+        journal.holdDurability(true);
+        c.send("PUBLISH", "ch", "m");
+        c.send("PUBLISH", "ch"); // the front end's error: nothing to propagate
+        c.awaitReplies("+OK\r\n:0\r\n-ERR unknown command 'PUBLISH', with args beginning with: 'ch' \r\n");
+        assertThat(journal.entries).hasSize(2);
+        assertThat(journal.entries.get(1).tag()).isEqualTo(EntryTag.PUBLISH);
+        assertThat(journal.entries.get(1).payload())
+                .isEqualTo(CommandPayload.encode(new byte[][] {b("PUBLISH"), b("ch"), b("m")}));
+        assertThat(keyspace.appliedSequence()).as("not durable yet").isEqualTo(1);
+        journal.holdDurability(false);
+        await("the Publish entry is applied", () -> keyspace.appliedSequence() == 2);
+        assertThat(subscribers.delivered).as("the primary's front end delivered it itself").isEmpty();
+    }
+
+    @Test
+    void aReplicaDeliversWhatItsPrimaryPublishedAfterTheWritesBeforeItButNeverOnReplay() {
+        Subscribers subscribers = new Subscribers();
+        core.subscribers(subscribers);
+        journal.append(1, 0, EntryTag.PUBLISH, CommandPayload.encode(new byte[][] {b("PUBLISH"), b("old"), b("m")}));
+        core.journal(journal);
+        core.keyspace(keyspace);
+        core.follow("127.0.0.1:1");
+        TestClient c = frontend.client(1);
+        c.send("GET", "k");
+        c.awaitReplies("$-1\r\n");
+        assertThat(keyspace.appliedSequence()).isEqualTo(1);
+        assertThat(subscribers.delivered).as("replayed, not live").isEmpty();
+        journal.append(2, 0, EntryTag.APP, CommandPayload.encode(new byte[][] {b("SET"), b("k"), b("v")}));
+        journal.append(3, 0, EntryTag.PUBLISH, CommandPayload.encode(new byte[][] {b("publish"), b("ch"), b("m")}));
+        journal.append(4, 0, EntryTag.PUBLISH, CommandPayload.encode(new byte[][] {b("SPUBLISH"), b("sh"), b("n")}));
+        core.appended(4);
+        await("both are delivered", () -> subscribers.delivered.size() == 2);
+        assertThat(subscribers.delivered).containsExactly("ch m", "s sh n");
+        assertThat(keyspace.appliedSequence()).isEqualTo(4);
+        c.send("PUBLISH", "local", "x");
+        c.awaitReplies("$-1\r\n:0\r\n");
+        assertThat(journal.entries).as("a replica never journals a PUBLISH").hasSize(4);
+        core.subscribersGone(new Subscribers());
+        journal.append(5, 0, EntryTag.PUBLISH, CommandPayload.encode(new byte[][] {b("PUBLISH"), b("ch"), b("2")}));
+        core.appended(5);
+        await("delivered to the front end still bound", () -> subscribers.delivered.size() == 3);
+    }
+
     @Test
     void leadAppendsAnEpochBumpAfterWhatWasReplicatedAndThenAcceptsWrites() throws Exception {
         core.journal(journal);

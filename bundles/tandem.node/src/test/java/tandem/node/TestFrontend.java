@@ -24,7 +24,7 @@ public final class TestFrontend implements Frontend {
 
     /** The names this front end resolves as its own; the node core runs the transaction and WAIT commands. */
     private static final Set<String> OWN = Set.of("ping", "echo", "quit", "multi", "exec", "discard", "watch",
-            "unwatch", "wait", "replicaof", "slaveof");
+            "unwatch", "wait", "replicaof", "slaveof", "publish", "spublish");
 
     private final NodeCore core;
     private final List<TestClient> due = new ArrayList<>();
@@ -171,6 +171,8 @@ public final class TestFrontend implements Frontend {
                 reply.simple("PONG");
             } else if ("echo".equals(name) && args.length == 2) {
                 reply.bulk(args[1]);
+            } else if (("publish".equals(name) || "spublish".equals(name)) && args.length == 3) {
+                reply.integer(0); // no subscriber here
             } else if ("quit".equals(name)) {
                 reply.simple("OK");
                 closeAfterReply();

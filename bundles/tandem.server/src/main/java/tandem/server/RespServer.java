@@ -550,6 +550,11 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     }
 
     @Override
+    public long publish(byte[] channel, byte[] message, boolean shard) {
+        return pubsub.publish(channel, message, shard);
+    }
+
+    @Override
     public CommandMonitor monitor() {
         return monitor;
     }

@@ -9,6 +9,16 @@ public final class EntryTag {
     /** The first entry of a primary's tenure: payload {@code epoch u64}. */
     public static final byte EPOCH_BUMP = 0x04;
 
+    /**
+     * A message for the subscribers of the replicas: payload = the canonical RESP2 array {@code PUBLISH channel
+     * message} or {@code SPUBLISH shardchannel message}, as the client sent it. Changes no key; a replica delivers it
+     * to its own subscribers once it applies it live (never when replaying its journal), as a Redis replica does the
+     * {@code PUBLISH} in its primary's stream. Never split into fragments.
+     *
+     * @since 2.1
+     */
+    public static final byte PUBLISH = 0x05;
+
     /** A complete command (or the last fragment of one): payload = one canonical RESP2 array, or a transaction. */
     public static final byte APP = (byte) 0x80;
 

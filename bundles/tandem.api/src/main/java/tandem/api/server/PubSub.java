@@ -22,4 +22,15 @@ public interface PubSub {
      * @return the number of subscribers (channel and pattern) that received the message
      */
     long publish(String channel, byte[] message);
+
+    /**
+     * Delivers what a client published on the primary, as a replica's journal brings it ({@code PUBLISH} and
+     * {@code SPUBLISH} propagate as Redis propagates them).
+     *
+     * @param channel the channel's name as the client sent it, any bytes
+     * @param shard   true for a shard channel ({@code SPUBLISH}), whose subscribers are those of {@code SSUBSCRIBE}
+     * @return the number of subscribers of this node that received the message
+     * @since 1.6
+     */
+    long publish(byte[] channel, byte[] message, boolean shard);
 }

@@ -20,6 +20,7 @@ import tandem.protocol.replication.InputBatch;
  * App command [a1 … aN]    *&lt;N+2&gt;\r\n $9\r\nTANDEM.AT\r\n $&lt;d&gt;\r\n&lt;ts&gt;\r\n  $&lt;|a1|&gt;\r\na1\r\n … $&lt;|aN|&gt;\r\naN\r\n
  * App transaction          *1\r\n$5\r\nMULTI\r\n,  each command wrapped as above,  *1\r\n$4\r\nEXEC\r\n
  * Tick                     *2\r\n$11\r\nTANDEM.TICK\r\n $&lt;d&gt;\r\n&lt;ts&gt;\r\n
+ * Publish [PUBLISH c m]    as an App command: *5\r\n $9\r\nTANDEM.AT\r\n $&lt;d&gt;\r\n&lt;ts&gt;\r\n $7\r\nPUBLISH\r\n … (or SPUBLISH)
  * EpochBump, fragment      nothing (length 0)
  * </pre>
  *
@@ -34,6 +35,8 @@ public final class FrplPayload {
     static final byte[] EXEC = ascii("*1\r\n$4\r\nEXEC\r\n");
     static final byte[] AT = ascii("$9\r\nTANDEM.AT\r\n");
     static final byte[] TICK = ascii("*2\r\n$11\r\nTANDEM.TICK\r\n");
+    static final byte[] PUBLISH = ascii("PUBLISH");
+    static final byte[] SPUBLISH = ascii("SPUBLISH");
 
     private FrplPayload() {
     }
@@ -61,6 +64,9 @@ public final class FrplPayload {
             case EntryTag.EPOCH_BUMP:
             case EntryTag.APP_CONTINUATION:
                 return 0;
+            case EntryTag.PUBLISH:
+                checkPublish(payload);
+                break;
             case EntryTag.APP:
                 break;
             default:
@@ -107,7 +113,29 @@ public final class FrplPayload {
         return frames;
     }
 
-    /** @return the FRPL length of one command of {@code count} arguments and {@code bytes} bytes, wrapped */
+    /**
+     * Checks a Publish entry's payload: framed like an App command, it must be one.
+     *
+     * @throws IllegalArgumentException when it is not one array of three bulk strings, {@code PUBLISH} or
+     *                                  {@code SPUBLISH} first
+     */
+    static void checkPublish(ByteBuffer payload) {
+        RespArray array = new RespArray().read(payload, payload.position(), payload.limit());
+        if (array.end() != payload.limit() || !isPublish(array)) {
+            throw new IllegalArgumentException("Publish payload is not PUBLISH or SPUBLISH channel message");
+        }
+    }
+
+    /** @return whether {@code command} is {@code PUBLISH channel message} or {@code SPUBLISH channel message} */
+    public static boolean isPublish(RespArray command) {
+        return command.count() == 3 && (command.is(0, PUBLISH) || command.is(0, SPUBLISH));
+    }
+
+    /** @return whether {@code command}, read by {@link #isPublish}, is {@code SPUBLISH} */
+    public static boolean isShardPublish(RespArray command) {
+        return command.is(0, SPUBLISH);
+    }
+
     /**
      * {@link #length} of an App entry holding one command, from what its sequencer knows without reading the payload
      * again: its argument count and the payload's length.

@@ -49,6 +49,9 @@ public final class FrplWriter {
             case EntryTag.EPOCH_BUMP:
             case EntryTag.APP_CONTINUATION:
                 return offset;
+            case EntryTag.PUBLISH:
+                FrplPayload.checkPublish(payload); // then framed as the App command it looks like
+                break;
             case EntryTag.APP:
                 break;
             default:

@@ -19,7 +19,8 @@ import java.nio.ByteBuffer;
 public final class Frames {
 
     /** The version a replica announces in its Handshake; the primary drops a connection that announces another. */
-    public static final int PROTOCOL_VERSION = 5;
+    /** 6: journal entries may be Publish ({@code tandem.api.journal.EntryTag#PUBLISH}), which version 5 refuses. */
+    public static final int PROTOCOL_VERSION = 6;
     /** Bytes of the u32 length before every payload. */
     public static final int LENGTH_PREFIX = 4;
     /** The largest payload accepted before the handshake is done (auth frames, Handshake, early control frames). */

@@ -75,6 +75,24 @@ class FrplPayloadTest {
     }
 
     @Test
+    void aPublishIsFramedAsTheCommandItIs() {
+        assertFrames(EntryTag.PUBLISH, TS, CommandPayload.encode(args("PUBLISH", "ch", "hi")),
+                "*5\r\n$9\r\nTANDEM.AT\r\n$19\r\n1700000000000000000\r\n$7\r\nPUBLISH\r\n$2\r\nch\r\n$2\r\nhi\r\n");
+        assertFrames(EntryTag.PUBLISH, 3, CommandPayload.encode(args("spublish", "s", "")),
+                "*5\r\n$9\r\nTANDEM.AT\r\n$1\r\n3\r\n$8\r\nspublish\r\n$1\r\ns\r\n$0\r\n\r\n");
+        byte[] p = CommandPayload.encode(args("PUBLISH", "ch", "m"));
+        assertThat(FrplPayload.length(EntryTag.PUBLISH, TS, p)).isEqualTo(FrplPayload.appLength(3, p.length, TS));
+        for (byte[] bad : List.of(CommandPayload.encode(args("SET", "k", "v")),
+                CommandPayload.encode(args("PUBLISH", "ch")), CommandPayload.encode(args("PUBLISH", "a", "b", "c")),
+                CommandPayload.encodeTransaction(List.<byte[][]>of(args("PUBLISH", "a", "b"))), new byte[0])) {
+            assertThatThrownBy(() -> FrplPayload.length(EntryTag.PUBLISH, 1, bad))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> FrplPayload.frames(EntryTag.PUBLISH, 1, bad))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void refusesWhatIsNotACommand() {
         for (String bad : List.of("", "*0\r\n", "*1\r\n$3\r\nab\r\n", "*1\r\n$1\r\na\r\nx", "+OK\r\n",
                 "*1\r\n$5\r\nMULTI\r\n*1\r\n$1\r\na\r\n", "*1\r\n$01\r\na\r\n")) {

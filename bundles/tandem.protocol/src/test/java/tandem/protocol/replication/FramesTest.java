@@ -15,7 +15,7 @@ class FramesTest {
 
     @Test
     void constantsMatchTheDesign() {
-        assertThat(Frames.PROTOCOL_VERSION).isEqualTo(5);
+        assertThat(Frames.PROTOCOL_VERSION).isEqualTo(6);
         assertThat(Frames.LENGTH_PREFIX).isEqualTo(4);
         assertThat(Frames.MAX_CONTROL_FRAME).isEqualTo(256);
         assertThat(Frames.DEFAULT_MAX_DATA_FRAME).isEqualTo(786_432);

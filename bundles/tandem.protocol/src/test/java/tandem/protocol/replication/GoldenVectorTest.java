@@ -35,9 +35,9 @@ class GoldenVectorTest {
 
     @Test
     void handshakeKat4() {
-        // melin's vector ends 0400 (its protocol version 4); Tandem's design sets protocol_version to 5
+        // melin's vector ends 0400 (its protocol version 4); Tandem's is 6 (5 added the epoch, 6 the Publish entry)
         byte[] v = hex("33000000 01 0200000000000000"
-                + " 3489f59a619f76ef41043ff6a0a97ddf65e04b722517596a00d7348490b1d28b 0000000000000000 0500");
+                + " 3489f59a619f76ef41043ff6a0a97ddf65e04b722517596a00d7348490b1d28b 0000000000000000 0600");
         assertThat(Handshake.frame(2, CHAIN2, 0)).isEqualTo(v);
         assertWrites(v, b -> Handshake.write(b, 2, CHAIN2, 0));
         ByteBuffer p = payload(v);
@@ -45,7 +45,7 @@ class GoldenVectorTest {
         assertThat(Handshake.lastSequence(p)).isEqualTo(2);
         assertThat(Handshake.chainHash(p)).isEqualTo(CHAIN2);
         assertThat(Handshake.epoch(p)).isZero();
-        assertThat(Handshake.protocolVersion(p)).isEqualTo(5);
+        assertThat(Handshake.protocolVersion(p)).isEqualTo(6);
         // melin's own vector, byte for byte, with the version it pins
         byte[] melin = Arrays.copyOf(v, v.length);
         melin[v.length - 2] = 4;
@@ -55,9 +55,9 @@ class GoldenVectorTest {
     @Test
     void handshake() {
         byte[] v = hex("33000000 01 0807060504030201"
-                + " a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf 1817161514131211 0500");
+                + " a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf 1817161514131211 0600");
         assertThat(Handshake.frame(0x0102030405060708L, run(0xa0, 32), 0x1112131415161718L)).isEqualTo(v);
-        assertWrites(v, b -> Handshake.write(b, 0x0102030405060708L, run(0xa0, 32), 0x1112131415161718L, 5));
+        assertWrites(v, b -> Handshake.write(b, 0x0102030405060708L, run(0xa0, 32), 0x1112131415161718L, 6));
         ByteBuffer p = payload(v);
         Handshake.check(p);
         assertThat(Handshake.lastSequence(p)).isEqualTo(0x0102030405060708L);

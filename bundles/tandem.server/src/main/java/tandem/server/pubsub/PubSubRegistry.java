@@ -51,6 +51,11 @@ public final class PubSubRegistry implements PubSub {
         return publish(Kind.CHANNEL, channel.getBytes(StandardCharsets.UTF_8), message);
     }
 
+    @Override
+    public long publish(byte[] channel, byte[] message, boolean shard) {
+        return publish(shard ? Kind.SHARD : Kind.CHANNEL, channel, message);
+    }
+
     /**
      * {@code PUBLISH} ({@link Kind#CHANNEL}: to the channel's subscribers, then to every matching pattern's) or
      * {@code SPUBLISH} ({@link Kind#SHARD}).

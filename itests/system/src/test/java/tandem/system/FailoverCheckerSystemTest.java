@@ -412,9 +412,28 @@ class FailoverCheckerSystemTest {
     private static String awaitHealthy(Map<String, TandemNode> nodes, List<GroupClient> clients) {
         // the Raft side heals too before the next fault: a restarted peer is reached by the leader's gRPC only
         // after a reconnection backoff, and a second fault before that is a double one (no majority answers)
-        String primary = AutoFailoverSystemTest.awaitWhole(nodes, HEAL);
-        awaitProgress(clients, 10);
-        return primary;
+        try {
+            String primary = AutoFailoverSystemTest.awaitWhole(nodes, HEAL);
+            awaitProgress(clients, 10);
+            return primary;
+        } catch (AssertionError e) {
+            dumpThreads(nodes);
+            throw e;
+        }
+    }
+
+    /** Writes each live node's thread stacks to {@code threads.txt} in its home: a group that did not heal. */
+    private static void dumpThreads(Map<String, TandemNode> nodes) {
+        for (TandemNode n : nodes.values()) {
+            if (n.process().isAlive()) {
+                try {
+                    Files.writeString(n.home().resolve("threads.txt"), TandemNode.run(Duration.ofSeconds(30),
+                            "jcmd", Long.toString(n.process().pid()), "Thread.print").out());
+                } catch (IOException | RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "no thread dump of " + n.home() + ": " + e);
+                }
+            }
+        }
     }
 
     private static void awaitProgress(List<GroupClient> clients, int more) {

@@ -188,7 +188,7 @@ class PubSubSystemTest {
     }
 
     /** Reads one RESP2 value and returns its bytes as they came. */
-    private static String readValue(InputStream in) throws IOException {
+    static String readValue(InputStream in) throws IOException {
         ByteArrayOutputStream raw = new ByteArrayOutputStream();
         String line = readLine(in, raw);
         char type = line.charAt(0);
@@ -220,7 +220,7 @@ class PubSubSystemTest {
         }
     }
 
-    private static String visible(String s) {
+    static String visible(String s) {
         return s.replace("\r", "\\r").replace("\n", "\\n");
     }
 

@@ -52,6 +52,9 @@ final class GroupPeer implements AutoCloseable {
      * A Ratis client, built for the configuration and the leader this peer knew when it was made; {@code failed} once
      * a request through it failed.
      */
+    /** The leader appender's waits after failures: 1 ms ×10, 100 ms ×100, then 500 ms (Ratis' own syntax). */
+    static final String APPENDER_RETRIES = "1ms,10, 100ms,100, 500ms,100000";
+
     private record Client(RaftClient raft, RaftConfiguration conf, RaftPeerId leader, AtomicBoolean failed) {
     }
 
@@ -72,6 +75,17 @@ final class GroupPeer implements AutoCloseable {
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(Math.max(200, s.leaseMs()),
                 TimeUnit.MILLISECONDS));
+        // Ratis 3.3.0's follower takes an append that starts where a pending one starts for a duplicate, whatever its
+        // length: it acknowledged [35..36] while [35] was still being written and never wrote 36, and the leader,
+        // whose match index never goes back within a term, heartbeat that follower forever without sending it data
+        // (the checker's partition-leader trial of 2026-12-06; docs/failover.md). Appending every request as it
+        // comes, as Ratis 3.1 did, writes what it acknowledges; heartbeats on the data stream cannot overtake an
+        // append in flight then
+        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
+        GrpcConfigKeys.Server.setHeartbeatChannel(p, false);
+        // the leader's appender backs off 1 s, then 5 s, between failures by default: a restarted member waited up to
+        // 15 s for its first append. Metadata entries are few and small; retrying sooner costs little
+        RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, APPENDER_RETRIES);
         this.properties = p;
         // a node joining a running group starts with no members: Ratis tells a candidate its peers do not know to
         // shut down, and a joiner formatted with the new membership would stand for election before it is added.

@@ -63,6 +63,39 @@ class GroupPeerTest {
         assertThat(machines.get(0).state().primary()).isEqualTo("n1");
     }
 
+    /**
+     * A follower stopped and started again on its storage is appended to again: it applies what was committed while
+     * it was away and what comes after. How long that took is printed (Ratis' default appender backoff made it up to
+     * 15 s; see {@link GroupPeer#APPENDER_RETRIES}).
+     */
+    @Test
+    void aFollowerRestartedOnItsStorageCatchesUp() throws Exception {
+        Path dir = Files.createTempDirectory("group-peer");
+        String list = "n1@127.0.0.1:" + freePort() + ",n2@127.0.0.1:" + freePort() + ",n3@127.0.0.1:" + freePort();
+        List<FailoverSettings> settings = new ArrayList<>();
+        for (String id : List.of("n1", "n2", "n3")) {
+            settings.add(FailoverSettings.of(config(id, list, dir), dir));
+            GroupMachine m = new GroupMachine(new Liveness(), () -> 1_000_000_000L, () -> { });
+            machines.add(m);
+            peers.add(new GroupPeer(settings.get(settings.size() - 1), m));
+        }
+        await("a leader", () -> leader() >= 0);
+        int leader = leader();
+        int follower = (leader + 1) % 3;
+        peers.get(leader).append(GroupCodec.promote(new Failover("", "n1", 1, 0, 0, "test"))).get();
+        await("every peer applied epoch 1", () -> machines.stream().allMatch(m -> m.state().epoch() == 1));
+        peers.get(follower).close();
+        peers.get(leader).append(GroupCodec.promote(new Failover("n1", "n2", 2, 0, 0, "test"))).get();
+        long started = System.nanoTime();
+        GroupMachine again = new GroupMachine(new Liveness(), () -> 1_000_000_000L, () -> { });
+        machines.set(follower, again);
+        peers.set(follower, new GroupPeer(settings.get(follower), again));
+        await("the restarted follower applied epoch 2", () -> again.state().epoch() == 2);
+        peers.get(leader).append(GroupCodec.promote(new Failover("n2", "n3", 3, 0, 0, "test"))).get();
+        await("the restarted follower applied epoch 3", () -> again.state().epoch() == 3);
+        System.out.printf("a restarted follower caught up in %d ms%n", (System.nanoTime() - started) / 1_000_000);
+    }
+
     private int leader() {
         for (int i = 0; i < peers.size(); i++) {
             var info = peers.get(i).info();

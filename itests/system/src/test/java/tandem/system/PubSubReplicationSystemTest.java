@@ -46,7 +46,11 @@ class PubSubReplicationSystemTest {
         assertThat(r.out().trim()).as(r.err()).isEqualTo("OK");
         JournalCluster.awaitStreaming(psyncReplica);
         redisPrimary = RedisProcess.start();
-        redisReplica = RedisProcess.start("--replicaof", "127.0.0.1", Integer.toString(redisPrimary.port()));
+        // a replica's full sync writes dump.rdb into its directory: keep it under target/
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory(java.nio.file.Files.createDirectories(
+                java.nio.file.Path.of("target")), "redis-replica-");
+        redisReplica = RedisProcess.start("--replicaof", "127.0.0.1", Integer.toString(redisPrimary.port()), "--dir",
+                dir.toString());
         Await.until("the Redis replica streams", Duration.ofSeconds(30), () -> String.valueOf(
                 TandemNode.tryExchange(redisReplica.port(), "INFO replication\r\n")).contains("master_link_status:up"));
     }

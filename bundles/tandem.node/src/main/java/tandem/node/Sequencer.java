@@ -17,8 +17,8 @@ import tandem.api.server.WriteAdmission;
 import tandem.api.store.Command;
 import tandem.api.store.Keyspace;
 import tandem.protocol.command.CommandPayload;
-import tandem.protocol.journal.JournalEntry;
 import tandem.protocol.frpl.FrplPayload;
+import tandem.protocol.journal.JournalEntry;
 
 /**
  * Admission and sequencing: a write is admitted (applying not stopped, no fence, every write-admission provider

@@ -127,13 +127,8 @@ public final class FrplPayload {
     }
 
     /** @return whether {@code command} is {@code PUBLISH channel message} or {@code SPUBLISH channel message} */
-    public static boolean isPublish(RespArray command) {
+    private static boolean isPublish(RespArray command) {
         return command.count() == 3 && (command.is(0, PUBLISH) || command.is(0, SPUBLISH));
-    }
-
-    /** @return whether {@code command}, read by {@link #isPublish}, is {@code SPUBLISH} */
-    public static boolean isShardPublish(RespArray command) {
-        return command.is(0, SPUBLISH);
     }
 
     /**
@@ -147,6 +142,7 @@ public final class FrplPayload {
         return commandLength(count, payloadBytes, atLength(timestampDigits(timestampNs)));
     }
 
+    /** @return the FRPL length of one command of {@code count} arguments and {@code bytes} bytes, wrapped */
     static long commandLength(long count, long bytes, long wrapped) {
         return bytes - RespArray.headerLength(count) + RespArray.headerLength(count + 2) + wrapped;
     }

@@ -53,6 +53,12 @@ final class Actuator {
             if (role == null) {
                 return;
             }
+            if (role.equals(LocalNode.PSYNC_REPLICA)) {
+                problem("this node follows " + node.upstream() + " by psync: the group neither promotes nor "
+                        + "re-points a psync replica; its members follow the primary by the journal protocol "
+                        + "(docs/failover.md)");
+                return;
+            }
             if (g.primary().equals(s.nodeId())) {
                 if (role.equals("replica")) {
                     LOG.log(Level.WARNING, "failover group: epoch {0} names this node the primary; promoting",

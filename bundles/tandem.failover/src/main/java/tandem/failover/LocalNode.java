@@ -7,7 +7,17 @@ package tandem.failover;
  */
 interface LocalNode {
 
-    /** @return {@code primary} or {@code replica}, or null while the node core or replication is not bound */
+    /**
+     * What a node that follows its primary by psync reports as its role: the group neither promotes it (its journal
+     * is numbered in its own lineage and its acknowledgements count for no ack policy, so its history cannot be
+     * weighed against the journal replicas') nor re-points it.
+     */
+    String PSYNC_REPLICA = "psync-replica";
+
+    /**
+     * @return {@code primary}, {@code replica} (following by the journal protocol) or {@link #PSYNC_REPLICA}, or null
+     *         while the node core or replication is not bound
+     */
     String role();
 
     /** @return the primary this node follows, or null */

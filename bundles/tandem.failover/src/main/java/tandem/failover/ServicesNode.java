@@ -45,7 +45,10 @@ final class ServicesNode implements LocalNode {
         if (h == null || journalStatus() == null) {
             return null;
         }
-        return h.upstream() == null ? "primary" : "replica";
+        if (h.upstream() == null) {
+            return "primary";
+        }
+        return "psync".equals(h.upstreamProtocol()) ? PSYNC_REPLICA : "replica";
     }
 
     @Override

@@ -75,6 +75,16 @@ class DetectorTest {
     }
 
     @Test
+    void aMemberThatFollowsByPsyncIsNoCandidateWhateverItsTip() {
+        heard("n1", "primary", 10, "disk+ram", 8_000);
+        heard("n2", "replica", 9, "disk+ram", 9_900);
+        heard("n3", LocalNode.PSYNC_REPLICA, 500, "disk+ram", 9_950); // its own lineage's sequences
+        assertThat(promotion(decide(10_000, settings)).to()).isEqualTo("n2");
+        seen.remove("n2");
+        assertThat(decide(10_000, settings).entries()).isEmpty();
+    }
+
+    @Test
     void tiesGoToThePeersOrder() {
         heard("n1", "primary", 10, "disk+ram", 8_000);
         heard("n3", "replica", 11, "two-disks", 9_950);

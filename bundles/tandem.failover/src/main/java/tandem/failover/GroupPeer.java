@@ -64,6 +64,25 @@ final class GroupPeer implements AutoCloseable {
         RaftGroupId gid = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("tandem.failover:" + s.group())
                 .getBytes(StandardCharsets.UTF_8)));
         this.group = RaftGroup.valueOf(gid, peers);
+        RaftProperties p = properties(s);
+        this.properties = p;
+        // a node joining a running group starts with no members: Ratis tells a candidate its peers do not know to
+        // shut down, and a joiner formatted with the new membership would stand for election before it is added.
+        // The leader's appends bring the membership; a formatted storage recovers it from the log either way
+        boolean fresh = !Files.isDirectory(s.storage().resolve(s.nodeId()).resolve(gid.getUuid().toString()));
+        RaftGroup initial = s.join() && fresh ? RaftGroup.valueOf(gid) : group;
+        this.server = withRatisLoader(() -> {
+            RaftServer srv = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(s.nodeId())).setGroup(initial)
+                    .setProperties(p).setStateMachine(machine).setOption(RaftStorage.StartupOption.RECOVER).build();
+            srv.start();
+            return srv;
+        });
+        this.appendTimeoutMs = Math.max(1000, 2 * s.leaseMs());
+        this.client = new Client(newClient(group.getPeers(), null, p), null, null, new AtomicBoolean());
+    }
+
+    /** The Ratis properties of {@code s}'s peer and client. */
+    static RaftProperties properties(FailoverSettings s) {
         RaftProperties p = new RaftProperties();
         GrpcConfigKeys.Server.setHost(p, s.raftBind());
         GrpcConfigKeys.Server.setPort(p, s.raftPort());
@@ -86,20 +105,7 @@ final class GroupPeer implements AutoCloseable {
         // the leader's appender backs off 1 s, then 5 s, between failures by default: a restarted member waited up to
         // 15 s for its first append. Metadata entries are few and small; retrying sooner costs little
         RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, APPENDER_RETRIES);
-        this.properties = p;
-        // a node joining a running group starts with no members: Ratis tells a candidate its peers do not know to
-        // shut down, and a joiner formatted with the new membership would stand for election before it is added.
-        // The leader's appends bring the membership; a formatted storage recovers it from the log either way
-        boolean fresh = !Files.isDirectory(s.storage().resolve(s.nodeId()).resolve(gid.getUuid().toString()));
-        RaftGroup initial = s.join() && fresh ? RaftGroup.valueOf(gid) : group;
-        this.server = withRatisLoader(() -> {
-            RaftServer srv = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(s.nodeId())).setGroup(initial)
-                    .setProperties(p).setStateMachine(machine).setOption(RaftStorage.StartupOption.RECOVER).build();
-            srv.start();
-            return srv;
-        });
-        this.appendTimeoutMs = Math.max(1000, 2 * s.leaseMs());
-        this.client = new Client(newClient(group.getPeers(), null, p), null, null, new AtomicBoolean());
+        return p;
     }
 
     private RaftClient newClient(java.util.Collection<RaftPeer> peers, RaftPeerId leader, RaftProperties p)

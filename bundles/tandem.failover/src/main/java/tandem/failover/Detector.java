@@ -102,13 +102,16 @@ final class Detector {
                     + "tandem.failover:lossy=true to accept that loss, or promote by hand");
         }
         entries.add(GroupCodec.promote(new Failover(primary, chosen.id(), g.epoch() + 1, wallMillis, silentMs,
-                gone + "; " + chosen.id() + " holds the most history (tip " + chosen.tip() + ")")));
+                gone + "; " + chosen.id() + " holds the most history (journal epoch " + chosen.journalEpoch()
+                        + ", tip " + chosen.tip() + ")")));
         return new Decision(entries, null);
     }
 
     /**
-     * @return the live member in {@code role} heard at or after {@code since} with the highest tip, other than
-     *         {@code exclude}, or null
+     * @return the live member in {@code role} heard at or after {@code since} with the most recent history, other than
+     *         {@code exclude}, or null. The journal epoch comes first: a former primary back with a divergent tail
+     *         still has the epoch of its lost tenure until it resyncs, and its tip may be past that of a replica of
+     *         the newer primary, whose acknowledged writes it does not hold; the tip decides within an epoch
      */
     private static Report best(Map<String, Seen> seen, long now, long down, FailoverSettings s, String role,
             long since, String exclude) {
@@ -117,7 +120,7 @@ final class Detector {
                 .filter(v -> now - v.atNanos() < down && v.atNanos() - since >= 0)
                 .map(Seen::report)
                 .filter(r -> role.equals(r.role()) && s.peers().containsKey(r.id()) && !r.id().equals(exclude))
-                .max(Comparator.comparingLong(Report::tip)
+                .max(Comparator.comparingLong(Report::journalEpoch).thenComparingLong(Report::tip)
                         .thenComparing(r -> -order.indexOf(r.id())))
                 .orElse(null);
     }

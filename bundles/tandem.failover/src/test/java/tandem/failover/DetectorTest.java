@@ -36,13 +36,18 @@ class DetectorTest {
 
     /** Records a report as the leader's {@link Liveness} does, keeping when the member last said it is a primary. */
     private void heard(String id, String role, long tip, String policy, long atMs) {
+        heard(id, role, 1, tip, policy, atMs);
+    }
+
+    private void heard(String id, String role, long journalEpoch, long tip, String policy, long atMs) {
         Liveness table = new Liveness();
         Seen before = seen.get(id);
         if (before != null) {
             table.heard(before.report(), before.primaryAtNanos() == Long.MIN_VALUE ? before.atNanos()
                     : before.primaryAtNanos());
         }
-        table.heard(new Report(id, role, "r" + id.charAt(1), "p" + id.charAt(1), 1, tip, policy, false), atMs * MS);
+        table.heard(new Report(id, role, "r" + id.charAt(1), "p" + id.charAt(1), journalEpoch, tip, policy, false),
+                atMs * MS);
         seen.put(id, table.get(id));
     }
 
@@ -82,6 +87,22 @@ class DetectorTest {
         assertThat(promotion(decide(10_000, settings)).to()).isEqualTo("n2");
         seen.remove("n2");
         assertThat(decide(10_000, settings).entries()).isEmpty();
+    }
+
+    /**
+     * n3, a former primary, came back with a divergent tail longer than what n1 (named after it) acknowledged and
+     * n2 holds; n1 is lost before n3 resynced. n2, of n1's epoch, is promoted.
+     */
+    @Test
+    void aReplicaOfTheNewerEpochIsPreferredToALongerTailOfAnOlderOne() {
+        heard("n1", "primary", 3, 40, "disk+ram", 8_000);
+        heard("n2", "replica", 3, 40, "disk+ram", 9_900);
+        heard("n3", "replica", 2, 90, "disk+ram", 9_950);
+        Failover f = promotion(decide(10_000, settings));
+        assertThat(f.to()).isEqualTo("n2");
+        assertThat(f.reason()).endsWith("n2 holds the most history (journal epoch 3, tip 40)");
+        heard("n3", "replica", 3, 41, "disk+ram", 9_960); // resynced, and ahead
+        assertThat(promotion(decide(10_000, settings)).to()).isEqualTo("n3");
     }
 
     @Test

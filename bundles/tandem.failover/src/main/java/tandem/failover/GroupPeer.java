@@ -48,13 +48,13 @@ final class GroupPeer implements AutoCloseable {
     private final long appendTimeoutMs;
     private volatile Client client;
 
+    /** The leader appender's waits after failures: 1 ms ×10, 100 ms ×100, then 500 ms (Ratis' own syntax). */
+    static final String APPENDER_RETRIES = "1ms,10, 100ms,100, 500ms,100000";
+
     /**
      * A Ratis client, built for the configuration and the leader this peer knew when it was made; {@code failed} once
      * a request through it failed.
      */
-    /** The leader appender's waits after failures: 1 ms ×10, 100 ms ×100, then 500 ms (Ratis' own syntax). */
-    static final String APPENDER_RETRIES = "1ms,10, 100ms,100, 500ms,100000";
-
     private record Client(RaftClient raft, RaftConfiguration conf, RaftPeerId leader, AtomicBoolean failed) {
     }
 
@@ -97,7 +97,7 @@ final class GroupPeer implements AutoCloseable {
         // Ratis 3.3.0's follower takes an append that starts where a pending one starts for a duplicate, whatever its
         // length: it acknowledged [35..36] while [35] was still being written and never wrote 36, and the leader,
         // whose match index never goes back within a term, heartbeat that follower forever without sending it data
-        // (the checker's partition-leader trial of 2026-12-06; docs/failover.md). Appending every request as it
+        // (the checker's partition-leader trial of 2026-12-06; docs/failover-checker.md). Appending every request as it
         // comes, as Ratis 3.1 did, writes what it acknowledges; heartbeats on the data stream cannot overtake an
         // append in flight then
         RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);

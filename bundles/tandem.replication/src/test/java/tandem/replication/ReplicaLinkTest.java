@@ -444,7 +444,7 @@ class ReplicaLinkTest {
         assertThat(Handshake.lastSequence(h)).isZero();
         assertThat(Handshake.chainHash(h)).isEqualTo(ZEROS);
         assertThat(Handshake.epoch(h)).isEqualTo(3);
-        assertThat(Handshake.protocolVersion(h)).isEqualTo(5);
+        assertThat(Handshake.protocolVersion(h)).isEqualTo(6);
         assertThat(link.status().state()).isEqualTo("handshaking");
         assertThat(p.names()).containsExactly("ChallengeResponse", "Handshake");
     }

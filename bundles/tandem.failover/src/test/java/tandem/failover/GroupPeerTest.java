@@ -93,7 +93,8 @@ class GroupPeerTest {
         await("the restarted follower applied epoch 2", () -> again.state().epoch() == 2);
         peers.get(leader).append(GroupCodec.promote(new Failover("n2", "n3", 3, 0, 0, "test"))).get();
         await("the restarted follower applied epoch 3", () -> again.state().epoch() == 3);
-        System.out.printf("a restarted follower caught up in %d ms%n", (System.nanoTime() - started) / 1_000_000);
+        System.getLogger("tandem.failover").log(System.Logger.Level.INFO, "a restarted follower caught up in {0} ms",
+                (System.nanoTime() - started) / 1_000_000);
     }
 
     private int leader() {

@@ -58,7 +58,7 @@ class RatisFollowerAppendTest {
         RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, true); // Ratis 3.3.0's default
         // the race needs the first append still pending when the second arrives: most rounds show it, one suffices
         List<String> wrong = overlapped(p, 20);
-        System.out.println("Ratis 3.3.0's default follower: " + wrong);
+        System.getLogger("tandem.failover").log(System.Logger.Level.INFO, "Ratis 3.3.0''s default follower: {0}", wrong);
         assertThat(wrong).as("the defect this configuration avoids").isNotEmpty();
     }
 

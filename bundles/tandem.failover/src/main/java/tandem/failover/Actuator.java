@@ -54,12 +54,12 @@ final class Actuator {
                 return;
             }
             if (role.equals(LocalNode.PSYNC_REPLICA)) {
-                problem("this node follows " + node.upstream() + " by psync: the group neither promotes nor "
-                        + "re-points a psync replica; its members follow the primary by the journal protocol "
-                        + "(docs/failover.md)");
-                return;
-            }
-            if (g.primary().equals(s.nodeId())) {
+                String trouble = followByPsync(g, s);
+                if (trouble != null) {
+                    problem(trouble);
+                    return;
+                }
+            } else if (g.primary().equals(s.nodeId())) {
                 if (role.equals("replica")) {
                     LOG.log(Level.WARNING, "failover group: epoch {0} names this node the primary; promoting",
                             g.epoch());
@@ -87,6 +87,29 @@ final class Actuator {
         } catch (Exception e) {
             problem("cannot take the role epoch " + g.epoch() + " gives this node: " + e.getMessage());
         }
+    }
+
+    /**
+     * A psync replica follows the group's primary at its RESP address; when that primary was a journal replica of its
+     * own former primary, it continues there ({@code +CONTINUE}): the promoted node keeps the former id valid.
+     *
+     * @return what keeps it from following, or null
+     */
+    private String followByPsync(GroupState g, FailoverSettings s) {
+        if (g.primary().equals(s.nodeId())) {
+            return "epoch " + g.epoch() + " names this node the primary, but it follows " + node.upstream()
+                    + " by psync: the group promotes only journal replicas";
+        }
+        GroupState.Member p = g.members().get(g.primary());
+        if (p == null || p.resp().isEmpty()) {
+            return "the primary " + g.primary() + " has not told the group its RESP address yet";
+        }
+        if (!p.resp().equals(node.upstream())) {
+            LOG.log(Level.WARNING, "failover group: epoch {0} names {1} the primary; following it by psync at {2}",
+                    g.epoch(), g.primary(), p.resp());
+            LOG.log(Level.WARNING, "failover group: {0}", node.replicaOfByPsync(p.resp()));
+        }
+        return null;
     }
 
     private void problem(String text) {

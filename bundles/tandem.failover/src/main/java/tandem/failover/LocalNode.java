@@ -8,9 +8,10 @@ package tandem.failover;
 interface LocalNode {
 
     /**
-     * What a node that follows its primary by psync reports as its role: the group neither promotes it (its journal
+     * What a node that follows its primary by psync reports as its role: the group never promotes it (its journal
      * is numbered in its own lineage and its acknowledgements count for no ack policy, so its history cannot be
-     * weighed against the journal replicas') nor re-points it.
+     * weighed against the journal replicas'), and re-points it by psync to each new primary's RESP address, where it
+     * continues without a full sync when that primary was a journal replica of its own.
      */
     String PSYNC_REPLICA = "psync-replica";
 
@@ -43,6 +44,9 @@ interface LocalNode {
 
     /** Makes this node a replica of the primary whose replication listens at {@code address}; @return what was done */
     String replicaOf(String address);
+
+    /** Makes this psync replica follow the primary whose RESP port is {@code resp}; @return what was done */
+    String replicaOfByPsync(String resp);
 
     /**
      * Closes the connections of the clients that wrote or read here (not those only subscribed, such as a Sentinel

@@ -21,8 +21,8 @@ import tandem.api.server.ServerStatus;
 
 /**
  * The {@link LocalNode} over the node's services as they are bound now (the component's dynamic references set them):
- * the node core's {@link ReplicationHub}, the {@link Journal}, and the journal protocol's control and status, which
- * is the protocol the group drives.
+ * the node core's {@link ReplicationHub}, the {@link Journal}, and the replication protocols' controls and status: the
+ * group promotes and re-points journal replicas by the journal protocol, and re-points psync replicas by psync.
  */
 final class ServicesNode implements LocalNode {
 
@@ -121,12 +121,17 @@ final class ServicesNode implements LocalNode {
 
     @Override
     public String promote() throws Exception {
-        return control().promote(true);
+        return control("journal").promote(true);
     }
 
     @Override
     public String replicaOf(String address) {
-        return control().replicaOf(address);
+        return control("journal").replicaOf(address);
+    }
+
+    @Override
+    public String replicaOfByPsync(String resp) {
+        return control("psync").replicaOf(resp);
     }
 
     private ServerStatus frontend() {
@@ -134,13 +139,14 @@ final class ServicesNode implements LocalNode {
         return h == null ? null : h.frontend();
     }
 
-    private ReplicationControl control() {
+    private ReplicationControl control(String protocol) {
         for (ReplicationControl c : controls) {
-            if ("journal".equals(c.protocol())) {
+            if (protocol.equals(c.protocol())) {
                 return c;
             }
         }
-        throw new IllegalStateException("journal replication (tandem.replication) is not active");
+        throw new IllegalStateException(protocol.equals("journal")
+                ? "journal replication (tandem.replication) is not active" : "psync (tandem.psync) is not active");
     }
 
     private ReplicationStatus journalStatus() {

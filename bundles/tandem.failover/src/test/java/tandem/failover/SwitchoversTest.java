@@ -108,6 +108,7 @@ class SwitchoversTest {
         @Override public String policy() { return "disk+ram"; }
         @Override public String promote() { throw new UnsupportedOperationException(); }
         @Override public String replicaOf(String address) { throw new UnsupportedOperationException(); }
+        @Override public String replicaOfByPsync(String resp) { throw new UnsupportedOperationException(); }
         @Override public int closeClients() { return 0; }
     }
 }

@@ -25,14 +25,21 @@ import tandem.protocol.files.DurableFiles;
  * @param secondaryId    the former primary's id, or {@link #NONE}
  * @param secondaryOffset the offset up to which {@code secondaryId} is valid, inclusive; -1 when none
  * @param epoch          promotions this node has seen
+ * @param viaJournal     the id was taken from a primary this node follows by the journal protocol: it names the
+ *                       journal's history only while the node follows so, or once a journal promotion made it the
+ *                       secondary ({@link #promoted})
  */
-record Identity(String replicationId, String secondaryId, long secondaryOffset, long epoch) {
+record Identity(String replicationId, String secondaryId, long secondaryOffset, long epoch, boolean viaJournal) {
 
     /** 40 zeros: no id (Redis' way of rendering an absent {@code master_replid2}). */
     static final String NONE = "0".repeat(40);
     static final String FILE = "state";
 
     private static final SecureRandom RANDOM = new SecureRandom();
+
+    Identity(String replicationId, String secondaryId, long secondaryOffset, long epoch) {
+        this(replicationId, secondaryId, secondaryOffset, epoch, false);
+    }
 
     Identity {
         requireId("replication id", replicationId);
@@ -115,6 +122,14 @@ record Identity(String replicationId, String secondaryId, long secondaryOffset, 
     }
 
     /**
+     * This node follows by the journal protocol a primary whose psync id is {@code id} (null: none known): the id
+     * names its journal's history, and no secondary does (the journal may have been replaced since).
+     */
+    Identity followedByJournal(String id) {
+        return new Identity(id == null ? NONE : id.toLowerCase(java.util.Locale.ROOT), NONE, -1, epoch, true);
+    }
+
+    /**
      * Reads the identity in {@code dir}; a missing file gives a fresh one (written), a damaged one is refused.
      *
      * @throws IOException naming the file and the line when it cannot be read or parsed
@@ -140,7 +155,7 @@ record Identity(String replicationId, String secondaryId, long secondaryOffset, 
         try {
             return new Identity(values.get("replid"), values.getOrDefault("replid2", NONE),
                     Long.parseLong(values.getOrDefault("second_repl_offset", "-1")),
-                    Long.parseLong(values.getOrDefault("epoch", "0")));
+                    Long.parseLong(values.getOrDefault("epoch", "0")), "journal".equals(values.get("via")));
         } catch (RuntimeException e) {
             throw new IOException(f + ": " + e.getMessage(), e);
         }
@@ -150,7 +165,7 @@ record Identity(String replicationId, String secondaryId, long secondaryOffset, 
     void store(Path dir) throws IOException {
         String text = "# the psync identity of this node (spec 001); the offset is the journal's\n"
                 + "replid=" + replicationId + "\nreplid2=" + secondaryId + "\nsecond_repl_offset=" + secondaryOffset
-                + "\nepoch=" + epoch + "\n";
+                + "\nepoch=" + epoch + "\n" + (viaJournal ? "via=journal\n" : "");
         DurableFiles.writeAtomically(dir.resolve(FILE), text.getBytes(StandardCharsets.US_ASCII));
     }
 }

@@ -34,6 +34,7 @@ import tandem.api.frpl.FrplStreams;
 import tandem.api.journal.DurabilityListener;
 import tandem.api.home.NodeHome;
 import tandem.api.journal.Journal;
+import tandem.api.replication.PsyncHistory;
 import tandem.api.replication.PsyncLink;
 import tandem.api.replication.PsyncRequest;
 import tandem.api.replication.PsyncService;
@@ -56,11 +57,11 @@ import tandem.protocol.config.ConfigWriteBack;
  * reconnect and continue ({@code +CONTINUE}) from the journal once it is back. The journal and the hub are static
  * references; the checkpoints and the keyspace are needed only for full syncs and key hashes, and may come and go.
  */
-@Component(service = {PsyncService.class, ReplicationStatusSource.class, ReplicationControl.class},
-        immediate = true, configurationPid = PsyncSettings.PID)
+@Component(service = {PsyncService.class, ReplicationStatusSource.class, ReplicationControl.class,
+    PsyncHistory.class}, immediate = true, configurationPid = PsyncSettings.PID)
 @Designate(ocd = PsyncComponent.Config.class)
 public final class PsyncComponent implements PsyncService, ReplicationStatusSource, ReplicationControl,
-        PrimaryStream.Context, ReplicaClient.Context {
+        PsyncHistory, PrimaryStream.Context, ReplicaClient.Context {
 
     private static final Logger LOG = System.getLogger("tandem.psync");
 
@@ -156,7 +157,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         this.hub = hub;
         this.writeBack = new ConfigWriteBack(configAdmin, PsyncSettings.PID, home);
         this.settings = PsyncSettings.of(config, this.home);
-        this.identity = loadIdentity(settings.stateDirectory());
+        this.identity = journalHistoryChecked(loadIdentity(settings.stateDirectory()), hub);
         journal.addDurabilityListener(durability);
         if (settings.replicaOf() != null) {
             follow(settings);
@@ -184,6 +185,29 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
                     + "full-sync)", e.getMessage(), damaged, fresh.replicationId());
             return fresh;
         }
+    }
+
+    /**
+     * An id taken from a journal-protocol primary names this node's history only while it follows so, and the
+     * journal protocol tells it again once the psync protocol is active (at once if it knows, else at its next
+     * StreamStart): until then none is claimed. A node that left that role while this protocol was away (promoted,
+     * or made a primary) starts a new history, since the id could claim writes of its own tenure.
+     */
+    private Identity journalHistoryChecked(Identity id, ReplicationHub hub) throws IOException {
+        if (!id.viaJournal()) {
+            return id;
+        }
+        boolean following = "journal".equals(hub.upstreamProtocol());
+        Identity next = following ? id.followedByJournal(null) : Identity.fresh(id.epoch());
+        if (!following) {
+            LOG.log(Level.WARNING, "psync: this node no longer follows by the journal protocol, which its id {0} "
+                    + "was taken from; a new history {1} (its psync replicas full-sync)", id.replicationId(),
+                    next.replicationId());
+        }
+        if (!next.equals(id)) {
+            next.store(settings.stateDirectory());
+        }
+        return next;
     }
 
     @Modified
@@ -409,6 +433,44 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     @Override
     public String protocol() {
         return "psync";
+    }
+
+    // ---- PsyncHistory: kept in step by the journal protocol ---------------------------------------------------
+
+    @Override
+    public String historyId() {
+        Identity id = identity;
+        return id.hasHistory() ? id.replicationId() : null;
+    }
+
+    @Override
+    public synchronized void followedByJournal(String replicationId) throws IOException {
+        if (replicationId != null && !Identity.isId(replicationId)) {
+            throw new IllegalArgumentException("psync id '" + replicationId + "' is not 40 hex digits");
+        }
+        Identity was = identity;
+        Identity next = was.followedByJournal(replicationId);
+        if (next.equals(was)) {
+            return;
+        }
+        try {
+            identity(next);
+        } catch (IOException e) {
+            identity = was.followedByJournal(null); // claims nothing, not even the former id
+            throw e;
+        }
+        LOG.log(Level.INFO, "psync: this node''s journal follows {0} by the journal protocol: its history is {1}",
+                hub.upstream(), replicationId == null ? "named by no psync id" : replicationId);
+    }
+
+    @Override
+    public synchronized void leading(long offset) throws IOException {
+        Identity was = identity;
+        Identity next = was.promoted(offset);
+        identity(next);
+        LOG.log(Level.WARNING, "psync: promoted by the journal protocol: replication id {0}{1}",
+                next.replicationId(), was.hasHistory() ? " (the former primary''s " + was.replicationId()
+                        + " stays valid up to offset " + offset + ")" : "");
     }
 
     @Override

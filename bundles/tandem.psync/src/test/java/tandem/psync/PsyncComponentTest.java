@@ -1,6 +1,7 @@
 package tandem.psync;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.lang.reflect.Proxy;
@@ -41,12 +42,76 @@ class PsyncComponentTest {
 
     /** A primary's component (no {@code replicaof}) whose identity is kept in {@code state}. */
     private PsyncComponent activate(Path state) throws IOException {
+        return activate(state, null);
+    }
+
+    /** @param upstreamProtocol how the node follows ({@code journal}), or null on a primary */
+    private PsyncComponent activate(Path state, String upstreamProtocol) throws IOException {
         PsyncComponent.Config config = Converters.standardConverter()
                 .convert(Map.of("state.directory", state.toString())).to(PsyncComponent.Config.class);
         BundleContext context = proxy(BundleContext.class);
         Journal journal = proxy(Journal.class, "addDurabilityListener", "removeDurabilityListener");
-        ReplicationHub hub = proxy(ReplicationHub.class, "upstreamProtocol"); // none: a primary
+        ReplicationHub hub = (ReplicationHub) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ReplicationHub.class}, (p, method, args) -> switch (method.getName()) {
+                    case "upstreamProtocol" -> upstreamProtocol;
+                    case "upstream" -> upstreamProtocol == null ? null : "127.0.0.1:7380";
+                    default -> throw new UnsupportedOperationException("ReplicationHub." + method.getName());
+                });
         return new PsyncComponent(config, context, () -> home, journal, hub, proxy(ConfigurationAdmin.class));
+    }
+
+    /**
+     * A journal replica's journal is its primary's at the same offsets: it takes the primary's psync id (durably,
+     * marked as taken by the journal protocol), and promoted it keeps that id valid up to the end of its journal, so
+     * that the former primary's psync replicas continue from it.
+     */
+    @Test
+    void aJournalReplicaTakesItsPrimarysIdAndPromotedKeepsItValidUpToItsJournalsEnd() throws IOException {
+        Path state = Files.createDirectories(home.resolve("data/psync"));
+        PsyncComponent psync = activate(state, "journal");
+        try {
+            String r0 = "0123456789abcdef0123456789abcdef01234567";
+            psync.followedByJournal(r0.toUpperCase(java.util.Locale.ROOT));
+            assertThat(psync.historyId()).isEqualTo(r0);
+            assertThat(Identity.load(state)).isEqualTo(new Identity(r0, Identity.NONE, -1, 0, true));
+            assertThat(state.resolve(Identity.FILE)).content().contains("via=journal");
+            psync.leading(1234);
+            Identity led = Identity.load(state);
+            assertThat(led.replicationId()).isNotEqualTo(r0).isEqualTo(psync.historyId());
+            assertThat(led).isEqualTo(new Identity(led.replicationId(), r0, 1234, 1, false));
+            assertThat(led.windowContains(r0, 1234, 5000)).isTrue();
+            assertThat(led.windowContains(r0, 1235, 5000)).as("never past what the journal held of it").isFalse();
+            psync.followedByJournal(null); // demoted later, and about to receive a snapshot
+            assertThat(psync.historyId()).isNull();
+            assertThat(Identity.load(state)).isEqualTo(new Identity(Identity.NONE, Identity.NONE, -1, 1, true));
+            assertThatThrownBy(() -> psync.followedByJournal("not-an-id"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not 40 hex digits");
+        } finally {
+            psync.deactivate();
+        }
+    }
+
+    /**
+     * An id taken from a journal primary names the journal only while the node follows so: a node that left that
+     * role while the psync protocol was away (promoted, made a primary) starts a new history, since the id could
+     * claim writes of its own tenure; one still following claims none until the journal protocol tells it again.
+     */
+    @Test
+    void anIdTakenByTheJournalProtocolIsNotTrustedAfterTheProtocolWasAway() throws IOException {
+        Path state = Files.createDirectories(home.resolve("data/psync"));
+        String r0 = "0123456789abcdef0123456789abcdef01234567";
+        new Identity(r0, Identity.NONE, -1, 2, true).store(state);
+        PsyncComponent replica = activate(state, "journal");
+        replica.deactivate();
+        assertThat(replica.historyId()).isNull();
+        assertThat(Identity.load(state)).isEqualTo(new Identity(Identity.NONE, Identity.NONE, -1, 2, true));
+
+        new Identity(r0, Identity.NONE, -1, 2, true).store(state);
+        PsyncComponent primary = activate(state);
+        primary.deactivate();
+        Identity fresh = Identity.load(state);
+        assertThat(fresh.replicationId()).isNotEqualTo(r0).isEqualTo(primary.historyId());
+        assertThat(fresh).isEqualTo(new Identity(fresh.replicationId(), Identity.NONE, -1, 2, false));
     }
 
     /**

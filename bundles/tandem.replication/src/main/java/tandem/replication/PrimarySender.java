@@ -174,7 +174,7 @@ final class PrimarySender implements Fanout.Sink {
         boolean genesisKnown = origin.startSequence() == 1 && origin.sealed();
         sendFrames(ByteBuffer.wrap(StreamStart.frame(last, start.startSequence(), start.anchor(), node.epoch(),
                 node.hub().ackPolicy().wire(), genesisKnown, genesisKnown ? origin.entries() : 0,
-                start.replicationOffset())));
+                start.replicationOffset(), node.psyncId())));
         long position = catchUp(journal, last, Long.MAX_VALUE);
         if (position < appendedBeforeJoining) {
             position = bridge(journal, position, appendedBeforeJoining);

@@ -90,6 +90,14 @@ final class PrimarySession implements FrameSession {
         void superseded(String id, String address, long replicaEpoch);
 
         ScheduledFuture<?> schedule(Runnable task, long delayMs);
+
+        /**
+         * @return this node's psync id as StreamStart carries it ({@link tandem.protocol.replication.StreamStart
+         *         #PSYNC_ID_LENGTH} bytes), or null when the psync protocol is not active or names no id
+         */
+        default byte[] psyncId() {
+            return null;
+        }
     }
 
     PrimarySession(PrimaryContext node) {

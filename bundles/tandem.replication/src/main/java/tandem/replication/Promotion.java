@@ -6,6 +6,7 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 
 import tandem.api.journal.Journal;
+import tandem.api.replication.PsyncHistory;
 import tandem.api.replication.ReplicationHub;
 
 /**
@@ -37,6 +38,11 @@ record Promotion(Journal journal, ReplicationHub hub, EpochFile epoch, RestartFe
 
         /** @return {@code bind:port} where replicas connect, or null when nothing listens */
         String listening();
+
+        /** @return the psync protocol's record of this node's history, or null while it is not active */
+        default PsyncHistory psyncHistory() {
+            return null;
+        }
     }
 
     /**
@@ -57,18 +63,34 @@ record Promotion(Journal journal, ReplicationHub hub, EpochFile epoch, RestartFe
         protocol.stopFollowing();
         long bump;
         long next = epoch.current() + 1;
+        PsyncHistory psync = protocol.psyncHistory();
+        String formerId = psync == null ? null : psync.historyId();
         try {
             journal.awaitDurable(journal.lastSequence());
+            if (psync != null) {
+                // before the node leads: from then on PSYNC is served, and the former primary's id must not reach
+                // past what this journal holds of its history (the EpochBump moves the offset by nothing)
+                psync.leading(Math.max(0, journal.offsetAfter(journal.lastSequence())));
+            }
             epoch.advance(next);
             bump = hub.lead(next);
+        } catch (IOException e) {
+            LOG.log(Level.ERROR, "journal replication: promotion failed, following {0} again: the psync id cannot "
+                    + "be recorded: {1}", s.primary(), e.getMessage());
+            restart();
+            throw new UncheckedIOException("promotion failed: the psync id cannot be recorded: " + e.getMessage(), e);
         } catch (RuntimeException | InterruptedException e) {
             LOG.log(Level.ERROR, "journal replication: promotion failed, following {0} again: {1}", s.primary(),
                     e.getMessage());
-            try {
-                protocol.restart();
-            } catch (IOException again) {
-                LOG.log(Level.ERROR, "journal replication cannot follow again: {0}", again.getMessage());
+            if (psync != null) {
+                try {
+                    psync.followedByJournal(formerId);
+                } catch (IOException again) {
+                    LOG.log(Level.ERROR, "journal replication: the former psync id cannot be restored (psync "
+                            + "replicas full-sync if this node leads later): {0}", again.getMessage());
+                }
             }
+            restart();
             throw e;
         }
         try {
@@ -83,6 +105,14 @@ record Promotion(Journal journal, ReplicationHub hub, EpochFile epoch, RestartFe
                 + "listening for replicas on {2}", next, bump, listening);
         return "promoted: primary at epoch " + next + " (EpochBump at sequence " + bump + "); replicas connect to "
                 + listening;
+    }
+
+    private void restart() {
+        try {
+            protocol.restart();
+        } catch (IOException again) {
+            LOG.log(Level.ERROR, "journal replication cannot follow again: {0}", again.getMessage());
+        }
     }
 
     private String liftFence(boolean force) {

@@ -17,6 +17,7 @@ import tandem.api.auth.ReplicaAuthorizer;
 import tandem.api.checkpoint.Checkpoints;
 import tandem.api.journal.Journal;
 import tandem.api.replication.AckPolicy;
+import tandem.api.replication.PsyncHistory;
 import tandem.api.replication.ReplicationHub;
 import tandem.api.transport.FrameSession;
 import tandem.api.transport.FrameTransport;
@@ -51,6 +52,13 @@ final class ProtocolContext implements PrimarySession.PrimaryContext, ReplicaLin
     final AtomicReference<ReplicaAuthorizer> authorizer = new AtomicReference<>();
     /** Needed only for snapshots: a checkpoint bundle being updated must not restart replication. */
     final AtomicReference<Checkpoints> checkpoints = new AtomicReference<>();
+    final AtomicReference<PsyncHistory> psync = new AtomicReference<>();
+    /**
+     * What the last StreamStart or snapshot said of this replica's history, hex or {@link #NO_HISTORY}; null before
+     * the first: given to a psync protocol that becomes active later.
+     */
+    private volatile String primaryHistory;
+    private static final String NO_HISTORY = "";
     private volatile long startedNanos;
     private volatile Registry registry;
     private volatile Fanout fanout;
@@ -186,6 +194,37 @@ final class ProtocolContext implements PrimarySession.PrimaryContext, ReplicaLin
     @Override
     public boolean checkpointsExpected() {
         return checkpoints.get() == null && System.nanoTime() - startedNanos < CHECKPOINTS_GRACE_NANOS;
+    }
+
+    @Override
+    public byte[] psyncId() {
+        PsyncHistory h = psync.get();
+        String id = h == null ? null : h.historyId();
+        return id == null ? null : java.util.HexFormat.of().parseHex(id);
+    }
+
+    @Override
+    public void primaryHistory(byte[] psyncId) {
+        primaryHistory = psyncId == null ? NO_HISTORY : java.util.HexFormat.of().formatHex(psyncId);
+        tellPsync(psync.get());
+    }
+
+    /**
+     * Gives the psync protocol what this replica's journal holds: at each StreamStart and snapshot, and when the
+     * protocol becomes active. A failure is logged; the psync protocol then claims no id (a full sync of its
+     * replicas if this node is promoted, never a continuation into a history it does not hold).
+     */
+    void tellPsync(PsyncHistory h) {
+        String known = primaryHistory;
+        if (h == null || known == null || settings.get().primary() == null) {
+            return;
+        }
+        try {
+            h.followedByJournal(known.isEmpty() ? null : known);
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.log(Level.ERROR, "journal replication: the psync id of this replica''s history cannot be recorded: "
+                    + "{0}", e.getMessage());
+        }
     }
 
     @Override

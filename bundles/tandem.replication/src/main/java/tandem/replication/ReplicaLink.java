@@ -83,6 +83,14 @@ final class ReplicaLink implements AutoCloseable {
         default boolean checkpointsExpected() {
             return false;
         }
+
+        /**
+         * This node's journal is now its primary's history at the same offsets (a StreamStart), named by the
+         * primary's psync id {@code psyncId} (null: none), or is about to be replaced (a snapshot, with null): the
+         * psync protocol takes that id for the day this node is promoted.
+         */
+        default void primaryHistory(byte[] psyncId) {
+        }
     }
 
     private final ReplicaContext node;
@@ -534,6 +542,7 @@ final class ReplicaLink implements AutoCloseable {
                         link.close("genesis mismatch");
                         return;
                     }
+                    node.primaryHistory(StreamStart.psyncId(p));
                     journal.rotateBySize(false);
                     resumeFragments(journal);
                     timeout.cancel(false);
@@ -568,6 +577,7 @@ final class ReplicaLink implements AutoCloseable {
                         link.close(lastError);
                         return;
                     }
+                    node.primaryHistory(null); // the journal is replaced: no psync id names what it will hold
                     timeout.cancel(false); // a snapshot takes as long as it takes; the transport tells a dead link
                     state = "snapshot";
                     lastError = null;

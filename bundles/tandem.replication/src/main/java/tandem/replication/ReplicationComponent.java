@@ -33,6 +33,7 @@ import tandem.api.journal.Journal;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
 import tandem.api.replication.AckPolicy;
+import tandem.api.replication.PsyncHistory;
 import tandem.api.replication.ReplicationControl;
 import tandem.api.replication.ReplicationHub;
 import tandem.api.replication.ReplicationStatus;
@@ -302,6 +303,21 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         links.authorizer.compareAndSet(a, null);
     }
 
+    /**
+     * The psync protocol, when active: StreamStart tells replicas its id, a replica tells it the id of the history
+     * its journal holds, and a promotion keeps that id valid for the former primary's psync replicas.
+     */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindPsyncHistory(PsyncHistory h) {
+        links.psync.set(h);
+        links.tellPsync(h);
+    }
+
+    void unbindPsyncHistory(PsyncHistory h) {
+        links.psync.compareAndSet(h, null);
+    }
+
     // ---- control ----------------------------------------------------------------------------------------------
 
     @Override
@@ -346,6 +362,11 @@ public final class ReplicationComponent implements ReplicationStatusSource, Repl
         @Override
         public String listening() {
             return transports.listening();
+        }
+
+        @Override
+        public PsyncHistory psyncHistory() {
+            return links.psync.get();
         }
     }
 

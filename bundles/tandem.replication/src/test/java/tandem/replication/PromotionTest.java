@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import tandem.api.replication.PsyncHistory;
+
 
 /**
  * A promotion's steps in their order, with a real journal and epoch file and a hub that records its calls; the
@@ -30,6 +32,8 @@ class PromotionTest {
     private TestHub hub;
     private RestartFence fence;
     private volatile ReplicationSettings settings;
+    /** The psync protocol's record of the history, when a test makes it active: it records into the hub's events. */
+    private volatile PsyncHistory psync;
 
     @BeforeEach
     void start() throws IOException {
@@ -77,7 +81,39 @@ class PromotionTest {
             public String listening() {
                 return "127.0.0.1:7379";
             }
+
+            @Override
+            public PsyncHistory psyncHistory() {
+                return psync;
+            }
         });
+    }
+
+    /** A psync protocol that follows by the journal protocol the primary whose id is {@code R0}. */
+    private PsyncHistory psync(boolean failing) {
+        return new PsyncHistory() {
+            private String id = "a".repeat(40);
+
+            @Override
+            public String historyId() {
+                return id;
+            }
+
+            @Override
+            public void followedByJournal(String replicationId) {
+                id = replicationId;
+                hub.events.add("psync follows " + replicationId);
+            }
+
+            @Override
+            public void leading(long offset) throws IOException {
+                if (failing) {
+                    throw new IOException("No space left on device");
+                }
+                hub.events.add("psync leading at offset " + offset);
+                id = "b".repeat(40);
+            }
+        };
     }
 
     @Test
@@ -98,6 +134,37 @@ class PromotionTest {
         assertThatThrownBy(() -> promotion().promote(false)).isSameAs(hub.leadFailure);
         assertThat(protocol).containsExactly("stop following", "restart as 127.0.0.1:7380");
         assertThat(settings.primary()).isEqualTo("127.0.0.1:7380");
+    }
+
+    @Test
+    void thePsyncProtocolKeepsTheFormerIdValidUpToTheEndOfTheJournalBeforeTheNodeLeads() throws Exception {
+        Nodes.append(node.journal, 5, "k");
+        psync = psync(false);
+        promotion().promote(false);
+        long end = node.journal.offsetAfter(5);
+        assertThat(end).isPositive();
+        assertThat(hub.events).as("before the node leads: no PSYNC is served under the former id past the journal")
+                .containsExactly("psync leading at offset " + end, "lead 4");
+    }
+
+    @Test
+    void aPromotionThatFailsAfterThePsyncIdMovedGivesTheFormerIdBack() {
+        psync = psync(false);
+        hub.leadFailure = new IllegalStateException("the node core is paused");
+        assertThatThrownBy(() -> promotion().promote(false)).isSameAs(hub.leadFailure);
+        assertThat(hub.events).containsExactly("psync leading at offset 0", "psync follows " + "a".repeat(40));
+        assertThat(psync.historyId()).isEqualTo("a".repeat(40));
+        assertThat(protocol).containsExactly("stop following", "restart as 127.0.0.1:7380");
+    }
+
+    @Test
+    void aPsyncIdThatCannotBeRecordedFailsThePromotionBeforeTheNodeLeads() throws Exception {
+        psync = psync(true);
+        assertThatThrownBy(() -> promotion().promote(false)).isInstanceOf(java.io.UncheckedIOException.class)
+                .hasMessage("promotion failed: the psync id cannot be recorded: No space left on device");
+        assertThat(hub.events).isEmpty();
+        assertThat(protocol).containsExactly("stop following", "restart as 127.0.0.1:7380");
+        assertThat(EpochFile.read(node.state)).as("no epoch taken").isEqualTo(3);
     }
 
     @Test

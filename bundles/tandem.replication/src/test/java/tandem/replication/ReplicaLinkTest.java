@@ -104,6 +104,13 @@ class ReplicaLinkTest {
                 MAX_FRAME, 60_000, 10_000, 1_000, 4L * MAX_FRAME, null, List.of("tcp"));
         volatile long epoch;
         final List<String> connects = new CopyOnWriteArrayList<>();
+        /** What the link told of its primary's psync history, hex or "none". */
+        final List<String> histories = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void primaryHistory(byte[] psyncId) {
+            histories.add(psyncId == null ? "none" : java.util.HexFormat.of().formatHex(psyncId));
+        }
 
         /** Set by a test: the journal's chain checks fail with it. */
         volatile RuntimeException chainCheckFailure;
@@ -475,6 +482,36 @@ class ReplicaLinkTest {
         assertThat(delays.get(0)).as("at once").isZero();
         assertThat(delays.subList(1, 1 + ReplicaLink.QUICK_RETRIES)).containsOnly(ReplicaLink.QUICK_RETRY_MS);
         assertThat(delays.subList(1 + ReplicaLink.QUICK_RETRIES, delays.size())).containsExactly(25L, 50L);
+    }
+
+    @ParameterizedTest(name = "byteByByte={0}")
+    @ValueSource(booleans = {false, true})
+    void theReplicaTakesThePsyncIdOfTheHistoryItsPrimaryStreamsAndDropsItBeforeASnapshot(boolean byteByByte) {
+        byte[] id = new byte[StreamStart.PSYNC_ID_LENGTH];
+        java.util.Arrays.fill(id, (byte) 0xab);
+        SegmentInfo first = primary.segments().get(0);
+        Peer p = connect();
+        authenticate(p, byteByByte);
+        p.feed(StreamStart.frame(0, first.startSequence(), first.anchor(), 0, AckPolicy.DISK_RAM.wire(), false, 0,
+                first.replicationOffset(), id), byteByByte);
+        Peer.await(() -> "streaming".equals(link.status().state()), "streaming");
+        p.close();
+        Peer.await(() -> scheduler.pending().size() == 1, "the reconnection");
+        scheduler.pending().get(0).run();
+        Peer q = peers.get(peers.size() - 1);
+        authenticate(q, byteByByte);
+        q.feed(streamStart(0, 0, AckPolicy.DISK_RAM), byteByByte); // a primary of an earlier version: no id
+        Peer.await(() -> node.histories.size() == 2, "the second StreamStart");
+        q.close();
+        Peer.await(() -> scheduler.pending().size() == 1, "the second reconnection");
+        node.checkpoints = Nodes.checkpoints(Nodes.home(root, "replica"), null);
+        scheduler.pending().get(0).run();
+        Peer r = peers.get(peers.size() - 1);
+        authenticate(r, byteByByte);
+        r.feed(Signal.HASH_MISMATCH.frame(), byteByByte);
+        r.feed(SegmentSeedBegin.frame(4096), byteByByte); // out of order: the attempt ends, the journal untouched
+        r.awaitClosed();
+        assertThat(node.histories).containsExactly("ab".repeat(20), "none", "none");
     }
 
     @Test

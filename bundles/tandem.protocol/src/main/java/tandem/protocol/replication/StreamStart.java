@@ -18,6 +18,10 @@ import java.nio.ByteBuffer;
  *  |      u64      |pol.|knwn|      u64      |        u64         |
  *  |               | u8 | u8 |               |                    |
  *  +---------------+----+----+---------------+--------------------+
+ *  75                        95
+ *  +-------------------------+
+ *  | psync_replication_id 20 |   optional
+ *  +-------------------------+
  * </pre>
  *
  * <ul>
@@ -31,11 +35,20 @@ import java.nio.ByteBuffer;
  * <li>{@code genesis_known}: 1 when {@code genesis_entries} is meaningful (the lineage's first segment has rotated
  * and is still retained), 0 otherwise; any non-zero byte reads as known.</li>
  * <li>{@code genesis_entries}: the number of entries in the lineage's first segment.</li>
+ * <li>{@code psync_replication_id}: the id under which the primary's psync replicas hold their offsets (the 40 hex
+ * digits of {@code master_replid} as 20 raw bytes), sent when the primary has one. The replica's journal is the
+ * primary's at the same offsets, so the id names its history too; promoted, it keeps the id valid up to its
+ * EpochBump and the primary's psync replicas continue from it. A primary that sends 75 bytes names none, and a
+ * replica that reads only 75 bytes ignores the field (a longer payload is accepted, its tail ignored).</li>
  * </ul>
  */
 public final class StreamStart {
 
+    /** The payload without the optional psync id: what every StreamStart holds at least. */
     public static final int LENGTH = 75;
+    /** The payload with the psync id. */
+    public static final int LENGTH_WITH_PSYNC_ID = 95;
+    public static final int PSYNC_ID_LENGTH = 20;
     public static final int START_SEQUENCE_OFFSET = 1;
     public static final int SEGMENT_START_SEQUENCE_OFFSET = 9;
     public static final int ANCHOR_HASH_OFFSET = 17;
@@ -44,14 +57,27 @@ public final class StreamStart {
     public static final int GENESIS_KNOWN_OFFSET = 58;
     public static final int GENESIS_ENTRIES_OFFSET = 59;
     public static final int SEGMENT_START_OFFSET_OFFSET = 67;
+    public static final int PSYNC_ID_OFFSET = 75;
 
     private StreamStart() {
     }
 
     public static void write(ByteBuffer dst, long startSequence, long segmentStartSequence, byte[] anchorHash,
             long epoch, byte ackPolicy, boolean genesisKnown, long genesisEntries, long segmentStartOffset) {
+        write(dst, startSequence, segmentStartSequence, anchorHash, epoch, ackPolicy, genesisKnown, genesisEntries,
+                segmentStartOffset, null);
+    }
+
+    /** @param psyncId the primary's psync id, {@value #PSYNC_ID_LENGTH} bytes, or null to name none */
+    public static void write(ByteBuffer dst, long startSequence, long segmentStartSequence, byte[] anchorHash,
+            long epoch, byte ackPolicy, boolean genesisKnown, long genesisEntries, long segmentStartOffset,
+            byte[] psyncId) {
         Wire.requireLength(anchorHash, Frames.HASH_LENGTH, "anchor_hash");
-        int p = Wire.begin(dst, LENGTH, Frames.TAG_STREAM_START);
+        if (psyncId != null) {
+            Wire.requireLength(psyncId, PSYNC_ID_LENGTH, "psync_replication_id");
+        }
+        int length = psyncId == null ? LENGTH : LENGTH_WITH_PSYNC_ID;
+        int p = Wire.begin(dst, length, Frames.TAG_STREAM_START);
         Wire.putLong(dst, p + START_SEQUENCE_OFFSET, startSequence);
         Wire.putLong(dst, p + SEGMENT_START_SEQUENCE_OFFSET, segmentStartSequence);
         dst.put(p + ANCHOR_HASH_OFFSET, anchorHash);
@@ -60,13 +86,23 @@ public final class StreamStart {
         dst.put(p + GENESIS_KNOWN_OFFSET, (byte) (genesisKnown ? 1 : 0));
         Wire.putLong(dst, p + GENESIS_ENTRIES_OFFSET, genesisEntries);
         Wire.putLong(dst, p + SEGMENT_START_OFFSET_OFFSET, segmentStartOffset);
-        Wire.end(dst, p, LENGTH);
+        if (psyncId != null) {
+            dst.put(p + PSYNC_ID_OFFSET, psyncId);
+        }
+        Wire.end(dst, p, length);
     }
 
     public static byte[] frame(long startSequence, long segmentStartSequence, byte[] anchorHash, long epoch,
             byte ackPolicy, boolean genesisKnown, long genesisEntries, long segmentStartOffset) {
-        return Wire.frame(LENGTH, b -> write(b, startSequence, segmentStartSequence, anchorHash, epoch, ackPolicy,
-                genesisKnown, genesisEntries, segmentStartOffset));
+        return frame(startSequence, segmentStartSequence, anchorHash, epoch, ackPolicy, genesisKnown, genesisEntries,
+                segmentStartOffset, null);
+    }
+
+    public static byte[] frame(long startSequence, long segmentStartSequence, byte[] anchorHash, long epoch,
+            byte ackPolicy, boolean genesisKnown, long genesisEntries, long segmentStartOffset, byte[] psyncId) {
+        return Wire.frame(psyncId == null ? LENGTH : LENGTH_WITH_PSYNC_ID, b -> write(b, startSequence,
+                segmentStartSequence, anchorHash, epoch, ackPolicy, genesisKnown, genesisEntries, segmentStartOffset,
+                psyncId));
     }
 
     /** @throws FrameException when {@code payload} is not a StreamStart of at least {@value #LENGTH} bytes */
@@ -114,5 +150,22 @@ public final class StreamStart {
 
     public static long segmentStartOffset(ByteBuffer payload) {
         return Wire.getLong(payload, SEGMENT_START_OFFSET_OFFSET);
+    }
+
+    /**
+     * @return the primary's psync id, {@value #PSYNC_ID_LENGTH} bytes, or null when the payload does not carry one
+     *         (75 bytes) or carries zeros (Redis' rendering of no id)
+     */
+    public static byte[] psyncId(ByteBuffer payload) {
+        if (payload.remaining() < LENGTH_WITH_PSYNC_ID) {
+            return null;
+        }
+        byte[] id = Wire.getBytes(payload, PSYNC_ID_OFFSET, new byte[PSYNC_ID_LENGTH], PSYNC_ID_LENGTH);
+        for (byte b : id) {
+            if (b != 0) {
+                return id;
+            }
+        }
+        return null;
     }
 }

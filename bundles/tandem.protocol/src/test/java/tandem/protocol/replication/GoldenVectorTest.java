@@ -1,6 +1,7 @@
 package tandem.protocol.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static tandem.protocol.replication.Bytes.hex;
 import static tandem.protocol.replication.Bytes.run;
 
@@ -136,6 +137,28 @@ class GoldenVectorTest {
         assertThat(StreamStart.genesisKnown(p)).isTrue();
         assertThat(StreamStart.genesisEntries(p)).isEqualTo(0x5857565554535251L);
         assertThat(StreamStart.segmentStartOffset(p)).isEqualTo(0x6867666564636261L);
+        assertThat(StreamStart.psyncId(p)).as("75 bytes: a primary that names no psync id").isNull();
+    }
+
+    @Test
+    void streamStartWithThePrimarysPsyncId() {
+        byte[] v = hex("5f000000 10 0102030405060708 1112131415161718"
+                + " 202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+                + " 4142434445464748 03 01 5152535455565758 6162636465666768"
+                + " 707172737475767778797a7b7c7d7e7f80818283");
+        assertThat(v).hasSize(4 + 95);
+        assertThat(StreamStart.frame(0x0807060504030201L, 0x1817161514131211L, run(0x20, 32), 0x4847464544434241L,
+                (byte) 3, true, 0x5857565554535251L, 0x6867666564636261L, run(0x70, 20))).isEqualTo(v);
+        assertWrites(v, b -> StreamStart.write(b, 0x0807060504030201L, 0x1817161514131211L, run(0x20, 32),
+                0x4847464544434241L, (byte) 3, true, 0x5857565554535251L, 0x6867666564636261L, run(0x70, 20)));
+        ByteBuffer p = payload(v);
+        StreamStart.check(p);
+        assertThat(StreamStart.segmentStartOffset(p)).isEqualTo(0x6867666564636261L);
+        assertThat(StreamStart.psyncId(p)).isEqualTo(run(0x70, 20));
+        assertThat(StreamStart.psyncId(payload(StreamStart.frame(1, 1, run(0, 32), 0, (byte) 1, false, 0, 0,
+                new byte[20])))).as("zeros: Redis' rendering of no id").isNull();
+        assertThatThrownBy(() -> StreamStart.frame(1, 1, run(0, 32), 0, (byte) 1, false, 0, 0, new byte[40]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("psync_replication_id of 40 bytes, must be 20");
     }
 
     @Test

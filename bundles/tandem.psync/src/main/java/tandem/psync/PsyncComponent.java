@@ -469,7 +469,7 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         Identity next = was.promoted(offset);
         identity(next);
         LOG.log(Level.WARNING, "psync: promoted by the journal protocol: replication id {0}{1}",
-                next.replicationId(), was.hasHistory() ? " (the former primary''s " + was.replicationId()
+                next.replicationId(), was.hasHistory() ? " (the former primary's " + was.replicationId()
                         + " stays valid up to offset " + offset + ")" : "");
     }
 

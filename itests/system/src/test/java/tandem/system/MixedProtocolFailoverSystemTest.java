@@ -50,16 +50,17 @@ class MixedProtocolFailoverSystemTest {
         nodes.put("n2", cluster.addReplica(false, cluster.replicationPort, failover("n2", peers)));
         JournalCluster.authorize(nodes.get("n2"), nodes.get("n1"));
         JournalCluster.authorize(nodes.get("n1"), nodes.get("n2"));
+        // a psync replica by its configuration, from its first start: a member that starts as a primary the group
+        // does not name is made a journal replica of the group's primary
         List<String> args = new ArrayList<>(List.of("--replication-port", Integer.toString(TandemNode.freePort()),
-                "--config", "tandem.psync:reconnect.max.ms=300"));
+                "--config", "tandem.psync:reconnect.max.ms=300", "--config",
+                "tandem.psync:replicaof=127.0.0.1:" + cluster.primary.port()));
         for (String c : failover("n3", peers)) {
             args.add("--config");
             args.add(c);
         }
         n3 = TandemNode.start("mixedfo-psync", args.toArray(new String[0]));
         nodes.put("n3", n3);
-        TandemNode.Result r = n3.redisCli("REPLICAOF", "127.0.0.1", Integer.toString(cluster.primary.port()));
-        assertThat(r.out().trim()).as(r.err()).isEqualTo("OK");
         JournalCluster.awaitStreaming(nodes.get("n2"));
         JournalCluster.awaitStreaming(n3);
     }

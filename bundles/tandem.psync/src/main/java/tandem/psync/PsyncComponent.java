@@ -188,21 +188,22 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     }
 
     /**
-     * An id taken from a journal-protocol primary names this node's history only while it follows so, and the
-     * journal protocol tells it again once the psync protocol is active (at once if it knows, else at its next
-     * StreamStart): until then none is claimed. A node that left that role while this protocol was away (promoted,
-     * or made a primary) starts a new history, since the id could claim writes of its own tenure.
+     * A node that follows by the journal protocol claims no id until that protocol tells it which history its journal
+     * holds (at once if it knows, else at its next StreamStart): a snapshot may have replaced the journal while this
+     * protocol was away. A node that took its id from the journal protocol and left that role meanwhile (promoted, or
+     * made a primary) starts a new history, since the id could claim writes of its own tenure.
      */
     private Identity journalHistoryChecked(Identity id, ReplicationHub hub) throws IOException {
-        if (!id.viaJournal()) {
-            return id;
-        }
-        boolean following = "journal".equals(hub.upstreamProtocol());
-        Identity next = following ? id.followedByJournal(null) : Identity.fresh(id.epoch());
-        if (!following) {
+        Identity next;
+        if ("journal".equals(hub.upstreamProtocol())) {
+            next = id.followedByJournal(null);
+        } else if (id.viaJournal()) {
+            next = Identity.fresh(id.epoch());
             LOG.log(Level.WARNING, "psync: this node no longer follows by the journal protocol, which its id {0} "
                     + "was taken from; a new history {1} (its psync replicas full-sync)", id.replicationId(),
                     next.replicationId());
+        } else {
+            return id;
         }
         if (!next.equals(id)) {
             next.store(settings.stateDirectory());

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -92,19 +93,23 @@ class PsyncComponentTest {
     }
 
     /**
-     * An id taken from a journal primary names the journal only while the node follows so: a node that left that
-     * role while the psync protocol was away (promoted, made a primary) starts a new history, since the id could
-     * claim writes of its own tenure; one still following claims none until the journal protocol tells it again.
+     * After the psync protocol was away, a journal replica claims no id until the journal protocol tells it again
+     * (a snapshot may have replaced its journal meanwhile), whichever id it held; a node that took its id from the
+     * journal protocol and left that role (promoted, made a primary) starts a new history, since the id could claim
+     * writes of its own tenure.
      */
     @Test
-    void anIdTakenByTheJournalProtocolIsNotTrustedAfterTheProtocolWasAway() throws IOException {
+    void anIdIsNotTrustedAfterThePsyncProtocolWasAwayFromAJournalReplica() throws IOException {
         Path state = Files.createDirectories(home.resolve("data/psync"));
         String r0 = "0123456789abcdef0123456789abcdef01234567";
-        new Identity(r0, Identity.NONE, -1, 2, true).store(state);
-        PsyncComponent replica = activate(state, "journal");
-        replica.deactivate();
-        assertThat(replica.historyId()).isNull();
-        assertThat(Identity.load(state)).isEqualTo(new Identity(Identity.NONE, Identity.NONE, -1, 2, true));
+        for (Identity held : List.of(new Identity(r0, Identity.NONE, -1, 2, true),
+                new Identity(r0, "ab".repeat(20), 77, 2, false))) { // its own, from the days it led
+            held.store(state);
+            PsyncComponent replica = activate(state, "journal");
+            replica.deactivate();
+            assertThat(replica.historyId()).isNull();
+            assertThat(Identity.load(state)).isEqualTo(new Identity(Identity.NONE, Identity.NONE, -1, 2, true));
+        }
 
         new Identity(r0, Identity.NONE, -1, 2, true).store(state);
         PsyncComponent primary = activate(state);

@@ -57,7 +57,7 @@ final class ProtocolContext implements PrimarySession.PrimaryContext, ReplicaLin
      * What the last StreamStart or snapshot said of this replica's history, hex or {@link #NO_HISTORY}; null before
      * the first: given to a psync protocol that becomes active later.
      */
-    private volatile String primaryHistory;
+    private String primaryHistory;
     private static final String NO_HISTORY = "";
     private volatile long startedNanos;
     private volatile Registry registry;
@@ -204,7 +204,7 @@ final class ProtocolContext implements PrimarySession.PrimaryContext, ReplicaLin
     }
 
     @Override
-    public void primaryHistory(byte[] psyncId) {
+    public synchronized void primaryHistory(byte[] psyncId) {
         primaryHistory = psyncId == null ? NO_HISTORY : java.util.HexFormat.of().formatHex(psyncId);
         tellPsync(psync.get());
     }
@@ -212,9 +212,10 @@ final class ProtocolContext implements PrimarySession.PrimaryContext, ReplicaLin
     /**
      * Gives the psync protocol what this replica's journal holds: at each StreamStart and snapshot, and when the
      * protocol becomes active. A failure is logged; the psync protocol then claims no id (a full sync of its
-     * replicas if this node is promoted, never a continuation into a history it does not hold).
+     * replicas if this node is promoted, never a continuation into a history it does not hold). Synchronized with
+     * {@link #primaryHistory}, so that a protocol bound meanwhile is never told an older history last.
      */
-    void tellPsync(PsyncHistory h) {
+    synchronized void tellPsync(PsyncHistory h) {
         String known = primaryHistory;
         if (h == null || known == null || settings.get().primary() == null) {
             return;

@@ -146,17 +146,6 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
         }
     }
 
-    /** The front end's subscribers: a replica delivers there what its primary's clients published. */
-    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
-            policyOption = ReferencePolicyOption.GREEDY)
-    void bindPubSub(PubSub pubSub) {
-        core.subscribers(pubSub);
-    }
-
-    void unbindPubSub(PubSub pubSub) {
-        core.subscribersGone(pubSub);
-    }
-
     /** The split-brain audit of tandem.fencing: a demoted primary's discarded writes are recorded through it. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
@@ -191,14 +180,23 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     // ---- Node -------------------------------------------------------------------------------------------------
 
+    /** The front end, with its subscribers: a replica delivers there what its primary's clients published. */
     @Override
     public void attach(Frontend frontend) {
         core.frontend(frontend);
+        PubSub subscribers = frontend.subscribers();
+        if (subscribers != null) {
+            core.subscribers(subscribers);
+        }
     }
 
     @Override
     public void detach(Frontend frontend) {
         core.detach(frontend);
+        PubSub subscribers = frontend.subscribers();
+        if (subscribers != null) {
+            core.subscribersGone(subscribers);
+        }
     }
 
     @Override

@@ -229,7 +229,7 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         this.version = context.getBundle().getVersion().toString();
         this.node = node;
         this.table = Commands.table().with(() -> KeyspaceCommands.specs(node.commands()));
-        this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, this);
+        this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, this, this);
         this.sink = new NodeSink(node::open, node::resolve, table, frontend, () -> settings.requirePass());
         node.attach(frontend);
         boolean epoll = switch (s.transport()) {

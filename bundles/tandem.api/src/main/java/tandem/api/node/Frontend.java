@@ -35,4 +35,14 @@ public interface Frontend {
     /** A transaction of {@code client} ran ({@code EXEC}), its {@code commands} with it. */
     void executedTransaction(NodeClient client, List<tandem.api.store.Command> commands, long durationNs,
             boolean failed);
+
+    /**
+     * @return the front end's subscribers, to which a replica delivers what its primary's clients published, or null
+     *         when it has none. Handed over with the front end rather than bound as a service: the front end
+     *         references the node, and a reference back would make a service cycle
+     * @since 2.1
+     */
+    default tandem.api.server.PubSub subscribers() {
+        return null;
+    }
 }

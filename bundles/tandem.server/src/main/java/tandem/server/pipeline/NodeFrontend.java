@@ -26,13 +26,24 @@ public final class NodeFrontend implements Frontend {
     private final InboundBudget inbound;
     private final CommandMonitor monitor;
     private final tandem.api.server.ServerStatus status;
+    private final tandem.api.server.PubSub subscribers;
     private volatile boolean logicThreadKnown;
 
-    /** @param status the server's listener and clients */
-    public NodeFrontend(InboundBudget inbound, CommandMonitor monitor, tandem.api.server.ServerStatus status) {
+    /**
+     * @param status      the server's listener and clients
+     * @param subscribers the server's subscribers, or null
+     */
+    public NodeFrontend(InboundBudget inbound, CommandMonitor monitor, tandem.api.server.ServerStatus status,
+            tandem.api.server.PubSub subscribers) {
         this.status = status;
+        this.subscribers = subscribers;
         this.inbound = inbound;
         this.monitor = monitor;
+    }
+
+    @Override
+    public tandem.api.server.PubSub subscribers() {
+        return subscribers;
     }
 
     /** {@code c}'s replies so far leave at the end of the round. */

@@ -54,7 +54,7 @@ class NodeSinkTest {
     @BeforeEach
     void start() {
         core = new NodeCore(2000);
-        frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, null);
+        frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, null, null);
         core.frontend(frontend);
         sink = new NodeSink(core::open, core::resolve, table, frontend, () -> requirePass);
     }

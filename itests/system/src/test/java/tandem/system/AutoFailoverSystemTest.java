@@ -53,8 +53,7 @@ class AutoFailoverSystemTest {
 
     @BeforeAll
     void start() throws IOException {
-        String peers = "n1@127.0.0.1:" + TandemNode.freePort() + ",n2@127.0.0.1:" + TandemNode.freePort()
-                + ",n3@127.0.0.1:" + TandemNode.freePort();
+        String peers = peers();
         cluster = JournalCluster.start("autofo", "disk+ram", failover("n1", peers));
         nodes.put("n1", cluster.primary);
         nodes.put("n2", cluster.addReplica(false, cluster.replicationPort, failover("n2", peers)));
@@ -70,7 +69,14 @@ class AutoFailoverSystemTest {
         JournalCluster.awaitStreaming(nodes.get("n3"));
     }
 
-    private static String[] failover(String id, String peers) {
+    /** @return {@code peers} for a group of n1, n2 and n3 on free Raft ports */
+    static String peers() throws IOException {
+        return "n1@127.0.0.1:" + TandemNode.freePort() + ",n2@127.0.0.1:" + TandemNode.freePort() + ",n3@127.0.0.1:"
+                + TandemNode.freePort();
+    }
+
+    /** @return the configuration of member {@code id} of the group {@code peers} */
+    static String[] failover(String id, String peers) {
         return new String[] {"tandem.failover:node.id=" + id, "tandem.failover:peers=" + peers,
             JournalCluster.FAST_RECONNECT};
     }

@@ -43,11 +43,11 @@ class MixedProtocolFailoverSystemTest {
 
     @BeforeAll
     void start() throws IOException {
-        String peers = "n1@127.0.0.1:" + TandemNode.freePort() + ",n2@127.0.0.1:" + TandemNode.freePort()
-                + ",n3@127.0.0.1:" + TandemNode.freePort();
-        cluster = JournalCluster.start("mixedfo", "auto", failover("n1", peers));
+        String peers = AutoFailoverSystemTest.peers();
+        cluster = JournalCluster.start("mixedfo", "auto", AutoFailoverSystemTest.failover("n1", peers));
         nodes.put("n1", cluster.primary);
-        nodes.put("n2", cluster.addReplica(false, cluster.replicationPort, failover("n2", peers)));
+        nodes.put("n2", cluster.addReplica(false, cluster.replicationPort,
+                AutoFailoverSystemTest.failover("n2", peers)));
         JournalCluster.authorize(nodes.get("n2"), nodes.get("n1"));
         JournalCluster.authorize(nodes.get("n1"), nodes.get("n2"));
         // a psync replica by its configuration, from its first start: a member that starts as a primary the group
@@ -55,7 +55,7 @@ class MixedProtocolFailoverSystemTest {
         List<String> args = new ArrayList<>(List.of("--replication-port", Integer.toString(TandemNode.freePort()),
                 "--config", "tandem.psync:reconnect.max.ms=300", "--config",
                 "tandem.psync:replicaof=127.0.0.1:" + cluster.primary.port()));
-        for (String c : failover("n3", peers)) {
+        for (String c : AutoFailoverSystemTest.failover("n3", peers)) {
             args.add("--config");
             args.add(c);
         }
@@ -63,11 +63,6 @@ class MixedProtocolFailoverSystemTest {
         nodes.put("n3", n3);
         JournalCluster.awaitStreaming(nodes.get("n2"));
         JournalCluster.awaitStreaming(n3);
-    }
-
-    private static String[] failover(String id, String peers) {
-        return new String[] {"tandem.failover:node.id=" + id, "tandem.failover:peers=" + peers,
-            JournalCluster.FAST_RECONNECT};
     }
 
     @AfterAll

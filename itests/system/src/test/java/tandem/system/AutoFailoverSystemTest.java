@@ -503,6 +503,8 @@ class AutoFailoverSystemTest {
         private volatile long lastOkNanos;
         private volatile long longestGapNanos;
         private final AtomicLong n = new AtomicLong();
+        /** When write {@code i} was acknowledged ({@link System#nanoTime()}, index i; 0 = never), for loss windows. */
+        private long[] ackedAt = new long[1 << 16];
         private volatile boolean stop;
         private Thread thread;
 
@@ -560,8 +562,9 @@ class AutoFailoverSystemTest {
                         }
                     }
                     if (ok) {
-                        acked.add(i);
                         long now = System.nanoTime();
+                        ackedAt(i, now);
+                        acked.add(i);
                         if (lastOkNanos != 0) {
                             longestGapNanos = Math.max(longestGapNanos, now - lastOkNanos);
                         }
@@ -577,6 +580,18 @@ class AutoFailoverSystemTest {
                     jedis.close();
                 }
             }
+        }
+
+        private synchronized void ackedAt(long i, long nanos) {
+            if (i >= ackedAt.length) {
+                ackedAt = java.util.Arrays.copyOf(ackedAt, (int) Math.max(i + 1, 2L * ackedAt.length));
+            }
+            ackedAt[(int) i] = nanos;
+        }
+
+        /** @return when {@code <name>:<i>} was acknowledged ({@link System#nanoTime()}), or 0 if it never was */
+        synchronized long ackedAtNanos(long i) {
+            return i < ackedAt.length ? ackedAt[(int) i] : 0;
         }
 
         void awaitAcked(long count) {

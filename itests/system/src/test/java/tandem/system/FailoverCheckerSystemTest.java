@@ -76,7 +76,25 @@ class FailoverCheckerSystemTest {
      * write; {@code killGapsMillis}: the same for the trials that killed the primary, the time to a writable primary.
      */
     private record Figures(String policy, long seed, int trials, Map<String, Integer> faults, long acked,
-            long lost, List<Long> gapsMillis, List<Long> killGapsMillis, long millis) {
+            long lost, Map<String, Loss> losses, List<Long> gapsMillis, List<Long> killGapsMillis, long millis) {
+    }
+
+    /**
+     * The writes a lossy policy lost in trials of one fault: how many, and when the earliest and the latest of them
+     * were acknowledged, in milliseconds from the fault's start (negative: before it). The latest is what the
+     * documented bound speaks of: a cut-off primary acknowledges on its own until its lease lapses.
+     */
+    private record Loss(long writes, long earliestMillis, long latestMillis) {
+
+        Loss plus(Loss o) {
+            return new Loss(writes + o.writes, Math.min(earliestMillis, o.earliestMillis), Math.max(latestMillis,
+                    o.latestMillis));
+        }
+
+        @Override
+        public String toString() {
+            return String.format("%d acked %+d to %+d ms", writes, earliestMillis, latestMillis);
+        }
     }
 
     @ParameterizedTest(name = "{0}")
@@ -108,6 +126,7 @@ class FailoverCheckerSystemTest {
         final Map<String, Integer> faults = new TreeMap<>();
         final List<Long> gaps = new ArrayList<>();
         final List<Long> killGaps = new ArrayList<>();
+        final Map<String, Loss> losses = new TreeMap<>();
         int trials;
         long lost;
         /** The writes acknowledged in finished rounds (lost ones included). */
@@ -120,7 +139,7 @@ class FailoverCheckerSystemTest {
         }
 
         Figures figures(long ackedThisRound) {
-            return new Figures(policy, seed, trials, faults, acked + ackedThisRound, lost, gaps, killGaps,
+            return new Figures(policy, seed, trials, faults, acked + ackedThisRound, lost, losses, gaps, killGaps,
                     (System.nanoTime() - started) / 1_000_000);
         }
     }
@@ -180,6 +199,7 @@ class FailoverCheckerSystemTest {
                 LOG.log(System.Logger.Level.INFO, "failover checker {0} trial {1}/{2}: {3} (primary {4})", policy,
                         trial, trials, fault, primary);
                 clients.forEach(GroupClient::resetGap);
+                long faultStarted = System.nanoTime();
                 injector.inject(fault, random, primary, nodes, clients);
                 String now = awaitHealthy(nodes, clients);
                 run.gaps.add(clients.stream().mapToLong(GroupClient::longestGapNanos).max().orElse(0) / 1_000_000);
@@ -189,6 +209,12 @@ class FailoverCheckerSystemTest {
                 List<String> missing = missing(nodes.get(now), clients);
                 if (lossy) {
                     run.lost += missing.size();
+                    if (!missing.isEmpty()) {
+                        Loss loss = loss(missing, clients, faultStarted);
+                        LOG.log(System.Logger.Level.INFO, "failover checker {0} trial {1} ({2}) lost {3}", policy,
+                                trial, fault, loss);
+                        run.losses.merge(fault, loss, Loss::plus);
+                    }
                     clients.forEach(c -> c.forget(missing)); // counted once; the next trials check the rest
                 } else {
                     assertThat(missing).as("acknowledged writes missing on %s after trial %s (%s), seed %s", now,
@@ -459,6 +485,22 @@ class FailoverCheckerSystemTest {
         });
     }
 
+    /** @return the lost writes' count and acknowledgement times relative to {@code faultStarted} */
+    private static Loss loss(List<String> missing, List<GroupClient> clients, long faultStarted) {
+        long earliest = Long.MAX_VALUE;
+        long latest = Long.MIN_VALUE;
+        for (String key : missing) {
+            for (GroupClient c : clients) {
+                if (key.startsWith(c.name + ":")) {
+                    long at = c.ackedAtNanos(Long.parseLong(key.substring(c.name.length() + 1))) - faultStarted;
+                    earliest = Math.min(earliest, at);
+                    latest = Math.max(latest, at);
+                }
+            }
+        }
+        return new Loss(missing.size(), Math.floorDiv(earliest, 1_000_000), Math.floorDiv(latest, 1_000_000));
+    }
+
     /** @return every acknowledged write the primary does not hold with its value */
     private static List<String> missing(TandemNode primary, List<GroupClient> clients) {
         List<String> missing = new ArrayList<>();
@@ -500,8 +542,9 @@ class FailoverCheckerSystemTest {
     }
 
     private static String row(Figures f) {
-        return String.format("| %s | %d | %d | %s | %d | %d | %s | %s | %.1f min | %s |%n", f.policy(), f.trials(),
-                f.seed(), f.faults(), f.acked(), f.lost(), percentiles(f.gapsMillis()),
+        return String.format("| %s | %d | %d | %s | %d | %s | %s | %s | %.1f min | %s |%n", f.policy(), f.trials(),
+                f.seed(), f.faults(), f.acked(), f.losses().isEmpty() ? Long.toString(f.lost()) : f.lost() + " "
+                        + f.losses(), percentiles(f.gapsMillis()),
                 percentiles(f.killGapsMillis()), f.millis() / 60_000.0, Instant.now());
     }
 

@@ -12,7 +12,7 @@ import org.rocksdb.RocksIterator;
 import tandem.api.store.Reply;
 
 /**
- * The random choices of SPOP, SRANDMEMBER and ZRANDMEMBER, decided so that every node makes the same one: the
+ * The random choices of SPOP, SRANDMEMBER, ZRANDMEMBER and HRANDFIELD, decided so that every node makes the same one: the
  * generator is seeded from the entry's timestamp and the command's bytes, which the journal and the FRPL stream
  * carry to every replica of both protocols unchanged (a psync replica journals under its own sequences but with the
  * primary's timestamps). Choosing again is not journaled: applying the entry is the choice.

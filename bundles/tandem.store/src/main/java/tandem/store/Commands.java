@@ -99,6 +99,9 @@ final class Commands {
                 "Increment the float value of a key by the given amount", StringCommands::incrbyfloat, StringCommands::checkIncrbyfloat);
         d("getrange", 4, false, 1, 1, 1, List.of("readonly"), "string", "2.4.0",
                 "Get a substring of the string stored at a key", StringCommands::getrange);
+        // deprecated since 2.0.0 for GETRANGE, and still sent by old clients
+        d("substr", 4, false, 1, 1, 1, List.of("readonly"), "string", "1.0.0",
+                "Get a substring of the string stored at a key", StringCommands::getrange);
         d("setrange", 4, true, 1, 1, 1, List.of("write", "denyoom"), "string", "2.2.0",
                 "Overwrite part of a string at key starting at the specified offset", StringCommands::setrange, StringCommands::checkSetrange);
         d("lcs", -3, false, 1, 2, 1, List.of("readonly"), "string", "7.0.0",
@@ -129,6 +132,10 @@ final class Commands {
                 KeyCommands::del);
         d("exists", -2, false, 1, -1, 1, List.of("readonly", "fast"), "generic", "1.0.0",
                 "Determine if a key exists", KeyCommands::exists);
+        // Tandem keeps no access time (OBJECT IDLETIME is 0), so touching a key is counting it as EXISTS does
+        d("touch", -2, false, 1, -1, 1, List.of("readonly", "fast"), "generic", "3.2.1",
+                "Alters the last access time of a key(s). Returns the number of existing keys specified.",
+                KeyCommands::exists);
         d("type", 2, false, 1, 1, 1, List.of("readonly", "fast"), "generic", "1.0.0",
                 "Determine the type stored at key", KeyCommands::type);
         d("expire", -3, true, 1, 1, 1, List.of("write", "fast"), "generic", "1.0.0",
@@ -178,6 +185,11 @@ final class Commands {
         // hashes
         d("hset", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
                 "Set the string value of a hash field", HashCommands::hset, HashCommands::checkHset);
+        // deprecated since 4.0.0 for HSET, and still what Spring Data Redis sends for putAll
+        d("hmset", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
+                "Set multiple hash fields to multiple values", HashCommands::hmset, HashCommands::checkHmset);
+        d("hrandfield", -2, false, 1, 1, 1, List.of("readonly"), "hash", "6.2.0",
+                "Get one or multiple random fields from a hash", HashCommands::hrandfield);
         d("hsetnx", 4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
                 "Set the value of a hash field, only if the field does not exist", HashCommands::hsetnx);
         d("hget", 3, false, 1, 1, 1, List.of("readonly", "fast"), "hash", "2.0.0",

@@ -33,6 +33,12 @@ final class HashCommands {
         }
     }
 
+    static void checkHmset(byte[][] a, long nowMs) {
+        if (a.length % 2 == 1) {
+            throw CommandError.arity("hmset");
+        }
+    }
+
     static void checkHincrby(byte[][] a, long nowMs) {
         Numbers.parseLong(a[3]);
     }
@@ -69,6 +75,18 @@ final class HashCommands {
 
     static void hset(Tx tx, byte[][] a, Reply r) {
         checkHset(a, tx.nowMs);
+        r.integer(put(tx, a));
+    }
+
+    /** HSET's effect with HMSET's reply. */
+    static void hmset(Tx tx, byte[][] a, Reply r) {
+        checkHmset(a, tx.nowMs);
+        put(tx, a);
+        r.simple("OK");
+    }
+
+    /** @return the fields added */
+    private static long put(Tx tx, byte[][] a) {
         Rec old = tx.hash(a[1]);
         long count = old == null ? 0 : old.fieldCount();
         long added = 0;
@@ -80,7 +98,7 @@ final class HashCommands {
         }
         // hashTypeTryConversion looks at every argument, those of fields that existed too
         putHash(tx, a[1], old, count + added, Arrays.copyOfRange(a, 2, a.length));
-        r.integer(added);
+        return added;
     }
 
     static void hsetnx(Tx tx, byte[][] a, Reply r) {
@@ -132,6 +150,44 @@ final class HashCommands {
         for (byte[][] pair : fields) {
             r.bulk(pair[0]);
             r.bulk(pair[1]);
+        }
+    }
+
+    /** HRANDFIELD key [count [WITHVALUES]]: drawn from {@link Choice}, as ZRANDMEMBER. */
+    static void hrandfield(Tx tx, byte[][] a, Reply r) {
+        long count = 0;
+        boolean withValues = false;
+        if (a.length >= 3) {
+            count = Choice.count(a[2]);
+            if (a.length > 4 || a.length == 4 && !Args.is(a[3], "withvalues")) {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+            if (a.length == 4) {
+                withValues = true;
+                if (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2) {
+                    throw new CommandError("ERR value is out of range");
+                }
+            }
+            Choice.checkRepeated(count);
+        }
+        Rec rec = tx.hash(a[1]);
+        if (rec == null) {
+            Choice.nothing(r, a.length >= 3);
+            return;
+        }
+        Choice random = Choice.of(tx, a);
+        byte[] prefix = Tx.fieldPrefix(a[1]);
+        if (a.length == 2) {
+            r.bulk(random.one(tx, a[1], prefix, rec.fieldCount()));
+            return;
+        }
+        List<byte[]> fields = random.some(tx, prefix, rec.fieldCount(), count);
+        r.array(fields.size() * (withValues ? 2 : 1));
+        for (byte[] f : fields) {
+            r.bulk(f);
+            if (withValues) {
+                r.bulk(tx.field(a[1], f));
+            }
         }
     }
 

@@ -62,6 +62,8 @@ class DeterminismTest {
                 Combinators.combine(key, key).as((k, l) -> "renamenx " + k + " " + l),
                 Combinators.combine(key, field, value).as((k, f, v) -> "hset " + k + " " + f + " \"" + v + "\""),
                 Combinators.combine(key, field, value).as((k, f, v) -> "hsetnx " + k + " " + f + " \"" + v + "\""),
+                Combinators.combine(key, field, value).as((k, f, v) -> "hmset " + k + " " + f + " \"" + v + "\" y 1"),
+                key.map(k -> "hrandfield " + k + " -3 withvalues"),
                 Combinators.combine(key, field).as((k, f) -> "hdel " + k + " " + f),
                 Combinators.combine(key, field).as((k, f) -> "hincrby " + k + " " + f + " 3"),
                 Combinators.combine(key, field).as((k, f) -> "hincrbyfloat " + k + " " + f + " 0.1"),

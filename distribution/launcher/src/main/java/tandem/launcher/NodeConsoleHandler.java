@@ -13,15 +13,20 @@ import java.util.logging.StreamHandler;
  * activates) went to that shell client and never into the node's log. This handler writes to file descriptor 2.
  *
  * <p>Configured in {@code etc/logging.properties} like ConsoleHandler: {@code tandem.launcher.NodeConsoleHandler.level}
- * and {@code .formatter} (default {@link SimpleFormatter}).
+ * and {@code .formatter} (default {@link SimpleFormatter}). The system property {@value #LEVEL_PROPERTY} overrides the
+ * level: {@code bin/tandem} sets it to {@code WARNING} when the node offers the Gogo console, so that the prompt is not
+ * buried under the log, which the file handler keeps whole ({@code log:display}, {@code log:tail}).
  */
 public final class NodeConsoleHandler extends StreamHandler {
+
+    /** The console's level, over the configuration's. */
+    public static final String LEVEL_PROPERTY = "tandem.console.level";
 
     public NodeConsoleHandler() {
         super(new FileOutputStream(FileDescriptor.err), new SimpleFormatter());
         java.util.logging.LogManager manager = java.util.logging.LogManager.getLogManager();
         String prefix = NodeConsoleHandler.class.getName();
-        String level = manager.getProperty(prefix + ".level");
+        String level = System.getProperty(LEVEL_PROPERTY, manager.getProperty(prefix + ".level"));
         if (level != null) {
             setLevel(java.util.logging.Level.parse(level.trim()));
         }

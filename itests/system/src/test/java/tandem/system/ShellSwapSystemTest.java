@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,6 +54,15 @@ class ShellSwapSystemTest {
         assertThat(r.exit()).as(r.err()).isZero();
         assertThat(r.out()).contains("listening on").contains("still here");
         assertThat(r.err()).isEmpty();
+    }
+
+    @Test
+    void aHeadlessNodeLogsEveryLineOnStandardErrorAndInItsLogFile() throws IOException {
+        TandemNode node = NODE.get();
+        List<String> logged = node.log().lines().filter(l -> l.matches("\\d{4}-\\d\\d-\\d\\d .* INFO .*")).toList();
+        assertThat(logged).as("INFO lines on standard error").hasSizeGreaterThan(5);
+        assertThat(Files.readString(node.home().resolve("data/log/tandem.0.log"))).contains(logged.get(0))
+                .contains(logged.get(logged.size() / 2)); // not the last: the file handler may be a moment behind
     }
 
     private static Path socket() throws IOException {

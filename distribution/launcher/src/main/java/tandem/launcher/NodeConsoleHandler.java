@@ -26,7 +26,7 @@ public final class NodeConsoleHandler extends StreamHandler {
         super(new FileOutputStream(FileDescriptor.err), new SimpleFormatter());
         java.util.logging.LogManager manager = java.util.logging.LogManager.getLogManager();
         String prefix = NodeConsoleHandler.class.getName();
-        String level = System.getProperty(LEVEL_PROPERTY, manager.getProperty(prefix + ".level"));
+        String level = manager.getProperty(prefix + ".level");
         if (level != null) {
             setLevel(java.util.logging.Level.parse(level.trim()));
         }
@@ -40,6 +40,24 @@ public final class NodeConsoleHandler extends StreamHandler {
                         java.util.logging.ErrorManager.FORMAT_FAILURE);
             }
         }
+    }
+
+    /**
+     * The level, unless {@value #LEVEL_PROPERTY} names one: LogManager sets a handler's level from the configuration
+     * after constructing it, so the override must hold here.
+     */
+    @Override
+    public synchronized void setLevel(java.util.logging.Level level) {
+        String forced = System.getProperty(LEVEL_PROPERTY);
+        if (forced != null) {
+            try {
+                level = java.util.logging.Level.parse(forced.trim());
+            } catch (IllegalArgumentException e) {
+                reportError(LEVEL_PROPERTY + "=" + forced + " is not a level", e,
+                        java.util.logging.ErrorManager.GENERIC_FAILURE);
+            }
+        }
+        super.setLevel(level);
     }
 
     /** Every record is flushed at once: a node killed with SIGKILL has written everything it logged before. */

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
+import tandem.testsupport.Await;
+
 /**
  * A node started with a terminal, as a person starts it: {@code script} (util-linux, in every Debian) gives
  * {@code bin/tandem} a pseudo-terminal, so it offers the Gogo console. The console shows the prompt and the log's warnings only; the whole log is in

@@ -36,6 +36,7 @@ import tandem.api.replication.ReplicationHub;
 import tandem.api.server.PubSub;
 import tandem.api.server.WriteAdmission;
 import tandem.api.store.CommandDescriptor;
+import tandem.api.store.CommandCatalogue;
 import tandem.api.store.Keyspace;
 import tandem.api.store.StoreStatus;
 import tandem.protocol.config.ConfigChange;
@@ -73,6 +74,8 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     private volatile NodeSettings settings;
     private volatile Journal boundJournal;
     private volatile Keyspace boundKeyspace;
+    /** The store bundle's command table, there before any store opens ({@link #commands}). */
+    private volatile CommandCatalogue catalogue;
     private volatile String upstreamProtocol;
     private final SplitBrainTail splitBrain = new SplitBrainTail();
 
@@ -146,6 +149,18 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
         }
     }
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindCatalogue(CommandCatalogue c) {
+        catalogue = c;
+    }
+
+    void unbindCatalogue(CommandCatalogue c) {
+        if (catalogue == c) {
+            catalogue = null;
+        }
+    }
+
     /** The split-brain audit of tandem.fencing: a demoted primary's discarded writes are recorded through it. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
@@ -206,12 +221,16 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Override
     public List<CommandDescriptor> commands() {
-        return core.commands();
+        List<CommandDescriptor> bound = core.commands();
+        CommandCatalogue c = catalogue;
+        return bound.isEmpty() && c != null ? List.copyOf(c.commands()) : bound;
     }
 
     @Override
     public CommandDescriptor describe(String name) {
-        return core.describe(name);
+        CommandDescriptor bound = core.describe(name);
+        CommandCatalogue c = catalogue;
+        return bound != null || c == null ? bound : c.describe(name);
     }
 
     @Override

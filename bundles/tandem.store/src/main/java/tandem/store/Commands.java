@@ -446,6 +446,12 @@ final class Commands {
         return Collections.unmodifiableList(DESCRIPTORS);
     }
 
+    /** @return the descriptor of the command a client may name {@code lowerCaseName}, or null */
+    static CommandDescriptor describe(String lowerCaseName) {
+        Spec spec = find(lowerCaseName);
+        return spec == null ? null : spec.descriptor();
+    }
+
     /** A command a client may name: not a woken form, which only the node journals. */
     static Spec find(String lowerCaseName) {
         return lowerCaseName.endsWith(Keyspace.WOKEN_SUFFIX) ? null : TABLE.get(lowerCaseName);

@@ -270,8 +270,7 @@ final class RocksKeyspace implements AutoCloseable {
     }
 
     public CommandDescriptor describe(String lowerCaseName) {
-        Spec spec = Commands.find(lowerCaseName);
-        return spec == null ? null : spec.descriptor();
+        return Commands.describe(lowerCaseName);
     }
 
     public Command resolve(byte[][] args) {

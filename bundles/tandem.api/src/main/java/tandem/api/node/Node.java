@@ -31,10 +31,16 @@ public interface Node {
     /** Opens a client: what it sends goes to the returned session, its replies to {@code client.reply()}. */
     NodeSession open(NodeClient client);
 
-    /** @return the keyspace commands of the bound store, or an empty list while none is bound */
+    /**
+     * @return the keyspace commands of the bound store; while none is bound, those of the store bundle's {@link
+     *         tandem.api.store.CommandCatalogue} (empty when that is absent too)
+     */
     List<CommandDescriptor> commands();
 
-    /** @return the bound store's command named {@code name} (lower case), or null (none, or no store bound) */
+    /**
+     * @return the bound store's command named {@code name} (lower case), or while none is bound the catalogue's, or
+     *         null
+     */
     CommandDescriptor describe(String name);
 
     /**

@@ -1,7 +1,5 @@
 package tandem.api.store;
 
-import java.util.Collection;
-
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -10,7 +8,7 @@ import org.osgi.annotation.versioning.ProviderType;
  * and the same replies.
  */
 @ProviderType
-public interface Keyspace {
+public interface Keyspace extends CommandCatalogue {
 
     /**
      * Appended to a blocking command's name ({@code blpop|woken}) when the node applies it again after it blocked,
@@ -40,12 +38,6 @@ public interface Keyspace {
      * @return the command, or null when this keyspace has no command of that name
      */
     Command resolve(byte[][] args);
-
-    /** @return the keyspace commands this store executes */
-    Collection<CommandDescriptor> commands();
-
-    /** @return the command named {@code lowerCaseName}, or null */
-    CommandDescriptor describe(String lowerCaseName);
 
     /**
      * Applies one journaled write at {@code sequence} with "now" = {@code timestampNs}, and records

@@ -49,6 +49,30 @@ final class Choice {
         return count;
     }
 
+    /**
+     * ZRANDMEMBER's and HRANDFIELD's {@code key [count [WITHSCORES|WITHVALUES]]}, checked in Redis' order.
+     *
+     * @param count 0 without one
+     * @param with  whether {@code withWord} was given
+     */
+    record Draw(long count, boolean with) {
+
+        static Draw of(byte[][] a, String withWord) {
+            if (a.length < 3) {
+                return new Draw(0, false);
+            }
+            long count = count(a[2]);
+            if (a.length > 4 || a.length == 4 && !Args.is(a[3], withWord)) {
+                throw new CommandError(CommandError.SYNTAX);
+            }
+            if (a.length == 4 && (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2)) {
+                throw new CommandError("ERR value is out of range"); // the pairs would overflow the reply's length
+            }
+            checkRepeated(count);
+            return new Draw(count, a.length == 4);
+        }
+    }
+
     /** Refuses a negative count asking for more than {@link #MAX_REPEATED} elements. */
     static void checkRepeated(long count) {
         if (count < -MAX_REPEATED) {

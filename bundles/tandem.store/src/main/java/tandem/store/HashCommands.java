@@ -155,21 +155,7 @@ final class HashCommands {
 
     /** HRANDFIELD key [count [WITHVALUES]]: drawn from {@link Choice}, as ZRANDMEMBER. */
     static void hrandfield(Tx tx, byte[][] a, Reply r) {
-        long count = 0;
-        boolean withValues = false;
-        if (a.length >= 3) {
-            count = Choice.count(a[2]);
-            if (a.length > 4 || a.length == 4 && !Args.is(a[3], "withvalues")) {
-                throw new CommandError(CommandError.SYNTAX);
-            }
-            if (a.length == 4) {
-                withValues = true;
-                if (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2) {
-                    throw new CommandError("ERR value is out of range");
-                }
-            }
-            Choice.checkRepeated(count);
-        }
+        Choice.Draw draw = Choice.Draw.of(a, "withvalues");
         Rec rec = tx.hash(a[1]);
         if (rec == null) {
             Choice.nothing(r, a.length >= 3);
@@ -181,11 +167,11 @@ final class HashCommands {
             r.bulk(random.one(tx, a[1], prefix, rec.fieldCount()));
             return;
         }
-        List<byte[]> fields = random.some(tx, prefix, rec.fieldCount(), count);
-        r.array(fields.size() * (withValues ? 2 : 1));
+        List<byte[]> fields = random.some(tx, prefix, rec.fieldCount(), draw.count());
+        r.array(fields.size() * (draw.with() ? 2 : 1));
         for (byte[] f : fields) {
             r.bulk(f);
-            if (withValues) {
+            if (draw.with()) {
                 r.bulk(tx.field(a[1], f));
             }
         }

@@ -387,21 +387,7 @@ final class ZsetCommands {
 
     /** ZRANDMEMBER key [count [WITHSCORES]]: drawn from {@link Choice}, as SRANDMEMBER. */
     static void zrandmember(Tx tx, byte[][] a, Reply r) {
-        long count = 0;
-        boolean withScores = false;
-        if (a.length >= 3) {
-            count = Choice.count(a[2]);
-            if (a.length > 4 || a.length == 4 && !Args.is(a[3], "withscores")) {
-                throw new CommandError(CommandError.SYNTAX);
-            }
-            if (a.length == 4) {
-                withScores = true;
-                if (count < -Long.MAX_VALUE / 2 || count > Long.MAX_VALUE / 2) {
-                    throw new CommandError("ERR value is out of range");
-                }
-            }
-            Choice.checkRepeated(count);
-        }
+        Choice.Draw draw = Choice.Draw.of(a, "withscores");
         Rec rec = zset(tx, a[1]);
         if (rec == null) {
             Choice.nothing(r, a.length >= 3);
@@ -413,11 +399,11 @@ final class ZsetCommands {
             r.bulk(random.one(tx, a[1], prefix, rec.fieldCount()));
             return;
         }
-        List<byte[]> members = random.some(tx, prefix, rec.fieldCount(), count);
-        r.array(members.size() * (withScores ? 2 : 1));
+        List<byte[]> members = random.some(tx, prefix, rec.fieldCount(), draw.count());
+        r.array(members.size() * (draw.with() ? 2 : 1));
         for (byte[] m : members) {
             r.bulk(m);
-            if (withScores) {
+            if (draw.with()) {
                 r.bulk(Doubles.format(Zsets.score(tx, a[1], m)));
             }
         }

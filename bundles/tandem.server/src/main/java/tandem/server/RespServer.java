@@ -188,6 +188,8 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     private final long startedAtMillis = System.currentTimeMillis();
     private final String runId = newRunId();
     private final String version;
+    /** The framework, which {@link #shutdown} stops. */
+    private final org.osgi.framework.Bundle systemBundle;
     private final String transport;
     private final EventLoopGroup bossGroup;
     private final EventLoopGroup workerGroup;
@@ -227,6 +229,7 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     public RespServer(Config config, BundleContext context, @Reference Node node) {
         ServerSettings s = ServerSettings.of(config);
         this.version = context.getBundle().getVersion().toString();
+        this.systemBundle = context.getBundle(org.osgi.framework.Constants.SYSTEM_BUNDLE_LOCATION);
         this.node = node;
         this.table = Commands.table().with(() -> KeyspaceCommands.specs(node.commands()));
         this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, this, this);
@@ -557,6 +560,20 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Override
     public CommandMonitor monitor() {
         return monitor;
+    }
+
+    @Override
+    public void shutdown(String who) {
+        LOG.log(Level.WARNING, "SHUTDOWN by {0}: stopping the node", who);
+        // not on this thread: stopping the framework deactivates this component, which waits for its event loops
+        Thread stopper = new Thread(() -> {
+            try {
+                systemBundle.stop();
+            } catch (org.osgi.framework.BundleException | RuntimeException e) {
+                LOG.log(Level.ERROR, "SHUTDOWN: the framework did not stop", e);
+            }
+        }, "tandem-shutdown");
+        stopper.start();
     }
 
     @Override

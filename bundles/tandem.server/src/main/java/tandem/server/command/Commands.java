@@ -112,6 +112,10 @@ public final class Commands {
                 .add("wait", 3, List.of("noscript"), List.of("slow", "connection"), "generic", "3.0.0",
                         "Blocks until the asynchronous replication of all preceding write commands sent by the "
                         + "connection is completed.", Commands::sequencerOnly)
+                .add("shutdown", -1, List.of("admin", "noscript", "loading", "stale", "no_multi", "allow_busy"),
+                        List.of("admin", "slow", "dangerous"), "server", "1.0.0",
+                        "Synchronously saves the database(s) to disk and shuts down the Redis server.",
+                        Commands::shutdown)
                 .add("time", 1, List.of("loading", "stale", "fast"), List.of("fast"), "server", "2.6.0",
                         "Returns the server time.", Commands::time)
                 .add("info", -1, List.of("loading", "stale"), List.of("slow", "dangerous"), "server", "1.0.0",
@@ -162,6 +166,47 @@ public final class Commands {
     private static void time(CommandContext c, byte[][] a) {
         java.time.Instant now = java.time.Instant.now();
         c.reply().array(2).bulk(Long.toString(now.getEpochSecond())).bulk(Long.toString(now.getNano() / 1000));
+    }
+
+    /**
+     * SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] | ABORT, checked as Redis 7.0 checks it. Every acknowledged write is in the
+     * journal, so SAVE and NOSAVE stop alike; no shutdown ever waits for lagging replicas, so ABORT finds none in
+     * progress. As in Redis, a shutdown sends no reply: the connection closes with the node.
+     */
+    private static void shutdown(CommandContext c, byte[][] a) {
+        boolean save = false;
+        boolean nosave = false;
+        boolean other = false;
+        boolean abort = false;
+        for (int i = 1; i < a.length; i++) {
+            if (is(a[i], "nosave")) {
+                nosave = true;
+            } else if (is(a[i], "save")) {
+                save = true;
+            } else if (is(a[i], "now") || is(a[i], "force")) {
+                other = true;
+            } else if (is(a[i], "abort")) {
+                abort = true;
+            } else {
+                c.reply().error("ERR syntax error");
+                return;
+            }
+        }
+        if (abort && (save || nosave || other) || save && nosave) {
+            c.reply().error("ERR syntax error");
+            return;
+        }
+        if (abort) {
+            c.reply().error("ERR No shutdown in progress.");
+            return;
+        }
+        ClientSession s = c.session();
+        c.server().shutdown("client id=" + s.id() + " addr=" + s.remoteAddress());
+        c.closeAfterReply();
+    }
+
+    private static boolean is(byte[] arg, String word) {
+        return ascii(arg).equalsIgnoreCase(word);
     }
 
     private static void quit(CommandContext c, byte[][] a) {

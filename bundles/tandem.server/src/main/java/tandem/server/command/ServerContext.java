@@ -30,6 +30,16 @@ public interface ServerContext extends ServerStatus {
     /** @return the parameters of {@code CONFIG GET} and {@code CONFIG SET}, with their values now */
     RedisConfig config();
 
+    /**
+     * Stops the node cleanly, as SIGTERM does ({@code SHUTDOWN}): the framework stops on a thread of its own, every
+     * component deactivates (the journal holds every acknowledged write) and the JVM exits with status 0.
+     *
+     * @param who what asked, for the log
+     */
+    default void shutdown(String who) {
+        throw new UnsupportedOperationException("this server cannot stop its node");
+    }
+
     /** Resets the statistics {@code INFO} reports ({@code CONFIG RESETSTAT}); statistics it does not keep stay. */
     default void resetStats() {
     }

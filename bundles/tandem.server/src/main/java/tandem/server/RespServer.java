@@ -481,12 +481,28 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     }
 
     @Override
+    public List<Peer> peers() {
+        List<Peer> peers = new ArrayList<>();
+        for (Connection c : connections.values()) {
+            ClientSession s = c.session();
+            String type = s.replica() ? "replica" : s.subscriptions() != null && s.subscriptions().active() ? "pubsub"
+                    : "normal";
+            String laddr = c.channel().localAddress() instanceof java.net.InetSocketAddress local
+                    ? local.getAddress().getHostAddress() + ":" + local.getPort() : "";
+            peers.add(new Peer(s.id(), s.remoteAddress(), laddr, type));
+        }
+        peers.sort(Comparator.comparingLong(Peer::id));
+        return peers;
+    }
+
+    @Override
     public boolean kill(long id) {
         Connection c = connections.get(id);
         if (c == null) {
             return false;
         }
-        LOG.log(Level.INFO, "closing client id={0} addr={1}: killed by an operator", id, c.session().remoteAddress());
+        LOG.log(Level.INFO, "closing client id={0} addr={1}: killed (CLIENT KILL or server:kill)", id,
+                c.session().remoteAddress());
         c.channel().close();
         return true;
     }

@@ -58,6 +58,47 @@ class NodeSystemTest {
     }
 
     @Test
+    void clientKillClosesTheConnectionsItSelects() throws Exception {
+        try (Jedis killer = new Jedis("127.0.0.1", node.port());
+                Jedis byId = new Jedis("127.0.0.1", node.port());
+                Jedis byAddr = new Jedis("127.0.0.1", node.port());
+                Socket subscriber = new Socket("127.0.0.1", node.port())) {
+            assertThat(byId.ping()).isEqualTo("PONG");
+            assertThat(kill(killer, "ID", Long.toString(byId.clientId()))).isEqualTo(1L);
+            assertThatThrownBy(byId::ping).isInstanceOf(redis.clients.jedis.exceptions.JedisConnectionException.class);
+
+            // the old form: an address, answered OK
+            Matcher addr = Pattern.compile("addr=(\\S+)").matcher(byAddr.clientInfo());
+            assertThat(addr.find()).isTrue();
+            assertThat(new String((byte[]) killer.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, "KILL",
+                    addr.group(1)), StandardCharsets.UTF_8)).isEqualTo("OK");
+            assertThatThrownBy(byAddr::ping).isInstanceOf(
+                    redis.clients.jedis.exceptions.JedisConnectionException.class);
+
+            // a subscribed connection is of type pubsub, and only it
+            subscriber.setSoTimeout(10_000);
+            subscriber.getOutputStream().write("SUBSCRIBE news\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] confirmed = new byte[64];
+            assertThat(subscriber.getInputStream().read(confirmed)).isPositive();
+            assertThat(kill(killer, "TYPE", "pubsub")).isEqualTo(1L);
+            assertThat(subscriber.getInputStream().read()).as("the subscriber's connection is closed").isEqualTo(-1);
+
+            // SKIPME no: the connection that asked is answered, then closed
+            assertThat(kill(killer, "ID", Long.toString(killer.clientId()), "SKIPME", "no")).isEqualTo(1L);
+            assertThatThrownBy(killer::ping).isInstanceOf(
+                    redis.clients.jedis.exceptions.JedisConnectionException.class);
+        }
+        assertThat(node.redisCli("PING").out().trim()).as("the node serves on").isEqualTo("PONG");
+    }
+
+    private static Long kill(Jedis jedis, String... filters) {
+        String[] args = new String[filters.length + 1];
+        args[0] = "KILL";
+        System.arraycopy(filters, 0, args, 1, filters.length);
+        return (Long) jedis.sendCommand(redis.clients.jedis.Protocol.Command.CLIENT, args);
+    }
+
+    @Test
     void redisBenchmarkCompletes() throws IOException {
         TandemNode.Result r = TandemNode.run(Duration.ofSeconds(60), "redis-benchmark", "-h", "127.0.0.1", "-p",
                 Integer.toString(node.port()), "-t", "ping", "-n", "2000", "-c", "4", "-q");

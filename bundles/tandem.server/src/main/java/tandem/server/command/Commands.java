@@ -47,6 +47,10 @@ public final class Commands {
                 "Lists open connections.", Commands::clientList));
         client.put("info", sub("client", "info", 2, CONN_SLOW, "connection", "6.2.0",
                 "Returns information about the connection.", Commands::clientInfo));
+        client.put("kill", sub("client", "kill", -3, ADMIN, "connection", "2.4.0",
+                "Terminates open connections.", Commands::clientKill));
+        client.put("no-evict", sub("client", "no-evict", 3, ADMIN, "connection", "7.0.0",
+                "Sets the client eviction mode of the connection.", Commands::clientNoEvict));
         client.put("help", sub("client", "help", 2, CONN_SLOW, "connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CLIENT", client)));
 
@@ -319,6 +323,99 @@ public final class Commands {
      * {@code CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id ...]}, in Redis 7.0's order of checks. The
      * clients listed are the normal ones: psync replicas are connections of the replication protocol, not clients.
      */
+    /**
+     * CLIENT KILL addr, or CLIENT KILL [ID id] [TYPE type] [ADDR addr] [LADDR addr] [USER name] [SKIPME yes|no]...,
+     * as Redis 7.0 parses and applies it: the old form answers OK or "No such client" and may close this very
+     * connection, the new one counts what it closed.
+     */
+    private static void clientKill(CommandContext c, byte[][] a) {
+        String addr = null;
+        String laddr = null;
+        String type = null;
+        long id = 0;
+        boolean skipme = true;
+        boolean old = a.length == 3;
+        if (old) {
+            addr = ascii(a[2]);
+            skipme = false; // the old form may kill its own connection
+        } else {
+            for (int i = 2; i < a.length; i += 2) {
+                boolean more = a.length > i + 1;
+                if (is(a[i], "id") && more) {
+                    long v;
+                    try {
+                        v = String2ll.parse(a[i + 1]);
+                    } catch (NumberFormatException e) {
+                        v = 0;
+                    }
+                    if (v < 1) {
+                        c.reply().error("ERR client-id should be greater than 0");
+                        return;
+                    }
+                    id = v;
+                } else if (is(a[i], "type") && more) {
+                    String t = ascii(a[i + 1]).toLowerCase(Locale.ROOT);
+                    if (!Set.of("normal", "master", "replica", "slave", "pubsub").contains(t)) {
+                        c.reply().error("ERR Unknown client type '" + ascii(a[i + 1]) + "'");
+                        return;
+                    }
+                    type = t.equals("slave") ? "replica" : t;
+                } else if (is(a[i], "addr") && more) {
+                    addr = ascii(a[i + 1]);
+                } else if (is(a[i], "laddr") && more) {
+                    laddr = ascii(a[i + 1]);
+                } else if (is(a[i], "user") && more) {
+                    if (!ascii(a[i + 1]).equals("default")) { // every connection is the default user's
+                        c.reply().error("ERR No such user '" + ascii(a[i + 1]) + "'");
+                        return;
+                    }
+                } else if (is(a[i], "skipme") && more && (is(a[i + 1], "yes") || is(a[i + 1], "no"))) {
+                    skipme = is(a[i + 1], "yes");
+                } else {
+                    c.reply().error("ERR syntax error");
+                    return;
+                }
+            }
+        }
+        long self = c.session().id();
+        boolean closeSelf = false;
+        long killed = 0;
+        for (ServerContext.Peer p : c.server().peers()) {
+            if (addr != null && !addr.equals(p.addr()) || laddr != null && !laddr.equals(p.laddr())
+                    || type != null && !type.equals(p.type()) || id != 0 && p.id() != id) {
+                continue;
+            }
+            if (p.id() == self) {
+                if (skipme) {
+                    continue;
+                }
+                closeSelf = true; // after the reply, as Redis flags CLOSE_AFTER_REPLY
+            } else if (!c.server().kill(p.id())) {
+                continue; // gone meanwhile
+            }
+            killed++;
+        }
+        if (!old) {
+            c.reply().integer(killed);
+        } else if (killed == 0) {
+            c.reply().error("ERR No such client");
+        } else {
+            c.reply().ok();
+        }
+        if (closeSelf) {
+            c.closeAfterReply();
+        }
+    }
+
+    /** CLIENT NO-EVICT ON|OFF: Tandem evicts no client, so the mode is checked and has no effect. */
+    private static void clientNoEvict(CommandContext c, byte[][] a) {
+        if (is(a[2], "on") || is(a[2], "off")) {
+            c.reply().ok();
+        } else {
+            c.reply().error("ERR syntax error");
+        }
+    }
+
     private static void clientList(CommandContext c, byte[][] a) {
         List<ClientInfo> clients = c.server().clients();
         java.util.function.Predicate<ClientInfo> shown = info -> true;

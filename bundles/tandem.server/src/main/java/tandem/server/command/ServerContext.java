@@ -40,6 +40,21 @@ public interface ServerContext extends ServerStatus {
         throw new UnsupportedOperationException("this server cannot stop its node");
     }
 
+    /**
+     * A client connection as {@code CLIENT KILL} selects it.
+     *
+     * @param addr  the peer's {@code ip:port}, as {@code CLIENT LIST} shows it
+     * @param laddr the local {@code ip:port} it reached
+     * @param type  {@code normal}, {@code replica} or {@code pubsub} (a subscribed client), Redis' classes
+     */
+    record Peer(long id, String addr, String laddr, String type) {
+    }
+
+    /** @return every client connection, replicas' included */
+    default List<Peer> peers() {
+        return List.of();
+    }
+
     /** Resets the statistics {@code INFO} reports ({@code CONFIG RESETSTAT}); statistics it does not keep stay. */
     default void resetStats() {
     }

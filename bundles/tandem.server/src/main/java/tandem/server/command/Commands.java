@@ -116,6 +116,15 @@ public final class Commands {
                 .add("wait", 3, List.of("noscript"), List.of("slow", "connection"), "generic", "3.0.0",
                         "Blocks until the asynchronous replication of all preceding write commands sent by the "
                         + "connection is completed.", Commands::sequencerOnly)
+                // the cluster's connection commands, answered as a Redis with cluster support disabled answers them
+                .add("readonly", 1, List.of("loading", "stale", "fast"), List.of("fast", "connection"), "cluster",
+                        "3.0.0", "Enables read queries for a connection to a Redis Cluster replica node.",
+                        Commands::noCluster)
+                .add("readwrite", 1, List.of("loading", "stale", "fast"), List.of("fast", "connection"), "cluster",
+                        "3.0.0", "Enables read-write queries for a connection to a Redis Cluster replica node.",
+                        Commands::noCluster)
+                .add("asking", 1, List.of("fast"), List.of("fast", "connection"), "cluster", "3.0.0",
+                        "Sent by cluster clients after an -ASK redirect.", Commands::noCluster)
                 .add("shutdown", -1, List.of("admin", "noscript", "loading", "stale", "no_multi", "allow_busy"),
                         List.of("admin", "slow", "dangerous"), "server", "1.0.0",
                         "Synchronously saves the database(s) to disk and shuts down the Redis server.",
@@ -207,6 +216,10 @@ public final class Commands {
         ClientSession s = c.session();
         c.server().shutdown("client id=" + s.id() + " addr=" + s.remoteAddress());
         c.closeAfterReply();
+    }
+
+    private static void noCluster(CommandContext c, byte[][] a) {
+        c.reply().error("ERR This instance has cluster support disabled");
     }
 
     private static boolean is(byte[] arg, String word) {

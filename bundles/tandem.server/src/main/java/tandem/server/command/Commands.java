@@ -333,10 +333,6 @@ public final class Commands {
     }
 
     /**
-     * {@code CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id ...]}, in Redis 7.0's order of checks. The
-     * clients listed are the normal ones: psync replicas are connections of the replication protocol, not clients.
-     */
-    /**
      * CLIENT KILL addr, or CLIENT KILL [ID id] [TYPE type] [ADDR addr] [LADDR addr] [USER name] [SKIPME yes|no]...,
      * as Redis 7.0 parses and applies it: the old form answers OK or "No such client" and may close this very
      * connection, the new one counts what it closed.
@@ -429,6 +425,10 @@ public final class Commands {
         }
     }
 
+    /**
+     * {@code CLIENT LIST [TYPE normal|master|replica|pubsub] [ID id ...]}, in Redis 7.0's order of checks. The
+     * clients listed are the normal ones: psync replicas are connections of the replication protocol, not clients.
+     */
     private static void clientList(CommandContext c, byte[][] a) {
         List<ClientInfo> clients = c.server().clients();
         java.util.function.Predicate<ClientInfo> shown = info -> true;

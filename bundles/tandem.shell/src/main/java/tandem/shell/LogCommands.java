@@ -131,7 +131,8 @@ public final class LogCommands {
             try {
                 Thread.sleep(FOLLOW_MILLIS); // a person watches: a cheap poll of the file's size is enough
             } catch (InterruptedException e) {
-                return; // Ctrl-C
+                Thread.currentThread().interrupt(); // Ctrl-C: Gogo's session ends the command
+                return;
             }
         }
     }

@@ -61,7 +61,7 @@ final class Choice {
             if (a.length < 3) {
                 return new Draw(0, false);
             }
-            long count = count(a[2]);
+            long count = Choice.count(a[2]); // qualified: the record's own count() hides it
             if (a.length > 4 || a.length == 4 && !Args.is(a[3], withWord)) {
                 throw new CommandError(CommandError.SYNTAX);
             }

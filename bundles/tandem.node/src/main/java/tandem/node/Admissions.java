@@ -56,6 +56,12 @@ final class Admissions {
         missing = findMissing();
     }
 
+    /** Requires {@code name} as if its provider had been seen and gone since (recorded before a restart). */
+    synchronized void require(String name) {
+        requiredSeen.add(name);
+        missing = findMissing();
+    }
+
     synchronized void remove(WriteAdmission admission) {
         List<Ranked> next = new ArrayList<>(ranked);
         next.removeIf(r -> r.admission() == admission);

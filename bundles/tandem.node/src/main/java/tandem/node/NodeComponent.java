@@ -4,10 +4,13 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleEvent;
+import org.osgi.framework.BundleListener;
 import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -70,6 +73,10 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     private final NodeCore core;
     private final Role role;
+    private final RequiredAdmissions requiredAdmissions;
+    private final BundleContext context;
+    /** Forgets a required provider whose bundle is uninstalled: given up for good, not waited for at a restart. */
+    private final BundleListener uninstalls;
     private final Path home;
     private volatile NodeSettings settings;
     private volatile Journal boundJournal;
@@ -80,10 +87,24 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     private final SplitBrainTail splitBrain = new SplitBrainTail();
 
     @Activate
-    public NodeComponent(Config config, @Reference NodeHome home) {
+    public NodeComponent(Config config, BundleContext context, @Reference NodeHome home) {
         this.home = home.directory();
         this.settings = NodeSettings.of(config, this.home);
         this.core = new NodeCore(settings.pauseMaxMs());
+        this.context = context;
+        this.requiredAdmissions = new RequiredAdmissions(settings.stateDirectory());
+        this.uninstalls = event -> {
+            if (event.getType() == BundleEvent.UNINSTALLED && event.getBundle().getSymbolicName() != null) {
+                requiredAdmissions.uninstalled(event.getBundle().getSymbolicName());
+            }
+        };
+        context.addBundleListener(uninstalls);
+        requiredAdmissions.read().forEach((bundle, name) -> {
+            core.requireAdmission(name);
+            LOG.log(Level.INFO, "node core: writes wait for {0} as before this start (a line of {1}; "
+                    + "feature:uninstall of its bundle {2} removes it)", name,
+                    settings.stateDirectory().resolve(RequiredAdmissions.FILE), bundle);
+        });
         this.role = new Role(settings.stateDirectory());
         Role.Declared last = role.read();
         if (last == null) {
@@ -115,6 +136,7 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
 
     @Deactivate
     void deactivate() {
+        context.removeBundleListener(uninstalls);
         core.close();
         LOG.log(Level.INFO, "node core stopped");
     }
@@ -176,15 +198,20 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
      * Every {@link WriteAdmission} service is asked before a write is sequenced, after the node's own
      * min-replicas-to-write and then by service ranking; one that comes or goes applies from the next write on. One
      * with the property {@code tandem.admission.required} (the quorum fence) is one this node fails closed without
-     * once it has seen it: while it is away, writes wait up to {@code pause.max.ms} for it, then are refused.
+     * once it has seen it, in this run and after a restart ({@link RequiredAdmissions}): while it is away, writes
+     * wait up to {@code pause.max.ms} for it, then are refused.
      */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    void bindAdmission(WriteAdmission admission, Map<String, Object> properties) {
-        Object ranking = properties.get(Constants.SERVICE_RANKING);
-        Object required = properties.get(Admissions.REQUIRED);
+    void bindAdmission(WriteAdmission admission, ServiceReference<WriteAdmission> reference) {
+        Object ranking = reference.getProperty(Constants.SERVICE_RANKING);
+        Object required = reference.getProperty(Admissions.REQUIRED);
         core.addAdmission(admission, ranking instanceof Integer r ? r : 0,
                 required == null ? null : required.toString());
+        String bundle = reference.getBundle() == null ? null : reference.getBundle().getSymbolicName();
+        if (required != null && bundle != null) {
+            requiredAdmissions.seen(bundle, required.toString());
+        }
         LOG.log(Level.INFO, "write admission: {0} is consulted before every write", admission.getClass().getName());
     }
 

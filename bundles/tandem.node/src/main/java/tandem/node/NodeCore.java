@@ -169,6 +169,14 @@ public final class NodeCore implements AutoCloseable {
         services.signal(); // a write waiting for this provider goes on
     }
 
+    /**
+     * Requires the provider {@code name} before it is added: a required provider this node saw before a restart.
+     * Writes wait for it (up to the pause window), then are refused, until it is added.
+     */
+    public void requireAdmission(String name) {
+        admissions.require(name);
+    }
+
     public void removeAdmission(WriteAdmission admission) {
         admissions.remove(admission);
     }

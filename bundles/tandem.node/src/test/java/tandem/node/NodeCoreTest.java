@@ -84,6 +84,21 @@ class NodeCoreTest {
     }
 
     @Test
+    void aRequiredProviderRecordedBeforeARestartHoldsTheFirstWriteUntilItIsAdded() {
+        core.requireAdmission("the failover group (tandem.failover)"); // read from admissions.required
+        core.journal(journal);
+        core.keyspace(keyspace);
+        TestClient c = frontend.client(1);
+        c.send("SET", "k", "v");
+        await("the write waits for the group", NodeCoreTest::logicThreadWaitsForAdmission);
+        assertThat(journal.entries).isEmpty();
+        core.addAdmission(replicas -> "READONLY You can't write against a read only replica.", 200,
+                "the failover group (tandem.failover)");
+        c.awaitReplies("-READONLY You can't write against a read only replica.\r\n");
+        assertThat(journal.entries).as("what the group refuses is never journaled").isEmpty();
+    }
+
+    @Test
     void atAFirstStartAWriteWaitsForTheRoleAndAReplicaNeverJournalsIt() {
         core.awaitRole(); // no role recorded: a replication protocol has yet to say what this node is
         core.journal(journal);

@@ -141,9 +141,16 @@ class FeatureSystemTest {
                         return false;
                     }
                 });
+        Path required = replica.home().resolve("data/node/admissions.required");
+        assertThat(Files.readString(required)).as("the fence, required after a restart too")
+                .contains("tandem.fencing quorum fence (tandem.fencing)");
         assertThat(shellOut(replica, "feature:uninstall fencing")).contains("1 bundle(s) removed (tandem.fencing)");
         assertThat(replica.home().resolve("deploy").toFile().list()).noneMatch(f -> f.startsWith("tandem.fencing"));
+        Await.until("the fence given up is no longer required at a restart", Duration.ofSeconds(20),
+                () -> !readQuietly(required).contains("tandem.fencing"));
         assertThat(shellOut(replica, "feature:install fencing")).contains("configurations created: tandem.fencing");
+        Await.until("the fence is required again", Duration.ofSeconds(20),
+                () -> readQuietly(required).contains("tandem.fencing"));
         // the journal protocol's transport: a psync replica does not use it
         assertThat(shellOut(replica, "feature:uninstall transport-tcp")).contains("(tandem.transport.tcp)");
 
@@ -224,5 +231,13 @@ class FeatureSystemTest {
 
     private static int count(String log, String text) {
         return log.split(Pattern.quote(text), -1).length - 1;
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "";
+        }
     }
 }

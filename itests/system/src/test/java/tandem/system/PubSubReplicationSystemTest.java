@@ -71,6 +71,7 @@ class PubSubReplicationSystemTest {
 
     /** Publishes on the primary; returns what the publisher and the replica's subscriber read. */
     private static String propagated(int primary, int replica) throws IOException {
+        caughtUp(primary, replica);
         try (Socket sub = connect(replica); Socket pub = connect(primary); Socket reader = connect(replica)) {
             StringBuilder got = new StringBuilder();
             got.append(exchange(sub, "SUBSCRIBE rp:ch\r\nPSUBSCRIBE rp:p*\r\nSSUBSCRIBE rp:sh\r\n", 3));
@@ -98,6 +99,7 @@ class PubSubReplicationSystemTest {
     }
 
     private static String local(int primary, int replica) throws IOException {
+        caughtUp(primary, replica);
         try (Socket onReplica = connect(replica); Socket onPrimary = connect(primary); Socket pub = connect(replica);
                 Socket primaryPub = connect(primary)) {
             StringBuilder got = new StringBuilder();
@@ -129,6 +131,20 @@ class PubSubReplicationSystemTest {
             assertThat(exchange(onPrimary, "", 2)).contains("$70000\r\nbbb").endsWith("$5\r\nsmall\r\n");
             assertThat(exchange(onReplica, "", 1)).endsWith("$5\r\nsmall\r\n");
         }
+    }
+
+    /**
+     * Returns once the replica holds a write made on the primary now: what an earlier flow published there (the
+     * primary is shared by both Tandem replicas) was delivered before it, and no late message reaches a subscriber
+     * of this flow.
+     */
+    private static void caughtUp(int primary, int replica) throws IOException {
+        String nonce = Long.toString(System.nanoTime());
+        try (Socket p = connect(primary)) {
+            assertThat(exchange(p, "SET rp:barrier " + nonce + "\r\n", 1)).isEqualTo("+OK\r\n");
+        }
+        Await.until("the replica holds the barrier write", Duration.ofSeconds(30),
+                () -> String.valueOf(TandemNode.tryExchange(replica, "GET rp:barrier\r\n")).endsWith(nonce + "\r\n"));
     }
 
     private static Socket connect(int port) throws IOException {

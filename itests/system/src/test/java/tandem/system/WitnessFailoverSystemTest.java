@@ -70,6 +70,10 @@ class WitnessFailoverSystemTest {
     @Test
     void killingThePrimaryPromotesTheReplicaAndTheWitnessNeverWrites() throws Exception {
         Await.until("the primary holds the group's lease", DEADLINE, () -> "OK".equals(set(cluster.primary)));
+        // a node's first start: until its failover component is up (its configuration read, its Raft peer started)
+        // it is what its replication settings say, a primary here (failover.md); nothing writes to it before
+        Await.until("the witness's failover group is up", DEADLINE,
+                () -> JournalCluster.info(witness).containsKey("tandem_failover_epoch"));
         assertThat(set(witness)).startsWith("READONLY this node is a witness");
         GroupClient client = GroupClient.start("w", List.of(cluster.primary, replica, witness));
         client.awaitAcked(200);

@@ -80,7 +80,7 @@ final class Choice {
         }
     }
 
-    /** What SPOP, SRANDMEMBER and ZRANDMEMBER answer for a missing key: an empty array with a count, else nil. */
+    /** What SRANDMEMBER, ZRANDMEMBER and HRANDFIELD answer for a missing key: an empty array with a count, else nil. */
     static void nothing(Reply r, boolean counted) {
         if (counted) {
             r.array(0);

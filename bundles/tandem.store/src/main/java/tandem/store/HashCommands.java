@@ -146,7 +146,7 @@ final class HashCommands {
 
     static void hgetall(Tx tx, byte[][] a, Reply r) {
         List<byte[][]> fields = all(tx, a[1]);
-        r.array(fields.size() * 2);
+        r.map(fields.size());
         for (byte[][] pair : fields) {
             r.bulk(pair[0]);
             r.bulk(pair[1]);
@@ -168,8 +168,12 @@ final class HashCommands {
             return;
         }
         List<byte[]> fields = random.some(tx, prefix, rec.fieldCount(), draw.count());
-        r.array(fields.size() * (draw.with() ? 2 : 1));
+        boolean nested = draw.with() && r.protocol() == 3; // [field, value] pairs, as Redis 7.0 sends them
+        r.array(fields.size() * (draw.with() && !nested ? 2 : 1));
         for (byte[] f : fields) {
+            if (nested) {
+                r.array(2);
+            }
             r.bulk(f);
             if (draw.with()) {
                 r.bulk(tx.field(a[1], f));

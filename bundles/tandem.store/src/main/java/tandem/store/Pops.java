@@ -62,6 +62,14 @@ final class Pops {
 
         /** Pops up to {@code count} elements from the first end or the last, in pop order, as replies show them. */
         abstract List<byte[][]> pop(Tx tx, byte[] key, Rec rec, boolean first, long count);
+
+        /** Writes the parts of one popped element: a value, or a member and its score (a double in RESP3). */
+        void write(Reply r, byte[][] element) {
+            r.bulk(element[0]);
+            if (element.length > 1) {
+                r.doubleValue(element[1]);
+            }
+        }
     }
 
     private Pops() {
@@ -91,9 +99,7 @@ final class Pops {
                 byte[][] element = from.pop(tx, a[i], rec, first, 1).get(0);
                 r.array(1 + element.length);
                 r.bulk(a[i]);
-                for (byte[] part : element) {
-                    r.bulk(part);
-                }
+                from.write(r, element);
                 return;
             }
         }
@@ -122,9 +128,7 @@ final class Pops {
                     if (element.length > 1) {
                         r.array(element.length);
                     }
-                    for (byte[] part : element) {
-                        r.bulk(part);
-                    }
+                    from.write(r, element);
                 }
                 return;
             }

@@ -10,6 +10,41 @@ import tandem.api.store.Reply;
 final class RecordedReply implements Reply {
 
     private final List<Consumer<Reply>> parts = new ArrayList<>();
+    private final int protocol;
+
+    /** @param protocol that of the reply it is replayed to: a command's shape may depend on it */
+    RecordedReply(int protocol) {
+        this.protocol = protocol;
+    }
+
+    @Override
+    public int protocol() {
+        return protocol;
+    }
+
+    @Override
+    public Reply map(int pairs) {
+        parts.add(r -> r.map(pairs));
+        return this;
+    }
+
+    @Override
+    public Reply set(int count) {
+        parts.add(r -> r.set(count));
+        return this;
+    }
+
+    @Override
+    public Reply doubleValue(byte[] text) {
+        parts.add(r -> r.doubleValue(text));
+        return this;
+    }
+
+    @Override
+    public Reply verbatim(byte[] text) {
+        parts.add(r -> r.verbatim(text));
+        return this;
+    }
 
     @Override
     public Reply simple(String text) {

@@ -510,7 +510,7 @@ final class RocksKeyspace implements AutoCloseable {
         try {
             tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
             tx.refusing = true;
-            RecordedReply recorded = new RecordedReply();
+            RecordedReply recorded = new RecordedReply(reply.protocol());
             try {
                 String arity = arityError(spec.descriptor(), args);
                 if (arity != null) {

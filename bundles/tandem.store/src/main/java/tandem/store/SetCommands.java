@@ -76,10 +76,10 @@ final class SetCommands {
     static void smembers(Tx tx, byte[][] a, Reply r) {
         Rec rec = Sets.set(tx, a[1]);
         if (rec == null) {
-            r.array(0);
+            r.set(0);
         } else {
             List<byte[]> members = Sets.members(tx, a[1]);
-            Replies.bulks(r, Sets.encodingName(rec).equals("intset") ? Sets.intsetOrder(members) : members);
+            Replies.set(r, Sets.encodingName(rec).equals("intset") ? Sets.intsetOrder(members) : members);
         }
     }
 
@@ -180,15 +180,15 @@ final class SetCommands {
     }
 
     static void sinter(Tx tx, byte[][] a, Reply r) {
-        Replies.bulks(r, inter(tx, a, 1, a.length, 0));
+        Replies.set(r, inter(tx, a, 1, a.length, 0));
     }
 
     static void sunion(Tx tx, byte[][] a, Reply r) {
-        Replies.bulks(r, union(tx, a, 1, a.length));
+        Replies.set(r, union(tx, a, 1, a.length));
     }
 
     static void sdiff(Tx tx, byte[][] a, Reply r) {
-        Replies.bulks(r, diff(tx, a, 1, a.length));
+        Replies.set(r, diff(tx, a, 1, a.length));
     }
 
     static void sinterstore(Tx tx, byte[][] a, Reply r) {
@@ -251,12 +251,12 @@ final class SetCommands {
     static void spop(Tx tx, byte[][] a, Reply r) {
         long count = Numbers.optionalCount(a, -1);
         Rec rec = Sets.set(tx, a[1]);
-        if (rec == null) {
-            Choice.nothing(r, count >= 0);
-            return;
-        }
-        if (count == 0) {
-            r.array(0);
+        if (rec == null || count == 0) {
+            if (count < 0) {
+                r.nullBulk();
+            } else {
+                r.set(0);
+            }
             return;
         }
         Choice random = Choice.of(tx, a);
@@ -269,7 +269,7 @@ final class SetCommands {
         if (count < 0) {
             r.bulk(chosen.get(0));
         } else {
-            Replies.bulks(r, chosen);
+            Replies.set(r, chosen);
         }
     }
 

@@ -526,7 +526,7 @@ final class StringCommands {
             r.bulk(result);
             return;
         }
-        r.array(4); // a map of two entries in RESP2
+        r.map(2);
         r.bulk(Args.ascii("matches"));
         r.array(ranges.size());
         for (long[] range : ranges) {

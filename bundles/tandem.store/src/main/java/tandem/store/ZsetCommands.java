@@ -30,13 +30,24 @@ final class ZsetCommands {
         return Zsets.zset(tx, key);
     }
 
-    /** Replies the entries as a flat array: each member, and its score {@code withScores}. */
+    /**
+     * Replies the entries: each member, and its score {@code withScores}; a flat array in RESP2, an array of
+     * [member, score] pairs in RESP3, as Redis 7.0 sends them.
+     */
     static void reply(Reply r, List<Entry> entries, boolean withScores) {
-        r.array(entries.size() * (withScores ? 2 : 1));
+        reply(r, entries, withScores, withScores && r.protocol() == 3);
+    }
+
+    /** {@link #reply(Reply, List, boolean)}, each entry a pair of its own when {@code nested}. */
+    static void reply(Reply r, List<Entry> entries, boolean withScores, boolean nested) {
+        r.array(entries.size() * (withScores && !nested ? 2 : 1));
         for (Entry e : entries) {
+            if (nested) {
+                r.array(2);
+            }
             r.bulk(e.member());
             if (withScores) {
-                r.bulk(Doubles.format(e.score()));
+                r.doubleValue(Doubles.format(e.score()));
             }
         }
     }
@@ -170,7 +181,7 @@ final class ZsetCommands {
         }
         if (incr) {
             if (processed > 0) {
-                r.bulk(Doubles.format(last));
+                r.doubleValue(Doubles.format(last));
             } else {
                 r.nullBulk();
             }
@@ -208,14 +219,14 @@ final class ZsetCommands {
 
     static void zscore(Tx tx, byte[][] a, Reply r) {
         Rec rec = zset(tx, a[1]);
-        Replies.bulkOrNil(r, formattedScore(tx, a[1], rec, a[2]));
+        Replies.doubleOrNil(r, formattedScore(tx, a[1], rec, a[2]));
     }
 
     static void zmscore(Tx tx, byte[][] a, Reply r) {
         Rec rec = zset(tx, a[1]);
         r.array(a.length - 2);
         for (int i = 2; i < a.length; i++) {
-            Replies.bulkOrNil(r, formattedScore(tx, a[1], rec, a[i]));
+            Replies.doubleOrNil(r, formattedScore(tx, a[1], rec, a[i]));
         }
     }
 
@@ -371,7 +382,8 @@ final class ZsetCommands {
             r.array(0);
             return;
         }
-        reply(r, Zsets.pop(tx, a[1], rec, max, count), true);
+        // without a count, one pair, flat in RESP3 too
+        reply(r, Zsets.pop(tx, a[1], rec, max, count), true, a.length == 3 && r.protocol() == 3);
     }
 
     static void checkZmpop(byte[][] a, long nowMs) {
@@ -400,11 +412,15 @@ final class ZsetCommands {
             return;
         }
         List<byte[]> members = random.some(tx, prefix, rec.fieldCount(), draw.count());
-        r.array(members.size() * (draw.with() ? 2 : 1));
+        boolean nested = draw.with() && r.protocol() == 3;
+        r.array(members.size() * (draw.with() && !nested ? 2 : 1));
         for (byte[] m : members) {
+            if (nested) {
+                r.array(2);
+            }
             r.bulk(m);
             if (draw.with()) {
-                r.bulk(Doubles.format(Zsets.score(tx, a[1], m)));
+                r.doubleValue(Doubles.format(Zsets.score(tx, a[1], m)));
             }
         }
     }

@@ -25,8 +25,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The data commands against a real Redis 7 and Tandem, block by block from {@code commands.redis}: each block runs
- * on a fresh keyspace and every reply is compared, as a sorted multiset where Redis leaves the order free.
- * Differences that exist on purpose are listed in {@code docs/departures.md}, not here.
+ * on a fresh keyspace, in RESP2 and again in RESP3 ({@code HELLO 3} first), and every reply is compared, as a sorted
+ * multiset where Redis leaves the order free (a RESP3 set always). Differences that exist on purpose are listed in
+ * {@code docs/departures.md}, not here.
  */
 @Timeout(120)
 class CommandDifferentialSystemTest {
@@ -85,20 +86,35 @@ class CommandDifferentialSystemTest {
     @ParameterizedTest
     @MethodSource("blocks")
     void repliesAsRedisDoes(Block block) throws IOException {
-        List<String> expected = run(redis.port(), block.commands());
-        List<String> actual = run(tandem.port(), block.commands());
+        compare(block, 2);
+    }
+
+    @ParameterizedTest
+    @MethodSource("blocks")
+    void repliesAsRedisDoesInResp3(Block block) throws IOException {
+        compare(block, 3);
+    }
+
+    private static void compare(Block block, int protocol) throws IOException {
+        List<String> expected = run(redis.port(), protocol, block.commands());
+        List<String> actual = run(tandem.port(), protocol, block.commands());
         for (int i = 0; i < block.commands().size(); i++) {
-            assertThat(actual.get(i)).as("reply to %s", block.commands().get(i)).isEqualTo(expected.get(i));
+            assertThat(actual.get(i)).as("RESP%d reply to %s", protocol, block.commands().get(i))
+                    .isEqualTo(expected.get(i));
         }
     }
 
-    private static List<String> run(int port, List<String> commands) throws IOException {
+    private static List<String> run(int port, int protocol, List<String> commands) throws IOException {
         List<String> replies = new ArrayList<>();
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             InputStream in = new BufferedInputStream(socket.getInputStream());
+            if (protocol == 3) {
+                out.write("HELLO 3\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertThat(parse(in)).isInstanceOf(Typed.class); // a map: its values differ by server
+            }
             out.write("FLUSHALL\r\n".getBytes(StandardCharsets.US_ASCII));
             assertThat(render(parse(in))).isEqualTo("+OK");
             for (String command : commands) {
@@ -110,9 +126,16 @@ class CommandDifferentialSystemTest {
         return replies;
     }
 
+    /** A RESP3 aggregate other than an array: {@code %} map (keys and values in turn), {@code ~} set, {@code >} push. */
+    record Typed(char type, List<Object> items) {
+    }
+
     /** Sorts what Redis does not order, then renders the reply as text. */
     private static String normalize(String command, Object reply) {
         String name = command.split("\\s+")[0].toLowerCase(Locale.ROOT);
+        if (reply instanceof Typed t && t.type() == '%' && UNORDERED_PAIRS.contains(name)) {
+            return "%" + render(sorted(t.items(), 2));
+        }
         if (reply instanceof List<?> list) {
             if (UNORDERED.contains(name)) {
                 return render(sorted(list, 1));
@@ -121,7 +144,9 @@ class CommandDifferentialSystemTest {
                 return render(sorted(list, 2));
             }
             if (name.equals("zrandmember")) { // the whole sorted set, in an order of Redis' choosing
-                return render(sorted(list, command.toLowerCase(Locale.ROOT).contains("withscores") ? 2 : 1));
+                boolean flatPairs = command.toLowerCase(Locale.ROOT).contains("withscores")
+                        && !(list.isEmpty() || list.get(0) instanceof List); // RESP3 nests each pair
+                return render(sorted(list, flatPairs ? 2 : 1));
             }
             boolean pairs = name.equals("hscan") || name.equals("zscan");
             if ((name.equals("scan") || name.equals("sscan") || pairs) && list.size() == 2
@@ -145,6 +170,10 @@ class CommandDifferentialSystemTest {
     }
 
     private static String render(Object reply) {
+        if (reply instanceof Typed t) {
+            // a set's order is the server's: compared sorted
+            return t.type() + render(t.type() == '~' ? sorted(t.items(), 1) : t.items());
+        }
         if (reply instanceof List<?> list) {
             StringBuilder sb = new StringBuilder("[");
             for (int i = 0; i < list.size(); i++) {
@@ -155,7 +184,10 @@ class CommandDifferentialSystemTest {
         return String.valueOf(reply);
     }
 
-    /** One RESP2 reply: "+text", "-error", ":n", "$bulk" or null, or a list. */
+    /**
+     * One reply: "+text", "-error", ":n", "$bulk" or null, or a list; in RESP3 also ",double", "(null)" for {@code _},
+     * "#t", "=verbatim" and {@link Typed} aggregates.
+     */
     private static Object parse(InputStream in) throws IOException {
         int type = in.read();
         String line = readLine(in);
@@ -166,6 +198,26 @@ class CommandDifferentialSystemTest {
                 return "-" + line;
             case ':':
                 return ":" + line;
+            case ',':
+                return "," + line;
+            case '#':
+                return "#" + line;
+            case '_':
+                return "(null)";
+            case '=': {
+                byte[] data = in.readNBytes(Integer.parseInt(line) + 2);
+                return "=" + new String(data, 0, data.length - 2, StandardCharsets.ISO_8859_1);
+            }
+            case '%':
+            case '~':
+            case '>': {
+                int count = Integer.parseInt(line) * (type == '%' ? 2 : 1);
+                List<Object> items = new ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    items.add(parse(in));
+                }
+                return new Typed((char) type, items);
+            }
             case '$': {
                 int length = Integer.parseInt(line);
                 if (length < 0) {

@@ -120,7 +120,8 @@ public final class CommandTable {
             return;
         }
         tandem.server.pubsub.Subscriptions subscriptions = ctx.subscriptions();
-        if (subscriptions != null && subscriptions.active() && !SUBSCRIBED_MODE.contains(name)) {
+        if (subscriptions != null && subscriptions.active() && !SUBSCRIBED_MODE.contains(name)
+                && ctx.reply().protocol() == 2) { // RESP3 tells pushes from replies: any command may be sent
             ctx.reply().error(subscribedModeError(spec.fullName()));
             return;
         }

@@ -145,7 +145,7 @@ public final class Commands {
 
     private static void ping(CommandContext c, byte[][] a) {
         tandem.server.pubsub.Subscriptions subscriptions = c.subscriptions();
-        if (a.length <= 2 && subscriptions != null && subscriptions.active()) {
+        if (a.length <= 2 && subscriptions != null && subscriptions.active() && c.reply().protocol() == 2) {
             // RESP2's subscribed mode answers with a push-shaped array, which its subscribers can read
             c.reply().array(2).bulk("pong").bulk(a.length == 2 ? a[1] : new byte[0]);
         } else if (a.length == 1) {
@@ -250,16 +250,15 @@ public final class Commands {
     }
 
     private static void hello(CommandContext c, byte[][] a) {
+        long version = 0;
         if (a.length >= 2) {
-            long version;
             try {
                 version = String2ll.parse(a[1]);
             } catch (NumberFormatException e) {
                 c.reply().error("ERR Protocol version is not an integer or out of range");
                 return;
             }
-            if (version != 2) {
-                // RESP3 is not spoken: clients such as Lettuce fall back to RESP2 on NOPROTO.
+            if (version < 2 || version > 3) {
                 c.reply().error("NOPROTO unsupported protocol version");
                 return;
             }
@@ -295,10 +294,13 @@ public final class Commands {
         }
         boolean replica = c.server().upstream() != null;
         RespWriter r = c.reply();
-        r.array(14);
+        if (version != 0) {
+            r.protocol((int) version); // this reply is the first in the new protocol
+        }
+        r.map(7);
         r.bulk("server").bulk("redis");
         r.bulk("version").bulk(ServerInfo.REDIS_VERSION);
-        r.bulk("proto").integer(2);
+        r.bulk("proto").integer(r.protocol());
         r.bulk("id").integer(c.session().id());
         r.bulk("mode").bulk("standalone");
         r.bulk("role").bulk(replica ? "replica" : "master");
@@ -464,7 +466,7 @@ public final class Commands {
                     }
                 }
             }
-            c.reply().bulk(sb.toString());
+            c.reply().verbatim(sb.toString());
             return;
         } else if (a.length != 2) {
             c.reply().error("ERR syntax error");
@@ -476,11 +478,11 @@ public final class Commands {
                 sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()))).append('\n');
             }
         }
-        c.reply().bulk(sb.toString());
+        c.reply().verbatim(sb.toString());
     }
 
     private static void clientInfo(CommandContext c, byte[][] a) {
-        c.reply().bulk(ServerInfo.clientLine(c.session().info(), c.session().subscriptions()) + "\n");
+        c.reply().verbatim(ServerInfo.clientLine(c.session().info(), c.session().subscriptions()) + "\n");
     }
 
     private static void configGet(CommandContext c, byte[][] a) {
@@ -489,7 +491,7 @@ public final class Commands {
             patterns.add(ascii(a[i]));
         }
         Map<String, String> found = c.server().config().get(patterns);
-        c.reply().array(found.size() * 2);
+        c.reply().map(found.size());
         // names as given and values as set are the request's bytes, kept as ISO-8859-1 characters
         found.forEach((name, value) -> c.reply().bulk(name.getBytes(StandardCharsets.ISO_8859_1))
                 .bulk(value.getBytes(StandardCharsets.ISO_8859_1)));

@@ -158,6 +158,6 @@ final class MonitorCommands {
             sb.append("SLOWLOG GET names the commands; the node's log names every command the stall watchdog saw "
                     + "hold the logic thread past stall.warn.ms.\n");
         }
-        c.reply().bulk(sb.toString());
+        c.reply().verbatim(sb.toString());
     }
 }

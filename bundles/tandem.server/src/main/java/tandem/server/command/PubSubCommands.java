@@ -105,7 +105,7 @@ final class PubSubCommands {
         RespWriter r = c.reply();
         for (int i = 1; i < a.length; i++) {
             s.subscribe(kind, a[i]);
-            r.array(3).bulk(kind.subscribe()).bulk(a[i]).integer(s.count(kind));
+            r.push(3).bulk(kind.subscribe()).bulk(a[i]).integer(s.count(kind));
         }
     }
 
@@ -115,12 +115,12 @@ final class PubSubCommands {
         RespWriter r = c.reply();
         List<byte[]> names = a.length > 1 ? List.of(a).subList(1, a.length) : s.names(kind);
         if (names.isEmpty()) {
-            r.array(3).bulk(kind.unsubscribe()).nullBulk().integer(s.count(kind));
+            r.push(3).bulk(kind.unsubscribe()).nullBulk().integer(s.count(kind));
             return;
         }
         for (byte[] name : names) {
             s.unsubscribe(kind, name);
-            r.array(3).bulk(kind.unsubscribe()).bulk(name).integer(s.count(kind));
+            r.push(3).bulk(kind.unsubscribe()).bulk(name).integer(s.count(kind));
         }
     }
 
@@ -138,7 +138,7 @@ final class PubSubCommands {
     private static void numsub(CommandContext c, byte[][] a, Kind kind) {
         PubSubRegistry registry = registry(c);
         RespWriter r = c.reply();
-        r.array((a.length - 2) * 2);
+        r.array((a.length - 2) * 2); // a flat array in RESP3 too, as Redis 7.0 sends it
         for (int i = 2; i < a.length; i++) {
             r.bulk(a[i]).integer(registry.subscribers(kind, a[i]));
         }
@@ -146,7 +146,7 @@ final class PubSubCommands {
 
     /**
      * {@code RESET}: the connection as it was when it connected, as far as the front end keeps it: no subscription,
-     * no name, database 0, and authenticated only when no password is required. (What the node core keeps, a
+     * no name, database 0, RESP2, and authenticated only when no password is required. (What the node core keeps, a
      * transaction and watched keys, is its own: {@code RESET} inside {@code MULTI} is refused like the front end's
      * other commands.)
      */
@@ -155,6 +155,7 @@ final class PubSubCommands {
         c.session().name(null);
         c.session().db(0);
         c.session().authenticated(c.server().requirePass() == null);
+        c.reply().protocol(2);
         c.reply().simple("RESET");
     }
 }

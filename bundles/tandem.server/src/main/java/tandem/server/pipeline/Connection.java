@@ -120,6 +120,11 @@ public final class Connection implements CommandContext, NodeClient {
         return session;
     }
 
+    /** @return 2 or 3: the protocol the connection speaks */
+    public int protocol() {
+        return writer.protocol();
+    }
+
     /** The reply writer, aimed at this round's buffer (allocated on first use). */
     @Override
     public RespWriter reply() {
@@ -234,7 +239,7 @@ public final class Connection implements CommandContext, NodeClient {
         if (changes != null && !close && server.pubsub() != null) {
             if (subscriber == null) {
                 subscriber = new Subscriber(channel, "id=" + session.id() + " addr=" + session.remoteAddress(),
-                        server.pubsub());
+                        server.pubsub(), writer::protocol);
             }
             // before the confirmations are written, on this loop: nothing written to the channel comes between
             server.pubsub().apply(subscriber, changes);

@@ -99,7 +99,7 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
                 hold(c, message);
                 return;
             }
-            if (c.subscriptions().active()) {
+            if (c.subscriptions().active() && c.protocol() == 2) {
                 c.node().refuse(command, CommandTable.subscribedModeError(command.name()));
                 return;
             }

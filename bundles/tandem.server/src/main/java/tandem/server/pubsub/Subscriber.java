@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 
@@ -29,10 +31,14 @@ import io.netty.channel.ChannelOutboundBuffer;
 public final class Subscriber {
 
     private static final Logger LOG = System.getLogger("tandem.server");
+    /** What a RESP3 connection reads instead of a frame's first byte, {@code *}: the frame is a push. */
+    private static final ByteBuf PUSH = Unpooled.unreleasableBuffer(Unpooled.wrappedBuffer(new byte[] {'>'}));
 
     private final Channel channel;
     private final String client;
     private final PubSubRegistry registry;
+    /** 2 or 3: the connection's protocol now (HELLO may change it while subscribed). */
+    private final java.util.function.IntSupplier protocol;
     /** The subscriptions in effect: their confirmations have been written. The event loop's alone. */
     final Map<Kind, Set<Name>> effective = new EnumMap<>(Kind.class);
 
@@ -50,10 +56,12 @@ public final class Subscriber {
     /**
      * @param client the connection as logs name it ({@code id=5 addr=127.0.0.1:40000})
      */
-    public Subscriber(Channel channel, String client, PubSubRegistry registry) {
+    public Subscriber(Channel channel, String client, PubSubRegistry registry,
+            java.util.function.IntSupplier protocol) {
         this.channel = channel;
         this.client = client;
         this.registry = registry;
+        this.protocol = protocol;
         for (Kind kind : Kind.values()) {
             effective.put(kind, new HashSet<>());
         }
@@ -119,7 +127,15 @@ public final class Subscriber {
         for (Delivery d = batch.poll(); d != null; d = batch.poll()) {
             try {
                 if (channel.isActive() && effective.get(d.kind()).contains(d.name())) {
-                    channel.write(d.frame().retainedDuplicate(), channel.voidPromise());
+                    ByteBuf frame = d.frame();
+                    if (protocol.getAsInt() == 3) {
+                        // frames are shared RESP2 arrays: a push differs only in its first byte
+                        channel.write(PUSH.duplicate(), channel.voidPromise());
+                        channel.write(frame.retainedSlice(frame.readerIndex() + 1, frame.readableBytes() - 1),
+                                channel.voidPromise());
+                    } else {
+                        channel.write(frame.retainedDuplicate(), channel.voidPromise());
+                    }
                     wrote = true;
                 }
             } finally {

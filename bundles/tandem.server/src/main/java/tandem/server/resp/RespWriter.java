@@ -6,7 +6,9 @@ import io.netty.buffer.ByteBuf;
 import tandem.api.store.Reply;
 
 /**
- * Writes RESP2 replies into a buffer that the connection flushes once per read batch.
+ * Writes RESP2 or RESP3 replies into a buffer that the connection flushes once per read batch. The connection
+ * speaks RESP2 until {@code HELLO 3} sets {@link #protocol(int)}; the RESP3 types are written as Redis 7.0 writes
+ * them ({@code %} map, {@code ~} set, {@code ,} double, {@code _} null, {@code =} verbatim, {@code >} push).
  *
  * <p>Not thread-safe; one per connection, re-targeted at each batch's buffer with {@link #target(ByteBuf)}.
  */
@@ -16,6 +18,8 @@ public final class RespWriter implements Reply {
     private static final byte[] NULL_BULK = "$-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL_ARRAY = "*-1\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] OK = "+OK\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NULL = "_\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VERBATIM_TXT = "txt:".getBytes(StandardCharsets.US_ASCII);
 
     private ByteBuf out;
     /**
@@ -25,6 +29,19 @@ public final class RespWriter implements Reply {
     private final byte[] header = new byte[24];
     private java.util.function.Consumer<String> errorSink;
     private long errors;
+    /** 2 or 3; read by other threads of the connection ({@code CLIENT INFO}'s {@code resp=}). */
+    private volatile int protocol = 2;
+
+    /** Speaks {@code version} (2 or 3) from the next reply on. */
+    public RespWriter protocol(int version) {
+        this.protocol = version;
+        return this;
+    }
+
+    @Override
+    public int protocol() {
+        return protocol;
+    }
 
     /** Tells {@code sink} the text of every error reply written from now on ({@code INFO errorstats}). */
     public RespWriter errorSink(java.util.function.Consumer<String> sink) {
@@ -107,17 +124,74 @@ public final class RespWriter implements Reply {
         return bulk(value.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** {@code $-1\r\n}. */
+    /** {@code $-1\r\n}; RESP3 {@code _\r\n}. */
     @Override
     public RespWriter nullBulk() {
-        out.writeBytes(NULL_BULK);
+        out.writeBytes(protocol == 3 ? NULL : NULL_BULK);
         return this;
     }
 
-    /** {@code *-1\r\n}. */
+    /** {@code *-1\r\n}; RESP3 {@code _\r\n}. */
     @Override
     public RespWriter nullArray() {
-        out.writeBytes(NULL_ARRAY);
+        out.writeBytes(protocol == 3 ? NULL : NULL_ARRAY);
+        return this;
+    }
+
+    /** RESP3 {@code %pairs\r\n}; RESP2 {@code *(2 * pairs)\r\n}. */
+    @Override
+    public RespWriter map(int pairs) {
+        if (protocol == 3) {
+            writeHeader('%', pairs);
+        } else {
+            writeHeader('*', 2L * pairs);
+        }
+        return this;
+    }
+
+    /** RESP3 {@code ~count\r\n}; RESP2 {@code *count\r\n}. */
+    @Override
+    public RespWriter set(int count) {
+        writeHeader(protocol == 3 ? '~' : '*', count);
+        return this;
+    }
+
+    /** RESP3 {@code ,text\r\n}; RESP2 a bulk string. */
+    @Override
+    public RespWriter doubleValue(byte[] text) {
+        if (protocol != 3) {
+            return bulk(text);
+        }
+        out.writeByte(',');
+        out.writeBytes(text);
+        out.writeBytes(CRLF);
+        return this;
+    }
+
+    /** RESP3 {@code =len\r\ntxt:text\r\n}; RESP2 a bulk string. */
+    @Override
+    public RespWriter verbatim(byte[] text) {
+        if (protocol != 3) {
+            return bulk(text);
+        }
+        writeHeader('=', text.length + 4L);
+        out.writeBytes(VERBATIM_TXT);
+        out.writeBytes(text);
+        out.writeBytes(CRLF);
+        return this;
+    }
+
+    /** A verbatim string of the UTF-8 bytes of {@code text}. */
+    public RespWriter verbatim(String text) {
+        return verbatim(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * An out-of-band message of {@code count} elements (a Pub/Sub message, an invalidation): RESP3 {@code >count},
+     * RESP2 {@code *count}.
+     */
+    public RespWriter push(int count) {
+        writeHeader(protocol == 3 ? '>' : '*', count);
         return this;
     }
 

@@ -192,13 +192,13 @@ class PubSubSystemTest {
         ByteArrayOutputStream raw = new ByteArrayOutputStream();
         String line = readLine(in, raw);
         char type = line.charAt(0);
-        if (type == '$') {
+        if (type == '$' || type == '=') { // '=' a RESP3 verbatim string
             int n = Integer.parseInt(line.substring(1));
             if (n >= 0) {
                 raw.write(in.readNBytes(n + 2));
             }
-        } else if (type == '*') {
-            int n = Integer.parseInt(line.substring(1));
+        } else if (type == '*' || type == '~' || type == '>' || type == '%') { // RESP3 set, push, map
+            int n = Integer.parseInt(line.substring(1)) * (type == '%' ? 2 : 1);
             for (int i = 0; i < n; i++) {
                 raw.write(readValue(in).getBytes(StandardCharsets.ISO_8859_1));
             }

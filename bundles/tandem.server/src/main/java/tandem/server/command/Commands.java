@@ -524,7 +524,7 @@ public final class Commands {
         for (int i = 1; i < a.length; i++) {
             sections.add(ascii(a[i]).toLowerCase(Locale.ROOT));
         }
-        c.reply().bulk(ServerInfo.render(c.server(), sections));
+        c.reply().verbatim(ServerInfo.render(c.server(), sections));
     }
 
     private static void commandInfo(CommandContext c, byte[][] a) {
@@ -551,12 +551,12 @@ public final class Commands {
         r.array(10);
         r.bulk(spec.fullName());
         r.integer(spec.arity());
-        r.array(spec.flags().size());
+        r.set(spec.flags().size());
         spec.flags().forEach(r::simple);
         r.integer(0).integer(0).integer(0);
-        r.array(spec.aclCategories().size());
+        r.set(spec.aclCategories().size());
         spec.aclCategories().forEach(cat -> r.simple("@" + cat));
-        r.array(0); // tips
+        r.set(0); // tips
         r.array(0); // key specs
         r.array(spec.subcommands().size());
         spec.subcommands().values().forEach(sub -> writeInfo(r, sub));
@@ -575,7 +575,7 @@ public final class Commands {
             }
         }
         RespWriter r = c.reply();
-        r.array(specs.size() * 2);
+        r.map(specs.size());
         for (CommandSpec spec : specs) {
             r.bulk(spec.fullName());
             writeDocs(r, spec);
@@ -584,13 +584,13 @@ public final class Commands {
 
     private static void writeDocs(RespWriter r, CommandSpec spec) {
         boolean subs = spec.isContainer();
-        r.array(subs ? 10 : 8);
+        r.map(subs ? 5 : 4);
         r.bulk("summary").bulk(spec.summary());
         r.bulk("since").bulk(spec.since());
         r.bulk("group").bulk(spec.group());
         r.bulk("complexity").bulk(spec.complexity());
         if (subs) {
-            r.bulk("subcommands").array(spec.subcommands().size() * 2);
+            r.bulk("subcommands").map(spec.subcommands().size());
             for (CommandSpec sub : spec.subcommands().values()) {
                 r.bulk(sub.fullName());
                 writeDocs(r, sub);

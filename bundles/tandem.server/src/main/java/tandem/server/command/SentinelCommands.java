@@ -165,8 +165,9 @@ final class SentinelCommands {
         }
     }
 
+    /** Fields of an instance: a map in RESP3, a flat array in RESP2, as Sentinel writes them. */
     private static void pairs(RespWriter w, String... kv) {
-        w.array(kv.length);
+        w.map(kv.length / 2);
         for (String v : kv) {
             w.bulk(v);
         }

@@ -266,9 +266,20 @@ class RespConnectionHandlerTest {
 
     @Test
     @Timeout(10)
-    void hello3IsNotSpoken() {
-        assertReplies("HELLO 3\r\n", "-NOPROTO unsupported protocol version\r\n");
+    void hello3SwitchesTheConnectionToResp3AndHello2Back() {
+        String hello3 = HELLO_2_REPLY.replace("*14\r\n", "%7\r\n").replace("proto\r\n:2", "proto\r\n:3");
+        assertReplies("HELLO 3\r\nCLIENT GETNAME\r\nHELLO 2\r\nCLIENT GETNAME\r\n",
+                hello3 + "_\r\n" + HELLO_2_REPLY + "$-1\r\n");
+        // a failing option leaves the protocol as it was
+        assertReplies("HELLO 3 BOGUS\r\nCLIENT GETNAME\r\n",
+                "-ERR Syntax error in HELLO option 'BOGUS'\r\n$-1\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void otherVersionsAreNotSpoken() {
         assertReplies("HELLO 1\r\n", "-NOPROTO unsupported protocol version\r\n");
+        assertReplies("HELLO 4\r\n", "-NOPROTO unsupported protocol version\r\n");
         assertReplies("HELLO -1\r\n", "-NOPROTO unsupported protocol version\r\n");
         // any valid long is a version: only non-numbers are "not an integer"
         assertReplies("HELLO 4294967298\r\n", "-NOPROTO unsupported protocol version\r\n");

@@ -36,5 +36,24 @@ class RespWriterTest {
         assertThat(written(w -> w.bulk(new byte[] {'a', '\r', 'b'}))).isEqualTo("$3\r\na\rb\r\n");
         assertThat(written(w -> w.bulk(new byte[0]))).isEqualTo("$0\r\n\r\n");
         assertThat(written(w -> w.array(12).nullBulk().nullArray())).isEqualTo("*12\r\n$-1\r\n*-1\r\n");
+        // the RESP3 types in RESP2: the shapes Redis 7.0 sends a RESP2 client for the same reply
+        assertThat(written(w -> w.map(2).set(3).doubleValue(ascii("2.5")).verbatim("a\nb").push(3)))
+                .isEqualTo("*4\r\n*3\r\n$3\r\n2.5\r\n$3\r\na\nb\r\n*3\r\n");
+    }
+
+    @Test
+    void resp3TypesAreRedisBytes() {
+        assertThat(written(w -> w.protocol(3).map(2).set(3).push(3).array(1)))
+                .isEqualTo("%2\r\n~3\r\n>3\r\n*1\r\n");
+        assertThat(written(w -> w.protocol(3).doubleValue(ascii("2.5")).doubleValue(ascii("-inf"))))
+                .isEqualTo(",2.5\r\n,-inf\r\n");
+        assertThat(written(w -> w.protocol(3).nullBulk().nullArray())).isEqualTo("_\r\n_\r\n");
+        assertThat(written(w -> w.protocol(3).verbatim("# Server\r\n"))).isEqualTo("=14\r\ntxt:# Server\r\n\r\n");
+        assertThat(written(w -> w.protocol(3).integer(7).bulk(ascii("x")).simple("OK")))
+                .isEqualTo(":7\r\n$1\r\nx\r\n+OK\r\n");
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 }

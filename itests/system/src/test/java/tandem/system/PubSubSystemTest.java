@@ -313,13 +313,11 @@ class PubSubSystemTest {
     }
 
     /**
-     * @return what Lettuce's PING answers on a subscribed RESP2 connection to {@code port}: Tandem speaks RESP2
-     *         (Lettuce falls back to it on HELLO 3's NOPROTO), where subscribed mode answers {@code *2 pong ""}
+     * @return what Lettuce's PING answers on a subscribed connection to {@code port} with its defaults: RESP3, where a
+     *         subscribed PING answers {@code +PONG} (RESP2's subscribed mode answers {@code *2 pong ""})
      */
     private static String subscribedPingOf(int port) {
         RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", port));
-        client.setOptions(io.lettuce.core.ClientOptions.builder()
-                .protocolVersion(io.lettuce.core.protocol.ProtocolVersion.RESP2).build());
         try (StatefulRedisPubSubConnection<String, String> connection = client.connectPubSub()) {
             connection.sync().psubscribe("*");
             return connection.sync().ping();

@@ -203,8 +203,13 @@ final class Applier {
                 Keyspace k = services.keyspace();
                 if (p.command() != null) {
                     k.apply(p.sequence(), p.timestampNs(), p.command(), reply);
-                } else {
+                } else if (TransactionReplies.allKeyspace(p.commands())) {
                     k.applyTransaction(p.sequence(), p.timestampNs(), p.commands(), c.front.reply());
+                } else {
+                    TransactionReplies replies = new TransactionReplies(c.front.reply().protocol());
+                    k.applyTransaction(p.sequence(), p.timestampNs(), TransactionReplies.keyspace(p.commands()),
+                            replies);
+                    replies.writeTo(c.front, p.commands());
                 }
                 return true;
             } catch (RuntimeException | Error e) {

@@ -75,6 +75,7 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
             case "discard" -> transactions.discard(c, command);
             case "watch" -> transactions.watch(c, command);
             case "unwatch" -> transactions.unwatch(c, command);
+            case "reset" -> transactions.reset(c, command);
             case "quit" -> {
                 c.ending = true;
                 turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));

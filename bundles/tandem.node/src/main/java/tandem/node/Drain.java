@@ -172,6 +172,10 @@ record Drain(Services services, Turns turns, Applier applier, Sequencer sequence
                 long now = clock.next();
                 c.front.reply().array(p.commands().size());
                 for (tandem.api.store.Command command : p.commands()) {
+                    if (command.isFrontend()) {
+                        c.front.run(command); // queueable: it answers at once
+                        continue;
+                    }
                     keyspace.read(now, command, c.front.reply());
                 }
             }

@@ -358,10 +358,13 @@ final class Sequencer {
         }
     }
 
+    /** The arguments of the keyspace's commands among {@code commands}: the front end's are not journaled. */
     private static List<byte[][]> args(List<Command> commands) {
         List<byte[][]> args = new ArrayList<>(commands.size());
         for (Command c : commands) {
-            args.add(c.args());
+            if (c.isKeyspace()) {
+                args.add(c.args());
+            }
         }
         return args;
     }

@@ -12,7 +12,9 @@ import tandem.api.store.Command;
  * Redis). A transaction whose watched keys received a sequenced write after its {@code WATCH} — even one that turns
  * out to change nothing, a documented, safe over-abort — is answered nil and never journaled; a committed one is
  * journaled as one unconditional entry, and a transaction of reads only runs at its turn without being journaled.
- * The logic thread's alone.
+ * The front end's commands queue too, checked by the front end ({@link tandem.api.node.NodeClient#queueable}); at
+ * {@code EXEC} they run in their places among the reads, and after a journaled transaction's writes have applied (the
+ * entry holds the keyspace's commands only), their replies in their places. The logic thread's alone.
  */
 record Transactions(Services services, Replay replay, Sequencer sequencer, Turns turns, WatchRegistry watches) {
 
@@ -37,6 +39,17 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
 
     /** A command sent inside MULTI: queued, or refused (and then EXEC aborts). */
     void queue(Client c, Command command) {
+        if (command.isFrontend()) {
+            String refused = c.front.queueable(command);
+            if (refused != null) {
+                c.transactionFailed = true;
+                immediate(c, command, refused);
+            } else {
+                c.transaction.add(command);
+                turns.add(Pending.immediate(c, command, "+QUEUED"));
+            }
+            return;
+        }
         services.await();
         replay.prepare();
         if (services.unavailable() == null) {
@@ -45,11 +58,7 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
         boolean known = command.isKeyspace() && services.keyspace() != null && services.unavailable() == null;
         if (!known) {
             c.transactionFailed = true;
-            if (command.isFrontend()) {
-                immediate(c, command, "ERR '" + command.name() + "' is not supported inside a transaction by Tandem");
-            } else {
-                turns.add(Pending.of(c, Pending.Kind.CONNECTION, command)); // unknown command error
-            }
+            turns.add(Pending.of(c, Pending.Kind.CONNECTION, command)); // unknown command error
             return;
         }
         if (!command.arityHolds()) {
@@ -113,6 +122,13 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
         if (refused != null) {
             immediate(c, command, refused);
         }
+    }
+
+    /** {@code RESET}, inside MULTI or not: the transaction and the watched keys go, as in Redis; then the front end's. */
+    void reset(Client c, Command command) {
+        c.transaction = null;
+        watches.unwatchAll(c);
+        turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));
     }
 
     void discard(Client c, Command command) {

@@ -512,6 +512,32 @@ class NodeCoreTest {
         assertThat(journal.entries).isEmpty();
     }
 
+    @Test
+    void theFrontEndsCommandsInsideMultiAnswerInTheirPlacesAndOnlyTheWritesAreJournaled() {
+        core.journal(journal);
+        core.keyspace(keyspace);
+        TestClient c = frontend.client(1);
+        c.send("MULTI");
+        c.send("PING");
+        c.send("SET", "k", "v");
+        c.send("ECHO", "e");
+        c.send("GET", "k");
+        c.send("EXEC");
+        c.awaitReplies("+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n"
+                + "*4\r\n+PONG\r\n+OK\r\n$1\r\ne\r\n$1\r\nv\r\n");
+        assertThat(journal.entries).as("one entry, the keyspace's commands only").hasSize(1);
+
+        c.send("MULTI"); // reads only: nothing journaled
+        c.send("ECHO", "x");
+        c.send("GET", "k");
+        c.send("PING");
+        c.send("EXEC");
+        c.awaitReplies("+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n"
+                + "*4\r\n+PONG\r\n+OK\r\n$1\r\ne\r\n$1\r\nv\r\n"
+                + "+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n$1\r\nx\r\n$1\r\nv\r\n+PONG\r\n");
+        assertThat(journal.entries).hasSize(1);
+    }
+
     /** FM-REPLICATION-037: on a replica {@code WAIT} is Redis' error, whatever it asks for; it never parks. */
     @Test
     void waitOnAReplicaIsAnError() {

@@ -120,6 +120,11 @@ public final class TestFrontend implements Frontend {
             }
         }
 
+        /** @return the replies written and not sent yet */
+        String written() {
+            return written.toString();
+        }
+
         /** The client's connection closed. */
         public void close() {
             session.closed();
@@ -185,6 +190,15 @@ public final class TestFrontend implements Frontend {
                         + "', with args beginning with: " + quoted);
             }
             return null;
+        }
+
+        @Override
+        public String queueable(Command command) {
+            String name = command.name();
+            if ("ping".equals(name) || "echo".equals(name) && command.args().length == 2) {
+                return null;
+            }
+            return "ERR '" + name + "' is not supported inside a transaction by Tandem";
         }
 
         @Override

@@ -38,6 +38,18 @@ public interface NodeClient {
      */
     Supplier<String> run(tandem.api.store.Command command);
 
+    /**
+     * Checks a command of the front end's table sent inside {@code MULTI}, as Redis checks it when it queues it: an
+     * unknown subcommand, a wrong number of arguments, or a command not allowed in a transaction.
+     *
+     * @return the error that refuses it (and makes {@code EXEC} abort), or null when it may be queued; it then
+     *         {@link #run runs} at {@code EXEC}, in its place, and must answer without work for later
+     * @since 3.0
+     */
+    default String queueable(tandem.api.store.Command command) {
+        return "ERR '" + command.name() + "' is not supported inside a transaction by Tandem";
+    }
+
     /** Closes the connection once the replies written so far have been sent. */
     void closeAfterReply();
 

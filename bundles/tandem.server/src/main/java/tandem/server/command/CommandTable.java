@@ -97,6 +97,47 @@ public final class CommandTable {
         dispatch(ctx, resolve(args, a -> null));
     }
 
+    /** Redis' commands flagged {@code no-multi} that Tandem has. */
+    private static final java.util.Set<String> NO_MULTI = java.util.Set.of("shutdown", "psync");
+    /**
+     * The commands Tandem does not queue inside {@code MULTI} although Redis does: they change the connection's
+     * subscriptions, or wait for replication, whose work the node core does not run at {@code EXEC}.
+     */
+    private static final java.util.Set<String> NOT_IN_MULTI = java.util.Set.of("subscribe", "unsubscribe",
+            "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "wait", "replicaof", "slaveof", "failover");
+
+    /**
+     * Checks a request sent inside {@code MULTI}, as Redis checks it before it queues it.
+     *
+     * @return the error that refuses it, or null when it may be queued
+     */
+    public String queueable(tandem.api.store.Command command) {
+        byte[][] args = command.args();
+        CommandSpec spec = command.implementation() instanceof CommandSpec own ? own : null;
+        if (spec == null) {
+            return unknownCommand(args);
+        }
+        String top = spec.name();
+        if (spec.isContainer() && args.length >= 2) {
+            CommandSpec sub = spec.subcommands().get(ascii(args[1]).toLowerCase(Locale.ROOT));
+            if (sub == null) {
+                return "ERR unknown subcommand '" + truncate(cString(args[1]), 128) + "'. Try "
+                        + spec.name().toUpperCase(Locale.ROOT) + " HELP.";
+            }
+            spec = sub;
+        }
+        if (!spec.acceptsArgc(args.length) || spec.handler() == null) {
+            return "ERR wrong number of arguments for '" + spec.fullName() + "' command";
+        }
+        if (NO_MULTI.contains(top)) {
+            return "ERR Command not allowed inside a transaction";
+        }
+        if (NOT_IN_MULTI.contains(top)) {
+            return "ERR '" + top + "' is not supported inside a transaction by Tandem";
+        }
+        return null;
+    }
+
     /** Runs a request resolved when it arrived: subcommand, arity, then the handler. */
     public void dispatch(CommandContext ctx, tandem.api.store.Command command) {
         byte[][] args = command.args();

@@ -147,8 +147,7 @@ final class PubSubCommands {
     /**
      * {@code RESET}: the connection as it was when it connected, as far as the front end keeps it: no subscription,
      * no name, database 0, RESP2, and authenticated only when no password is required. (What the node core keeps, a
-     * transaction and watched keys, is its own: {@code RESET} inside {@code MULTI} is refused like the front end's
-     * other commands.)
+     * transaction and watched keys, the node core discards before this runs.)
      */
     private static void reset(CommandContext c, byte[][] a) {
         subscriptions(c).clear();

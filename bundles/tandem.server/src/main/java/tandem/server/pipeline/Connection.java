@@ -172,6 +172,11 @@ public final class Connection implements CommandContext, NodeClient {
     }
 
     @Override
+    public String queueable(tandem.api.store.Command command) {
+        return table.queueable(command);
+    }
+
+    @Override
     public void due() {
         frontend.due(this);
     }

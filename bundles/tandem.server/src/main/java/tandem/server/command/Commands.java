@@ -85,6 +85,9 @@ public final class Commands {
                         "Returns the server's liveliness response.", Commands::ping)
                 .add("echo", 2, CONN, List.of("fast", "connection"), "connection", "1.0.0",
                         "Returns the given string.", (c, a) -> c.reply().bulk(a[1]))
+                .add("monitor", 1, List.of("admin", "noscript", "loading", "stale"),
+                        List.of("admin", "slow", "dangerous"), "server", "1.0.0",
+                        "Listens for all requests received by the server in real-time.", Commands::monitor)
                 .add("quit", -1, List.of("allow_busy", "noscript", "loading", "stale", "fast", "no_auth"),
                         List.of("fast", "connection"), "connection", "1.0.0", "Closes the connection.",
                         Commands::quit)
@@ -247,6 +250,17 @@ public final class Commands {
             c.session().db(0);
             c.reply().ok();
         }
+    }
+
+    /** {@code MONITOR}: from its {@code +OK} on, the connection is sent a line for every command the node runs. */
+    private static void monitor(CommandContext c, byte[][] a) {
+        tandem.server.pubsub.Subscriptions s = c.subscriptions();
+        if (s == null || c.server().pubsub() == null) {
+            c.reply().error("ERR MONITOR isn't allowed on this connection");
+            return;
+        }
+        s.monitor(true);
+        c.reply().ok();
     }
 
     private static void hello(CommandContext c, byte[][] a) {

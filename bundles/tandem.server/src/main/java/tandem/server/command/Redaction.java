@@ -9,7 +9,7 @@ import java.util.Set;
  * {@code redactClientCommandArgument} does: every argument of {@code AUTH}, the user and password after
  * {@code HELLO … AUTH}, and the value of a sensitive parameter in {@code CONFIG SET}.
  */
-final class Redaction {
+public final class Redaction {
 
     private static final byte[] REDACTED = "(redacted)".getBytes(StandardCharsets.US_ASCII);
     private static final Set<String> SENSITIVE = Set.of("requirepass", "masterauth", "masteruser");
@@ -18,7 +18,7 @@ final class Redaction {
     }
 
     /** @return {@code args} itself when it holds no secret, else a copy with the secrets replaced */
-    static byte[][] redact(byte[][] args) {
+    public static byte[][] redact(byte[][] args) {
         if (args.length < 2) {
             return args;
         }

@@ -18,6 +18,8 @@ import tandem.server.command.CommandSpec;
 public final class NodeFrontend implements Frontend {
 
     private static final byte[][] EXEC = {{'e', 'x', 'e', 'c'}};
+    /** EXEC as a monitor sees it: as the client sent it, which Tandem does not keep; clients send it upper case. */
+    private static final byte[][] EXEC_UPPER = {{'E', 'X', 'E', 'C'}};
 
     /** The round's replies, one task per event loop. Logic thread only. */
     private final Outbound outbound = new Outbound();
@@ -113,7 +115,37 @@ public final class NodeFrontend implements Frontend {
         if (name != null) {
             monitor.executed(name, isFast(command), command.args(), ((Connection) client).session(), durationNs,
                     failed);
+            feedMonitors(client, command);
         }
+    }
+
+    /** Sends the monitors the line of {@code command}, as Redis does after it ran: never an admin command's. */
+    private void feedMonitors(NodeClient client, Command command) {
+        tandem.server.pubsub.Monitors monitors = monitors();
+        if (monitors == null || !monitors.any()) {
+            return;
+        }
+        java.util.List<String> flags;
+        if (command.isKeyspace()) {
+            flags = command.descriptor().flags();
+        } else if (command.implementation() instanceof CommandSpec spec) {
+            byte[][] args = command.args();
+            CommandSpec sub = spec.isContainer() && args.length > 1 ? spec.subcommands().get(name(args[1])) : null;
+            flags = (sub != null ? sub : spec).flags();
+        } else {
+            return;
+        }
+        if (!flags.contains("admin") && !"quit".equals(command.name())) { // Redis runs QUIT before it feeds monitors
+            monitors.feed(((Connection) client).session().remoteAddress(),
+                    tandem.server.command.Redaction.redact(command.args()));
+        }
+    }
+
+    /** @return the server's monitors, or null where it has no Pub/Sub */
+    private tandem.server.pubsub.Monitors monitors() {
+        tandem.server.pubsub.PubSubRegistry registry = subscribers instanceof tandem.server.command.ServerContext s
+                ? s.pubsub() : subscribers instanceof tandem.server.pubsub.PubSubRegistry r ? r : null;
+        return registry == null ? null : registry.monitors();
     }
 
     @Override
@@ -128,8 +160,13 @@ public final class NodeFrontend implements Frontend {
     public void executedTransaction(NodeClient client, List<Command> commands, long durationNs, boolean failed) {
         for (Command command : commands) {
             monitor.counted(command.name() != null ? command.name() : name(command.args()[0]));
+            feedMonitors(client, command);
         }
         monitor.executed("exec", false, EXEC, ((Connection) client).session(), durationNs, failed);
+        tandem.server.pubsub.Monitors monitors = monitors();
+        if (monitors != null && monitors.any()) {
+            monitors.feed(((Connection) client).session().remoteAddress(), EXEC_UPPER);
+        }
     }
 
     /**

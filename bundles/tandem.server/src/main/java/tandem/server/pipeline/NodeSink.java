@@ -93,6 +93,10 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
                 return;
             }
         }
+        if (c.subscriptions().monitoring() && (command.isKeyspace() || (name.equals("publish") || name.equals("spublish")))) {
+            c.node().refuse(command, "ERR Replica can't interact with the keyspace"); // a monitor is a replica to Redis
+            return;
+        }
         if (command.isKeyspace() ? command.arityHolds() : NODE_RUN.contains(name)
                 && ((tandem.server.command.CommandSpec) command.implementation()).acceptsArgc(args.length)) {
             if (c.pubsubInFlight.get() > 0) {

@@ -29,6 +29,7 @@ public final class PubSubRegistry implements PubSub {
             new EnumMap<>(Kind.class);
     private static final ThreadLocal<RespWriter> WRITERS = ThreadLocal.withInitial(RespWriter::new);
     private volatile OutputLimit limit = OutputLimit.PUBSUB_DEFAULT;
+    private final Monitors monitors = new Monitors();
 
     public PubSubRegistry() {
         for (Kind kind : Kind.values()) {
@@ -121,6 +122,14 @@ public final class PubSubRegistry implements PubSub {
     public void apply(Subscriber s, List<Subscriptions.Change> changes) {
         s.drain();
         for (Subscriptions.Change c : changes) {
+            if (c.kind() == null) { // MONITOR, or RESET leaving it
+                if (c.add()) {
+                    monitors.add(s);
+                } else {
+                    monitors.remove(s);
+                }
+                continue;
+            }
             ConcurrentHashMap<Name, CopyOnWriteArrayList<Subscriber>> map = byKind.get(c.kind());
             if (c.add()) {
                 if (s.effective.get(c.kind()).add(c.name())) {
@@ -132,9 +141,15 @@ public final class PubSubRegistry implements PubSub {
         }
     }
 
+    /** @return the connections in {@code MONITOR} mode */
+    public Monitors monitors() {
+        return monitors;
+    }
+
     /** {@code s}'s connection closed: every subscription of it ends, what it had queued is dropped. */
     public void closed(Subscriber s) {
         s.dropQueued();
+        monitors.remove(s);
         for (Kind kind : Kind.values()) {
             for (Name n : s.effective.get(kind)) {
                 remove(byKind.get(kind), n, s);

@@ -126,9 +126,10 @@ public final class Subscriber {
         boolean wrote = false;
         for (Delivery d = batch.poll(); d != null; d = batch.poll()) {
             try {
-                if (channel.isActive() && effective.get(d.kind()).contains(d.name())) {
+                // a monitor's line (no kind) goes as it is; a message only for a subscription still in effect
+                if (channel.isActive() && (d.kind() == null || effective.get(d.kind()).contains(d.name()))) {
                     ByteBuf frame = d.frame();
-                    if (protocol.getAsInt() == 3) {
+                    if (d.kind() != null && protocol.getAsInt() == 3) {
                         // frames are shared RESP2 arrays: a push differs only in its first byte
                         channel.write(PUSH.duplicate(), channel.voidPromise());
                         channel.write(frame.retainedSlice(frame.readerIndex() + 1, frame.readableBytes() - 1),

@@ -20,8 +20,26 @@ import java.util.Set;
  */
 public final class Subscriptions {
 
-    /** One change on its way to the registry. */
+    /** One change on its way to the registry; {@code kind} null for entering or leaving {@code MONITOR}. */
     public record Change(Kind kind, Name name, boolean add) {
+    }
+
+    private volatile boolean monitoring;
+
+    /** @return whether the connection is in {@code MONITOR} mode */
+    public boolean monitoring() {
+        return monitoring;
+    }
+
+    /** Enters ({@code MONITOR}) or leaves ({@code RESET}) monitor mode; it takes effect as the reply is sent. */
+    public void monitor(boolean on) {
+        if (monitoring != on) {
+            monitoring = on;
+            if (changes == null) {
+                changes = new ArrayList<>();
+            }
+            changes.add(new Change(null, null, on));
+        }
     }
 
     private final Map<Kind, Set<Name>> names = new EnumMap<>(Kind.class);
@@ -53,8 +71,9 @@ public final class Subscriptions {
         return out;
     }
 
-    /** Drops every subscription ({@code RESET}). */
+    /** Drops every subscription and leaves monitor mode ({@code RESET}). */
     public void clear() {
+        monitor(false);
         for (Kind kind : Kind.values()) {
             for (byte[] name : names(kind)) {
                 unsubscribe(kind, name);

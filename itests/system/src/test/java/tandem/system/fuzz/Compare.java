@@ -136,7 +136,7 @@ final class Compare {
         return r.isNil() ? r.type + "nil" : String.valueOf(r.type);
     }
 
-    /** An array sorted in groups of {@code group} elements; anything else as it is. */
+    /** An array (or set, or map) sorted in groups of {@code group} elements, of the same type; anything else as it is. */
     static Reply sorted(Reply r, int group) {
         if (!r.isArray()) {
             return r;
@@ -151,7 +151,7 @@ final class Compare {
         if (r.items.size() % group != 0) {
             flat.addAll(r.items.subList(r.items.size() - r.items.size() % group, r.items.size()));
         }
-        return Reply.array(flat);
+        return Reply.aggregate(r.type, flat);
     }
 
     /**
@@ -268,7 +268,7 @@ final class Compare {
                 out.set(i + 1, Reply.bulk("<masked>"));
             }
         }
-        return Reply.array(out);
+        return Reply.aggregate(r.type, out);
     }
 
     private Reply config(Reply r) {
@@ -283,7 +283,7 @@ final class Compare {
                 kept.add(OWN_VALUES.contains(name) ? Reply.bulk("<own>") : r.items.get(i + 1));
             }
         }
-        return sorted(Reply.array(kept), 2);
+        return sorted(Reply.aggregate(r.type, kept), 2);
     }
 
     private static boolean ttl(String name, Reply redis, Reply tandem) {

@@ -49,15 +49,22 @@ final class Conn implements AutoCloseable {
 
     final String name;
     final int port;
+    /** 2, or 3: each connection (and reconnection) starts with {@code HELLO 3}. */
+    final int protocol;
     private final Duration replyTimeout;
     private Socket socket;
     private InputStream in;
     private OutputStream out;
 
     Conn(String name, int port, Duration replyTimeout) throws IOException {
+        this(name, port, replyTimeout, 2);
+    }
+
+    Conn(String name, int port, Duration replyTimeout, int protocol) throws IOException {
         this.name = name;
         this.port = port;
         this.replyTimeout = replyTimeout;
+        this.protocol = protocol;
         open();
     }
 
@@ -68,6 +75,14 @@ final class Conn implements AutoCloseable {
         socket.setSoTimeout((int) replyTimeout.toMillis());
         in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
         out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+        if (protocol == 3) {
+            Commands.write(out, List.of(Commands.of("HELLO", "3")));
+            out.flush();
+            Reply hello = Reply.read(in, 1 << 20);
+            if (hello.type != '%') {
+                throw new IOException(name + " did not switch to RESP3: " + hello.show(200));
+            }
+        }
     }
 
     /** Closes and opens the connection again (after QUIT, a drop or a timeout). */

@@ -67,8 +67,9 @@ public final class FuzzMain {
                 long seed = firstSeed;
                 while (System.nanoTime() < deadline && !fuzzer.fatal()) {
                     long before = report.commands;
-                    fuzzer.run(seed, perSeed, deadline);
-                    System.out.printf("seed %d: %d commands, %d distinct findings so far%n", seed,
+                    int protocol = seed % 2 == 0 ? 3 : 2; // even seeds speak RESP3
+                    fuzzer.run(seed, perSeed, deadline, protocol);
+                    System.out.printf("seed %d (RESP%d): %d commands, %d distinct findings so far%n", seed, protocol,
                             report.commands - before, report.findings.size());
                     seed++;
                 }

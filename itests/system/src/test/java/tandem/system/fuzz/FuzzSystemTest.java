@@ -18,7 +18,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The CI slice of the differential fuzzer: a fixed list of seeds, {@value #COMMANDS_PER_SEED} commands each, replayed
+ * The CI slice of the differential fuzzer: a fixed list of seeds, {@value #COMMANDS_PER_SEED} commands each (two of
+ * them over RESP3), replayed
  * against a real Redis 7 and a Tandem primary that has a journal-protocol replica and a psync replica attached;
  * every reply is compared byte for byte (under the documented normalisations of {@link Rule}). It fails on a reply
  * that differs, a hang, a dropped connection, a dead node, an unexpected failure or fail-stop in a node's log, a
@@ -32,6 +33,8 @@ import org.junit.jupiter.api.Timeout;
 class FuzzSystemTest {
 
     static final long[] SEEDS = {1, 2, 3, 4, 5};
+    /** The seeds whose connections speak RESP3 (HELLO 3 first); the others RESP2. */
+    static final java.util.Set<Long> RESP3_SEEDS = java.util.Set.of(4L, 5L);
     /** 12,000 commands per seed; {@code -Dfuzz.commandsPerSeed=N} changes it for a quicker local look. */
     static final long COMMANDS_PER_SEED = Long.getLong("fuzz.commandsPerSeed", 12_000);
     /** A bound on the slice whatever happens (it takes about a minute on two cores). */
@@ -85,7 +88,7 @@ class FuzzSystemTest {
             if (fuzzer.fatal()) {
                 break;
             }
-            fuzzer.run(seed, COMMANDS_PER_SEED, deadline);
+            fuzzer.run(seed, COMMANDS_PER_SEED, deadline, RESP3_SEEDS.contains(seed) ? 3 : 2);
         }
         fuzzer.finish();
         report.duration = java.time.Duration.ofNanos(System.nanoTime() - started);

@@ -65,6 +65,8 @@ final class Fuzzer implements AutoCloseable {
     private List<String> configParams;
     private Compare compare;
     private Session session;
+    /** 2 or 3: what every connection of the run speaks ({@link #run(long, long, long, int)}). */
+    private int protocol = 2;
     private Conn redisSide;
     private Conn tandemSide;
     private boolean resetConfig;
@@ -110,9 +112,14 @@ final class Fuzzer implements AutoCloseable {
         }
         report.catalogue = catalogue.fingerprint();
         report.catalogueSize = catalogue.commands.size();
-        session = new Session(redisPort, nodes.primaryPort(), options.replyTimeout());
-        redisSide = new Conn("redis", redisPort, options.replyTimeout());
-        tandemSide = new Conn("tandem", nodes.primaryPort(), options.replyTimeout());
+        open();
+    }
+
+    /** Opens the session and the two sides' connections in {@link #protocol}. */
+    private void open() throws IOException {
+        session = new Session(redisPort, nodes.primaryPort(), options.replyTimeout(), protocol);
+        redisSide = new Conn("redis", redisPort, options.replyTimeout(), protocol);
+        tandemSide = new Conn("tandem", nodes.primaryPort(), options.replyTimeout(), protocol);
     }
 
     /** The values {@link Gen}'s CONFIG SET may change, set alike on both servers after a CONFIG SET differed. */
@@ -156,7 +163,20 @@ final class Fuzzer implements AutoCloseable {
      * fatal finding stopped the run.
      */
     void run(long seed, long maxCommands, long deadlineNanos) {
+        run(seed, maxCommands, deadlineNanos, 2);
+    }
+
+    /** {@link #run(long, long, long)} with every connection speaking {@code protocol} (2, or 3 after HELLO 3). */
+    void run(long seed, long maxCommands, long deadlineNanos, int protocol) {
         try {
+            if (protocol != this.protocol) {
+                this.protocol = protocol;
+                session.close();
+                redisSide.close();
+                tandemSide.close();
+                open();
+            }
+            report.protocols.add(protocol);
             runSeed(seed, maxCommands, deadlineNanos);
         } catch (IOException | RuntimeException e) {
             fatal = true;
@@ -167,7 +187,7 @@ final class Fuzzer implements AutoCloseable {
 
     private void runSeed(long seed, long maxCommands, long deadlineNanos) throws IOException {
         report.seeds.add(seed);
-        Gen gen = new Gen(seed, catalogue, configParams);
+        Gen gen = new Gen(seed, catalogue, configParams, protocol);
         Random episodes = new Random(seed * 31 + 7);
         long index = 0;
         while (index < maxCommands && System.nanoTime() < deadlineNanos && !fatal) {
@@ -849,7 +869,7 @@ final class Fuzzer implements AutoCloseable {
     private Reply[] replay(List<Sent> prefix, Sent target, String signature) throws IOException {
         List<Sent> all = new ArrayList<>(prefix);
         all.add(target);
-        try (Session s = new Session(redisPort, nodes.primaryPort(), options.replyTimeout())) {
+        try (Session s = new Session(redisPort, nodes.primaryPort(), options.replyTimeout(), protocol)) {
             Conn.Result[] res = exchange(s, 0, List.of(Commands.of("FLUSHALL")));
             if (res[0].end() != Conn.End.OK || res[1].end() != Conn.End.OK) {
                 return null;

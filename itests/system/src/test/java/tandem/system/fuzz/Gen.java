@@ -25,8 +25,8 @@ import tandem.system.fuzz.Step.Segment;
  * unknown and reordered options, wrong arities, a small key pool shared by every type, a small pool of members and
  * scores. The stream of steps is a function of the seed and the catalogue only.
  *
- * <p>What it never sends: commands that stop, reconfigure or re-role a node ({@link #DENIED}); {@code HELLO 3}
- * (RESP3, a documented departure); {@code SELECT} of a database other than 0; expiries that fall due during a run
+ * <p>What it never sends: commands that stop, reconfigure or re-role a node ({@link #DENIED}); a {@code HELLO} that
+ * switches to the other protocol than the run's; {@code SELECT} of a database other than 0; expiries that fall due during a run
  * (relative ones are hours or more ahead, or already past); {@code CONFIG SET} of anything but harmless values;
  * {@code WAIT} that could block; {@code QUIT} other than at the end of a batch; a {@code WATCH} whose keys could be
  * touched by a write that changes nothing (Tandem's documented over-abort); an {@code SPOP} whose effect depends on
@@ -106,12 +106,15 @@ final class Gen {
     private final String[] scanTypes;
     /** Fields still to draw from the large field pool (a large HSET). */
     private int bigHash;
+    /** The protocol of the run: HELLO asks for it, never switching a connection to the other. */
+    private final int protocol;
 
     /**
      * @param configParams the parameters Tandem's {@code CONFIG GET *} lists (only they are read; a few harmless
      *                     ones are set)
      */
-    Gen(long seed, Catalogue cat, List<String> configParams) {
+    Gen(long seed, Catalogue cat, List<String> configParams, int protocol) {
+        this.protocol = protocol;
         this.r = new Random(seed);
         this.cat = cat;
         this.configParams = configParams;
@@ -545,7 +548,7 @@ final class Gen {
             c.add(b(pick(new String[] {"4", "1", "0", "-1", "x", "", "2.0", "03", "+3", " 3", "99999999999"})));
             return c;
         }
-        c.add(b("2"));
+        c.add(b(Integer.toString(protocol)));
         List<List<byte[]>> opts = new ArrayList<>();
         if (r.nextBoolean()) {
             opts.add(List.of(b("SETNAME"), clientName()));

@@ -10,16 +10,17 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One RESP2 reply as received: its type byte, the text of its header line (simple string, error, integer), the
- * bytes of a bulk string, or the elements of an array. {@link #bytes()} serialises it back to exactly the bytes
- * that were read, so two replies are equal exactly when their bytes are.
+ * One RESP2 or RESP3 reply as received: its type byte, the text of its header line (simple string, error, integer,
+ * RESP3's double, boolean, big number, null), the bytes of a bulk or verbatim string, or the elements of an array
+ * (RESP3's set, push, and map, whose keys and values alternate). {@link #bytes()} serialises it back to exactly the
+ * bytes that were read, so two replies are equal exactly when their bytes are.
  */
 public final class Reply {
 
     public static final Reply NIL_BULK = new Reply('$', null, null);
     public static final Reply NIL_ARRAY = new Reply('*', null, null);
 
-    /** {@code +}, {@code -}, {@code :}, {@code $} or {@code *}. */
+    /** {@code +}, {@code -}, {@code :}, {@code $} or {@code *}; in RESP3 also {@code , # ( _ = ~ % >}. */
     public final char type;
     /** The line of {@code + - :}, the data of {@code $}; null for a nil bulk string or an array. */
     public final byte[] data;
@@ -56,17 +57,25 @@ public final class Reply {
         return new Reply('*', null, List.copyOf(items));
     }
 
+    /** An aggregate of {@code type} ({@code *}, or RESP3's {@code ~ % >}), for a normalised copy that keeps it. */
+    public static Reply aggregate(char type, List<Reply> items) {
+        return new Reply(type, null, List.copyOf(items));
+    }
+
     public boolean isError() {
         return type == '-';
     }
 
     public boolean isNil() {
-        return (type == '$' || type == '*') && data == null && items == null;
+        return type == '_' || (type == '$' || type == '*') && data == null && items == null;
     }
 
+    /** @return true for an array, and for RESP3's set, map (its keys and values in turn) and push */
     public boolean isArray() {
-        return type == '*' && items != null;
+        return AGGREGATES.indexOf(type) >= 0 && items != null;
     }
+
+    private static final String AGGREGATES = "*~%>";
 
     public boolean isBulk() {
         return type == '$' && data != null;
@@ -98,7 +107,7 @@ public final class Reply {
     private void write(ByteArrayOutputStream out) {
         out.write(type);
         switch (type) {
-            case '$' -> {
+            case '$', '=' -> {
                 if (data == null) {
                     out.writeBytes("-1\r\n".getBytes(StandardCharsets.ISO_8859_1));
                 } else {
@@ -107,11 +116,12 @@ public final class Reply {
                     out.writeBytes(CRLF);
                 }
             }
-            case '*' -> {
+            case '*', '~', '%', '>' -> {
                 if (items == null) {
                     out.writeBytes("-1\r\n".getBytes(StandardCharsets.ISO_8859_1));
                 } else {
-                    out.writeBytes((items.size() + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    int count = type == '%' ? items.size() / 2 : items.size();
+                    out.writeBytes((count + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
                     for (Reply r : items) {
                         r.write(out);
                     }
@@ -153,13 +163,13 @@ public final class Reply {
             return;
         }
         sb.append(type);
-        if (type == '$' && data != null) {
+        if ((type == '$' || type == '=') && data != null) {
             sb.append(data.length).append("\\r\\n")
                     .append(Escape.bytes(Arrays.copyOf(data, Math.min(data.length, max)), max)).append("\\r\\n");
         } else if (type == '$' || type == '*' && items == null) {
             sb.append("-1\\r\\n");
-        } else if (type == '*') {
-            sb.append(items.size()).append("\\r\\n");
+        } else if (isArray()) {
+            sb.append(type == '%' ? items.size() / 2 : items.size()).append("\\r\\n");
             for (Reply r : items) {
                 r.show(sb, max);
                 if (sb.length() > max) {
@@ -173,11 +183,12 @@ public final class Reply {
 
     /** The number of bytes of the reply. */
     public long size() {
-        if (type == '$') {
+        if (type == '$' || type == '=') {
             return data == null ? 5 : 1 + Integer.toString(data.length).length() + 4 + data.length;
         }
-        if (type == '*') {
-            long n = items == null ? 5 : 1 + Integer.toString(items.size()).length() + 2;
+        if (AGGREGATES.indexOf(type) >= 0) {
+            long n = items == null ? 5
+                    : 1 + Integer.toString(type == '%' ? items.size() / 2 : items.size()).length() + 2;
             if (items != null) {
                 for (Reply r : items) {
                     n += r.size();
@@ -205,8 +216,30 @@ public final class Reply {
         }
         byte[] line = readLine(in);
         switch (type) {
-            case '+', '-', ':' -> {
+            case '+', '-', ':', ',', '#', '(', '_' -> {
                 return new Reply((char) type, line, null);
+            }
+            case '=' -> {
+                long n = parseLength(line);
+                if (n < 0 || n > maxBulk) {
+                    throw new IOException("verbatim string of " + n + " bytes");
+                }
+                byte[] data = in.readNBytes((int) n);
+                if (data.length < n || in.read() != '\r' || in.read() != '\n') {
+                    throw new EOFException("connection closed inside a verbatim string");
+                }
+                return new Reply('=', data, null);
+            }
+            case '~', '%', '>' -> {
+                long n = parseLength(line) * (type == '%' ? 2 : 1);
+                if (n < 0 || n > 100_000_000) {
+                    throw new IOException("aggregate of " + n + " elements");
+                }
+                List<Reply> items = new ArrayList<>((int) Math.min(n, 1024));
+                for (long i = 0; i < n; i++) {
+                    items.add(read(in, maxBulk));
+                }
+                return new Reply((char) type, null, items);
             }
             case '$' -> {
                 long n = parseLength(line);
@@ -236,7 +269,7 @@ public final class Reply {
                 }
                 return new Reply('*', null, items);
             }
-            default -> throw new IOException("not a RESP2 reply: type byte " + type + " then "
+            default -> throw new IOException("not a RESP reply: type byte " + type + " then "
                     + Escape.bytes(line, 100));
         }
     }

@@ -28,6 +28,8 @@ final class Report {
     final Set<String> shapes = new HashSet<>();
     final Map<Rule, Long> normalised = new EnumMap<>(Rule.class);
     final List<Long> seeds = new ArrayList<>();
+    /** The protocols the seeds ran in (2: RESP2, 3: RESP3 after HELLO 3). */
+    final java.util.Set<Integer> protocols = new java.util.TreeSet<>();
     final Map<String, Group> findings = new LinkedHashMap<>();
     String catalogue = "";
     int catalogueSize;
@@ -121,6 +123,7 @@ final class Report {
         row(sb, "replicas' store:digest", convergence);
         row(sb, "duration", String.format("%.1f s", duration.toMillis() / 1000.0));
         row(sb, "seeds", seeds.toString());
+        row(sb, "protocols", protocols.toString());
         if (stoppedEarly) {
             row(sb, "stopped early", stopReason);
         }

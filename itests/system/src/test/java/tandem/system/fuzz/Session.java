@@ -16,10 +16,10 @@ final class Session implements AutoCloseable {
     final boolean[] inMulti = new boolean[2];
     final List<List<List<byte[]>>> queued = List.of(new ArrayList<>(), new ArrayList<>());
 
-    Session(int redisPort, int tandemPort, Duration timeout) throws IOException {
+    Session(int redisPort, int tandemPort, Duration timeout, int protocol) throws IOException {
         for (int i = 0; i < 2; i++) {
-            redis[i] = new Conn("redis", redisPort, timeout);
-            tandem[i] = new Conn("tandem", tandemPort, timeout);
+            redis[i] = new Conn("redis", redisPort, timeout, protocol);
+            tandem[i] = new Conn("tandem", tandemPort, timeout, protocol);
         }
     }
 

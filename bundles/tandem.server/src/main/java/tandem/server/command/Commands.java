@@ -134,6 +134,8 @@ public final class Commands {
                         Commands::shutdown)
                 .add("time", 1, List.of("loading", "stale", "fast"), List.of("fast"), "server", "2.6.0",
                         "Returns the server time.", Commands::time)
+                .add("lolwut", -1, List.of("readonly", "fast"), List.of("read", "fast"), "server", "5.0.0",
+                        "Displays computer art and the Redis version", Commands::lolwut)
                 .add("info", -1, List.of("loading", "stale"), List.of("slow", "dangerous"), "server", "1.0.0",
                         "Returns information and statistics about the server.", Commands::info)
                 .container("client", -2, "connection", "2.4.0", "A container for client connection commands.", null,
@@ -261,6 +263,22 @@ public final class Commands {
         }
         s.monitor(true);
         c.reply().ok();
+    }
+
+    /**
+     * {@code LOLWUT [VERSION v] ...}: the version line Redis 7.0 ends its art with, and prints alone for any version
+     * it has no art for. Tandem draws no art (departures.md).
+     */
+    private static void lolwut(CommandContext c, byte[][] a) {
+        if (a.length >= 3 && ascii(a[1]).equalsIgnoreCase("version")) {
+            try {
+                String2ll.parse(a[2]);
+            } catch (NumberFormatException e) {
+                c.reply().error("ERR value is not an integer or out of range");
+                return;
+            }
+        }
+        c.reply().verbatim("Redis ver. " + ServerInfo.REDIS_VERSION + "\n");
     }
 
     private static void hello(CommandContext c, byte[][] a) {

@@ -2,10 +2,10 @@ package tandem.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static tandem.system.PubSubSystemTest.readValue;
+import static tandem.system.RespSockets.connect;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,13 +37,6 @@ class MonitorSystemTest {
     @AfterAll
     static void stop() throws Exception {
         PerClass.closeAll(tandem, redis);
-    }
-
-    private static Socket connect(int port) throws IOException {
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
-        s.setSoTimeout(10_000);
-        return s;
     }
 
     private static final String[] REQUESTS = {

@@ -1,17 +1,15 @@
 package tandem.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static tandem.system.PubSubSystemTest.readValue;
 import static tandem.system.PubSubSystemTest.visible;
+import static tandem.system.RespSockets.connect;
+import static tandem.system.RespSockets.exchange;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -145,24 +143,5 @@ class PubSubReplicationSystemTest {
         }
         Await.until("the replica holds the barrier write", Duration.ofSeconds(30),
                 () -> String.valueOf(TandemNode.tryExchange(replica, "GET rp:barrier\r\n")).endsWith(nonce + "\r\n"));
-    }
-
-    private static Socket connect(int port) throws IOException {
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
-        s.setSoTimeout(10_000);
-        return s;
-    }
-
-    /** Sends {@code request} (nothing when empty) and reads {@code replies} values, their bytes as they came. */
-    private static String exchange(Socket s, String request, int replies) throws IOException {
-        if (!request.isEmpty()) {
-            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-        }
-        List<String> read = new ArrayList<>();
-        for (int i = 0; i < replies; i++) {
-            read.add(readValue(s.getInputStream()));
-        }
-        return String.join("", read);
     }
 }

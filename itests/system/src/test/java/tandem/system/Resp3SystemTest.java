@@ -2,10 +2,11 @@ package tandem.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static tandem.system.PubSubSystemTest.readValue;
+import static tandem.system.RespSockets.connect;
+import static tandem.system.RespSockets.exchange;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -81,26 +82,6 @@ class Resp3SystemTest {
             assertThat(actual.out()).as("%s", List.of(command)).isEqualTo(expected.out());
         }
         assertThat(cli(tandem.port(), "INFO", "server").out()).startsWith("# Server");
-    }
-
-    private static Socket connect(int port) throws IOException {
-        Socket s = new Socket();
-        s.connect(new InetSocketAddress("127.0.0.1", port), 2000);
-        s.setSoTimeout(10_000);
-        return s;
-    }
-
-    /** Sends {@code request} (nothing when empty) and reads {@code replies} values, as they came. */
-    private static String exchange(Socket s, String request, int replies) throws IOException {
-        if (!request.isEmpty()) {
-            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-        }
-        InputStream in = s.getInputStream();
-        StringBuilder read = new StringBuilder();
-        for (int i = 0; i < replies; i++) {
-            read.append(readValue(in));
-        }
-        return read.toString();
     }
 
     /** What a RESP3 subscriber and a publisher read, on one server. */

@@ -55,6 +55,8 @@ final class Blocked {
 
     static final String UNBLOCKED = "UNBLOCKED force unblock from blocking operation, instance state changed "
             + "(master -> replica?)";
+    /** What {@code CLIENT UNBLOCK id ERROR} answers the client it unblocks. */
+    static final String UNBLOCKED_BY_CLIENT = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 
     private final Map<Client, Block> byClient = new HashMap<>();
     private final Map<WatchRegistry.Key, TreeSet<Block>> byKey = new HashMap<>();
@@ -122,6 +124,9 @@ final class Blocked {
             return;
         }
         for (Block b : blocks) {
+            if (b.client.unblock != null) {
+                continue; // CLIENT UNBLOCK answers it: no write serves it any more
+            }
             if (b.attempting) {
                 b.retouched = true;
             } else if (!woken.contains(b)) {
@@ -161,6 +166,16 @@ final class Blocked {
         return byClient.containsKey(c);
     }
 
+    /** @return the parked client (not in flight) whose front end's id is {@code id}, or null */
+    Client parked(long id) {
+        for (Block b : byClient.values()) {
+            if (!b.attempting && b.client.front.id() == id) {
+                return b.client;
+            }
+        }
+        return null;
+    }
+
     /** The blocking command {@code c} sent, as it sent it. */
     Command command(Client c) {
         return byClient.get(c).command;
@@ -168,7 +183,8 @@ final class Blocked {
 
     /**
      * @param following true once this node follows a primary: every parked client is answered {@code -UNBLOCKED}
-     * @return the parked clients whose time is up (or all, when following), removed: the caller answers them
+     * @return the parked clients whose time is up or that {@code CLIENT UNBLOCK} released (or all, when following),
+     *         removed: the caller answers them
      */
     List<Block> expired(boolean following) {
         if (parked == 0) {
@@ -178,7 +194,8 @@ final class Blocked {
         List<Block> out = new ArrayList<>();
         for (Iterator<Block> it = byClient.values().iterator(); it.hasNext(); ) {
             Block b = it.next();
-            if (!b.attempting && (following || b.deadlineNanos != Long.MAX_VALUE && now - b.deadlineNanos >= 0)) {
+            if (!b.attempting && (following || b.client.unblock != null
+                    || b.deadlineNanos != Long.MAX_VALUE && now - b.deadlineNanos >= 0)) {
                 out.add(b);
             }
         }
@@ -195,6 +212,9 @@ final class Blocked {
         }
         long now = System.nanoTime();
         for (Block b : byClient.values()) {
+            if (!b.attempting && b.client.unblock != null) {
+                return 0;
+            }
             if (!b.attempting && b.deadlineNanos != Long.MAX_VALUE) {
                 wait = Math.min(wait, Math.max(0, b.deadlineNanos - now));
             }

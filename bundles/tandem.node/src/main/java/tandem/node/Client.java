@@ -51,6 +51,17 @@ final class Client implements NodeSession {
     /** Set while a command finishes on another thread: what the client sends meanwhile waits. */
     boolean parked;
 
+    /**
+     * Set by {@code CLIENT UNBLOCK} while the client is parked in {@code WAIT} or a blocking command: it is answered
+     * at the logic thread's next pass instead of served ({@link Parking#unblock}).
+     */
+    Unblock unblock;
+
+    /** How {@code CLIENT UNBLOCK} answers a parked client: as its timeout would, or with Redis' error. */
+    enum Unblock {
+        TIMEOUT, ERROR
+    }
+
     /** Commands queued since MULTI, or null outside a transaction. */
     List<Command> transaction;
     /** True when a queued command was refused: EXEC answers EXECABORT. */

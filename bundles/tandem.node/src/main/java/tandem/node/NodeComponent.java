@@ -294,6 +294,11 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     }
 
     @Override
+    public boolean unblock(long clientId, boolean error) {
+        return core.unblock(clientId, error);
+    }
+
+    @Override
     public String applyStopped() {
         return core.applyStopped();
     }

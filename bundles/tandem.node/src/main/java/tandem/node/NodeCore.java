@@ -251,6 +251,11 @@ public final class NodeCore implements AutoCloseable {
         return parking.parked();
     }
 
+    /** See {@link tandem.api.node.Node#unblock}; on the logic thread. */
+    public boolean unblock(long clientId, boolean error) {
+        return parking.unblock(clientId, error);
+    }
+
     /** @return the last sequence the bound keyspace applied, 0 while none is bound */
     public long appliedSequence() {
         Keyspace k = services.keyspace();

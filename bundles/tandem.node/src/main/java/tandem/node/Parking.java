@@ -47,6 +47,7 @@ final class Parking {
     void answerWaits() {
         List<Client> done = waits.answer(role.following());
         for (Client c : done) {
+            c.unblock = null;
             replies.touched(c);
             dispatcher.resume(c);
         }
@@ -61,9 +62,12 @@ final class Parking {
         for (Blocked.Block b : blocked.expired(following)) {
             if (following) {
                 b.client.front.reply().error(Blocked.UNBLOCKED);
+            } else if (b.client.unblock == Client.Unblock.ERROR) {
+                b.client.front.reply().error(Blocked.UNBLOCKED_BY_CLIENT);
             } else {
                 b.client.front.reply().nullArray();
             }
+            b.client.unblock = null;
             replies.touched(b.client);
             dispatcher.resume(b.client);
         }
@@ -127,6 +131,25 @@ final class Parking {
     }
 
     /** @return the clients parked in {@code WAIT} or in a blocking command now; any thread */
+    /**
+     * {@code CLIENT UNBLOCK}: the client {@code id}, if parked in {@code WAIT} or a blocking command (not while its
+     * command is in flight), is answered at the logic thread's next pass, as its timeout would answer it or with
+     * Redis' {@code -UNBLOCKED} error. On the logic thread.
+     *
+     * @return whether such a client was parked
+     */
+    boolean unblock(long id, boolean error) {
+        Client c = waits.parked(id);
+        if (c == null) {
+            c = blocked.parked(id);
+        }
+        if (c == null || c.unblock != null) {
+            return false;
+        }
+        c.unblock = error ? Client.Unblock.ERROR : Client.Unblock.TIMEOUT;
+        return true;
+    }
+
     int parked() {
         return waits.blocked() + blocked.parked();
     }

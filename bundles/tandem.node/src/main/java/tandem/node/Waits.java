@@ -101,7 +101,11 @@ final class Waits {
                 it.remove(); // what it waited for will never come from here
                 c.front.reply().error(UNBLOCKED);
                 done.add(c);
-            } else if (count >= w.replicas() || now - w.deadlineNanos() >= 0) {
+            } else if (c.unblock == Client.Unblock.ERROR) {
+                it.remove();
+                c.front.reply().error(Blocked.UNBLOCKED_BY_CLIENT);
+                done.add(c);
+            } else if (count >= w.replicas() || now - w.deadlineNanos() >= 0 || c.unblock != null) {
                 it.remove();
                 c.front.reply().integer(count);
                 done.add(c);
@@ -112,11 +116,24 @@ final class Waits {
         return done;
     }
 
+    /** @return the client parked in {@code WAIT} whose front end's id is {@code id}, or null */
+    Client parked(long id) {
+        for (Client c : parked) {
+            if (c.front.id() == id) {
+                return c;
+            }
+        }
+        return null;
+    }
+
     /** @return how long the logic thread may sleep, at most {@code maxNanos}: until the nearest deadline */
     long pollNanos(long maxNanos) {
         long wait = maxNanos;
         long now = System.nanoTime();
         for (Client c : parked) {
+            if (c.unblock != null) {
+                return 0;
+            }
             Wait w = c.waiting;
             if (w != null && w.deadlineNanos() != Long.MAX_VALUE) {
                 wait = Math.min(wait, Math.max(0, w.deadlineNanos() - now));

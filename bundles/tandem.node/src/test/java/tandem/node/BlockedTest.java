@@ -34,8 +34,17 @@ class BlockedTest {
         return Command.keyspace(b, a[0], BLPOP, null, 0);
     }
 
+    private static long ids;
+
+    /** A client whose front end has an id of its own ({@code CLIENT UNBLOCK} finds it by that id). */
     private static Client client() {
-        return new Client(null, null);
+        long id = ++ids;
+        return new Client(new QuietClient() {
+            @Override
+            public long id() {
+                return id;
+            }
+        }, null);
     }
 
     private Client parkedOn(String... keys) {
@@ -122,6 +131,22 @@ class BlockedTest {
         assertThat(answered).containsExactly(a, b);
         assertThat(blocked.has(inFlight)).isTrue();
         assertThat(blocked.expired(false)).isEmpty(); // timeout 0: for good
+    }
+
+    @Test
+    void aClientUnblockedIsAnsweredAtTheNextPassAndNoWriteServesItMeanwhile() {
+        Client a = parkedOn("q");
+        Client b = parkedOn("q");
+        Client inFlight = client();
+        blocked.block(inFlight, args("blpop", "s", "0"), waitOn("s"));
+        assertThat(blocked.parked(inFlight.front.id())).as("in flight: its apply answers it").isNull();
+        assertThat(blocked.parked(a.front.id())).isSameAs(a);
+        a.unblock = Client.Unblock.ERROR; // what Parking.unblock sets
+        assertThat(touch("q")).as("a write wakes the others only").containsExactly(b);
+        List<Client> answered = new ArrayList<>();
+        blocked.expired(false).forEach(x -> answered.add(x.client));
+        assertThat(answered).containsExactly(a);
+        assertThat(blocked.has(a)).isFalse();
     }
 
     @Test

@@ -321,6 +321,30 @@ class NodeCoreTest {
         assertThat(core.blockedClients()).isZero();
     }
 
+    @Test
+    void clientUnblockAnswersAParkedWaitWithItsCountOrTheError() {
+        core.journal(journal);
+        core.keyspace(keyspace);
+        core.gate().attach("r1", "psync", "127.0.0.1:1", () -> { }).seed(0);
+        TestClient a = frontend.client(1);
+        TestClient b = frontend.client(2);
+        a.send("SET", "a", "1");
+        a.send("WAIT", "1", "0");
+        await("the WAIT is parked", () -> core.blockedClients() == 1);
+        b.send("CLIENT", "UNBLOCK", "1");
+        b.awaitReplies(":1\r\n");
+        a.awaitReplies("+OK\r\n:0\r\n"); // as its timeout would: the replicas that acknowledged, none
+        a.send("WAIT", "1", "0");
+        await("the WAIT is parked again", () -> core.blockedClients() == 1);
+        b.send("CLIENT", "UNBLOCK", "1", "ERROR");
+        b.awaitReplies(":1\r\n:1\r\n");
+        a.awaitReplies("+OK\r\n:0\r\n-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+        b.send("CLIENT", "UNBLOCK", "1");
+        b.send("CLIENT", "UNBLOCK", "99");
+        b.awaitReplies(":1\r\n:1\r\n:0\r\n:0\r\n");
+        assertThat(core.blockedClients()).isZero();
+    }
+
     /** Collects what the node delivers to the front end's subscribers. */
     private static final class Subscribers implements tandem.api.server.PubSub {
         final List<String> delivered = new java.util.concurrent.CopyOnWriteArrayList<>();

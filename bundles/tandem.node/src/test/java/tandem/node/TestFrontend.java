@@ -24,7 +24,7 @@ public final class TestFrontend implements Frontend {
 
     /** The names this front end resolves as its own; the node core runs the transaction and WAIT commands. */
     private static final Set<String> OWN = Set.of("ping", "echo", "quit", "multi", "exec", "discard", "watch",
-            "unwatch", "wait", "replicaof", "slaveof", "publish", "spublish");
+            "unwatch", "wait", "replicaof", "slaveof", "publish", "spublish", "client");
 
     private final NodeCore core;
     private final List<TestClient> due = new ArrayList<>();
@@ -178,6 +178,9 @@ public final class TestFrontend implements Frontend {
                 reply.bulk(args[1]);
             } else if (("publish".equals(name) || "spublish".equals(name)) && args.length == 3) {
                 reply.integer(0); // no subscriber here
+            } else if ("client".equals(name) && args.length >= 3) { // CLIENT UNBLOCK id [ERROR]
+                reply.integer(core.unblock(Long.parseLong(new String(args[2], StandardCharsets.ISO_8859_1)),
+                        args.length > 3) ? 1 : 0);
             } else if ("quit".equals(name)) {
                 reply.simple("OK");
                 closeAfterReply();

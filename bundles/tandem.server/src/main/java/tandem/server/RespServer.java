@@ -707,6 +707,11 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     }
 
     @Override
+    public boolean unblock(long clientId, boolean error) {
+        return node.unblock(clientId, error);
+    }
+
+    @Override
     public String upstreamProtocol() {
         return node.upstreamProtocol();
     }

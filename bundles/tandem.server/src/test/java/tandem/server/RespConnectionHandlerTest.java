@@ -251,8 +251,21 @@ class RespConnectionHandlerTest {
     @Timeout(10)
     void clientHelp() {
         String reply = run(bytes("CLIENT HELP\r\n"), true).replies;
-        assertThat(reply).startsWith("*17\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
+        assertThat(reply).startsWith("*19\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
                 + "+ID\r\n+    Returns the unique client ID of the connection.\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void clientUnblockIsCheckedAsRedisChecksIt() {
+        // the test node has no parked client: the node's answer is 0 (Node.unblock's default)
+        assertReplies("CLIENT UNBLOCK 999\r\nCLIENT UNBLOCK 999 error\r\nCLIENT UNBLOCK 999 TIMEOUT\r\n",
+                ":0\r\n:0\r\n:0\r\n");
+        assertReplies("CLIENT UNBLOCK x\r\n", "-ERR value is not an integer or out of range\r\n");
+        assertReplies("CLIENT UNBLOCK 999 FOO\r\n", "-ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR\r\n");
+        assertReplies("CLIENT unblock 1 2 3\r\n",
+                "-ERR unknown subcommand or wrong number of arguments for 'unblock'. Try CLIENT HELP.\r\n");
+        assertReplies("CLIENT UNBLOCK\r\n", "-ERR wrong number of arguments for 'client|unblock' command\r\n");
     }
 
     // ---- HELLO ----------------------------------------------------------------------------------------------

@@ -110,4 +110,16 @@ public interface Node {
 
     /** @return the psync offset at the start of the retained journal (the backlog's floor), 0 without a journal */
     long backlogStart();
+
+    /**
+     * {@code CLIENT UNBLOCK}: answers the client whose {@link NodeClient#id()} is {@code clientId}, if it is parked in
+     * {@code WAIT} or a blocking command, as its timeout would ({@code error} false) or with {@code -UNBLOCKED client
+     * unblocked via CLIENT UNBLOCK}. Called on the node's logic thread (by a front-end command as it runs).
+     *
+     * @return whether such a client was parked
+     * @since 3.0
+     */
+    default boolean unblock(long clientId, boolean error) {
+        return false;
+    }
 }

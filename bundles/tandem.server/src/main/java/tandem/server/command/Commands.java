@@ -51,6 +51,9 @@ public final class Commands {
                 "Terminates open connections.", Commands::clientKill));
         client.put("no-evict", sub("client", "no-evict", 3, ADMIN, "connection", "7.0.0",
                 "Sets the client eviction mode of the connection.", Commands::clientNoEvict));
+        client.put("unblock", sub("client", "unblock", -3, ADMIN, "connection", "5.0.0",
+                "Unblocks a client blocked by a blocking command from a different connection.",
+                Commands::clientUnblock));
         client.put("help", sub("client", "help", 2, CONN_SLOW, "connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CLIENT", client)));
 
@@ -451,6 +454,32 @@ public final class Commands {
     }
 
     /** CLIENT NO-EVICT ON|OFF: Tandem evicts no client, so the mode is checked and has no effect. */
+    /** {@code CLIENT UNBLOCK id [TIMEOUT|ERROR]}, checked in Redis 7.0's order; the node core answers the client. */
+    private static void clientUnblock(CommandContext c, byte[][] a) {
+        if (a.length > 4) {
+            c.reply().error("ERR unknown subcommand or wrong number of arguments for '" + ascii(a[1])
+                    + "'. Try CLIENT HELP.");
+            return;
+        }
+        long id;
+        try {
+            id = String2ll.parse(a[2]);
+        } catch (NumberFormatException e) {
+            c.reply().error("ERR value is not an integer or out of range");
+            return;
+        }
+        boolean error = false;
+        if (a.length == 4) {
+            if (is(a[3], "error")) {
+                error = true;
+            } else if (!is(a[3], "timeout")) {
+                c.reply().error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+                return;
+            }
+        }
+        c.reply().integer(c.server().unblock(id, error) ? 1 : 0);
+    }
+
     private static void clientNoEvict(CommandContext c, byte[][] a) {
         if (is(a[2], "on") || is(a[2], "off")) {
             c.reply().ok();

@@ -62,6 +62,16 @@ public interface ServerContext extends ServerStatus {
     /** @return the primary this node follows, or null on a primary */
     String upstream();
 
+    /**
+     * {@code CLIENT UNBLOCK}: see {@link tandem.api.node.Node#unblock}; called as the command runs on the node's
+     * logic thread.
+     *
+     * @return whether the client was parked in {@code WAIT} or a blocking command
+     */
+    default boolean unblock(long clientId, boolean error) {
+        return false;
+    }
+
     /** @return the ack policy the response gate enforces */
     tandem.api.replication.AckPolicy ackPolicy();
 

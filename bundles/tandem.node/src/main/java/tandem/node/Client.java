@@ -51,6 +51,9 @@ final class Client implements NodeSession {
     /** Set while a command finishes on another thread: what the client sends meanwhile waits. */
     boolean parked;
 
+    /** Set while {@code CLIENT PAUSE} holds the client's next command ({@link Pause}): it and what follows wait. */
+    boolean paused;
+
     /**
      * Set by {@code CLIENT UNBLOCK} while the client is parked in {@code WAIT} or a blocking command: it is answered
      * at the logic thread's next pass instead of served ({@link Parking#unblock}).

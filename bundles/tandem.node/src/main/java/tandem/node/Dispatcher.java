@@ -13,7 +13,7 @@ import tandem.api.store.Command;
  * is dispatched when it resumes. The logic thread's alone.
  */
 record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transactions transactions, Turns turns,
-        Replies replies, Waits waits, Blocked blocked, RoleState role) {
+        Replies replies, Waits waits, Blocked blocked, RoleState role, Pause pause) {
 
     private static final Logger LOG = System.getLogger("tandem.node");
 
@@ -34,12 +34,12 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
         }
     }
 
-    /** {@code c} was answered while parked (its {@code WAIT}, blocking command, or work elsewhere): what it sent
-     * meanwhile is dispatched now, in order. */
+    /** {@code c} was answered while parked (its {@code WAIT}, blocking command, or work elsewhere), or its pause
+     * ended: what it sent meanwhile is dispatched now, in order. */
     void resume(Client c) {
         c.waiting = null;
         c.parked = false;
-        while (!c.deferred.isEmpty() && c.waiting == null && !c.parked) {
+        while (!c.deferred.isEmpty() && c.waiting == null && !c.parked && !c.paused) {
             dispatch(c, c.deferred.poll());
             wakeBlocked();
         }
@@ -50,7 +50,7 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
             closed(c);
             return;
         }
-        if (c.waiting != null || c.parked) {
+        if (c.waiting != null || c.parked || c.paused) {
             c.deferred.add(message); // a client in WAIT sends nothing else until it is answered
             return;
         }
@@ -68,6 +68,10 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
             return;
         }
         Command command = (Command) message;
+        if (!c.ending && pause.holds(c, command)) {
+            c.deferred.add(command); // CLIENT PAUSE: it runs when the pause ends, and what follows it after it
+            return;
+        }
         String node = command.isFrontend() ? command.name() : "";
         switch (node) {
             case "multi" -> transactions.multi(c, command);
@@ -183,6 +187,7 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
         transactions.closed(c);
         waits.remove(c);
         blocked.remove(c);
+        pause.remove(c);
         c.deferred.clear();
     }
 

@@ -23,11 +23,14 @@ final class Housekeeping {
     private final Sequencer sequencer;
     private final RoleState role;
     private final EntryClock clock;
+    private final Pause pause;
     private long lastTickNs;
     private boolean tickPending;
     private long lastPurgeNs = System.nanoTime();
 
-    Housekeeping(Services services, Applier applier, Sequencer sequencer, RoleState role, EntryClock clock) {
+    Housekeeping(Services services, Applier applier, Sequencer sequencer, RoleState role, EntryClock clock,
+            Pause pause) {
+        this.pause = pause;
         this.services = services;
         this.applier = applier;
         this.sequencer = sequencer;
@@ -39,7 +42,7 @@ final class Housekeeping {
     void tick() {
         Keyspace keyspace = services.keyspace();
         if (services.unavailable() != null || services.journal() == null || keyspace == null || tickPending
-                || role.following() || applier.stopped()) {
+                || role.following() || applier.stopped() || pause.active()) { // CLIENT PAUSE: no key expires
             return;
         }
         long mono = System.nanoTime();

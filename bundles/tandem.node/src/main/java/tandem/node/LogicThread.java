@@ -98,6 +98,7 @@ final class LogicThread {
         applier.commitRound();
         parking.answerWaits();
         parking.answerBlocked();
+        parking.answerPaused();
         housekeeping.purge();
         replies.gate(services.journal());
         replies.measureAcks(services.journal(), role.following());

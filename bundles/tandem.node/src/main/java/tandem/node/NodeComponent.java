@@ -294,6 +294,16 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     }
 
     @Override
+    public void pause(long millis, boolean writesOnly) {
+        core.pause(millis, writesOnly);
+    }
+
+    @Override
+    public void unpause() {
+        core.unpause();
+    }
+
+    @Override
     public boolean unblock(long clientId, boolean error) {
         return core.unblock(clientId, error);
     }

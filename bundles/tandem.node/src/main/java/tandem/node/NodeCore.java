@@ -35,6 +35,7 @@ public final class NodeCore implements AutoCloseable {
     private final Replay replay;
     private final RoleControl roleControl;
     private final LogicThread logic;
+    private final Pause pause = new Pause();
 
     /** @param pauseMillis how long a request waits for a missing journal or store before it is refused */
     public NodeCore(long pauseMillis) {
@@ -51,9 +52,9 @@ public final class NodeCore implements AutoCloseable {
                 blocked);
         Transactions transactions = new Transactions(services, replay, sequencer, turns, watches);
         Dispatcher dispatcher = new Dispatcher(services, replay, sequencer, transactions, turns, replies, waits,
-                blocked, role);
-        parking = new Parking(waits, blocked, dispatcher, replies, role, inbox);
-        Housekeeping housekeeping = new Housekeeping(services, applier, sequencer, role, clock);
+                blocked, role, pause);
+        parking = new Parking(waits, blocked, pause, dispatcher, replies, role, inbox);
+        Housekeeping housekeeping = new Housekeeping(services, applier, sequencer, role, clock, pause);
         Drain drain = new Drain(services, turns, applier, sequencer, replies, parking, housekeeping, accounting, gate,
                 clock);
         roleControl = new RoleControl(role, services, replay, applier, sequencer, replies, inbox);
@@ -249,6 +250,16 @@ public final class NodeCore implements AutoCloseable {
     /** @return the connections parked in {@code WAIT} or in a blocking command now */
     public int blockedClients() {
         return parking.parked();
+    }
+
+    /** See {@link tandem.api.node.Node#pause}; on the logic thread. */
+    public void pause(long millis, boolean writesOnly) {
+        pause.pause(millis, writesOnly);
+    }
+
+    /** See {@link tandem.api.node.Node#unpause}; on the logic thread. */
+    public void unpause() {
+        pause.unpause();
     }
 
     /** See {@link tandem.api.node.Node#unblock}; on the logic thread. */

@@ -8,13 +8,14 @@ import java.util.function.Supplier;
 /**
  * Clients parked until something else answers them: in {@code WAIT} until enough replicas acknowledged, in a blocking
  * command until a write serves it or its time is up, in a command that finishes on another thread
- * ({@code REPLICAOF}). Each answered client resumes ({@link Dispatcher#resume}). The logic thread's, but the admin
+ * ({@code REPLICAOF}), held by {@code CLIENT PAUSE} until it ends. Each answered client resumes ({@link Dispatcher#resume}). The logic thread's, but the admin
  * thread, which runs the work handed to it one piece at a time and posts its answer back.
  */
 final class Parking {
 
     private final Waits waits;
     private final Blocked blocked;
+    private final Pause pause;
     private final Dispatcher dispatcher;
     private final Replies replies;
     private final RoleState role;
@@ -26,7 +27,9 @@ final class Parking {
         return t;
     });
 
-    Parking(Waits waits, Blocked blocked, Dispatcher dispatcher, Replies replies, RoleState role, Inbox inbox) {
+    Parking(Waits waits, Blocked blocked, Pause pause, Dispatcher dispatcher, Replies replies, RoleState role,
+            Inbox inbox) {
+        this.pause = pause;
         this.waits = waits;
         this.blocked = blocked;
         this.dispatcher = dispatcher;
@@ -70,6 +73,13 @@ final class Parking {
             b.client.unblock = null;
             replies.touched(b.client);
             dispatcher.resume(b.client);
+        }
+    }
+
+    /** The clients {@code CLIENT PAUSE} held go on once it ended, in the order they were held. */
+    void answerPaused() {
+        for (Client c : pause.released()) {
+            dispatcher.resume(c);
         }
     }
 
@@ -151,12 +161,12 @@ final class Parking {
     }
 
     int parked() {
-        return waits.blocked() + blocked.parked();
+        return waits.blocked() + blocked.parked() + pause.held();
     }
 
     /** @return how long the logic thread may sleep, at most {@code maxNanos}: until the nearest deadline */
     long pollNanos(long maxNanos) {
-        return blocked.pollNanos(waits.pollNanos(maxNanos));
+        return pause.pollNanos(blocked.pollNanos(waits.pollNanos(maxNanos)));
     }
 
     void close() {

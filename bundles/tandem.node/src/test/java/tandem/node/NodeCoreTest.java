@@ -345,6 +345,32 @@ class NodeCoreTest {
         assertThat(core.blockedClients()).isZero();
     }
 
+    @Test
+    void clientPauseHoldsWritesOrEverythingUntilItEndsAndEachClientKeepsItsOrder() {
+        core.journal(journal);
+        core.keyspace(keyspace);
+        TestClient a = frontend.client(1);
+        TestClient b = frontend.client(2);
+        a.send("CLIENT", "PAUSE", "60000", "WRITE");
+        a.awaitReplies("+OK\r\n");
+        b.send("SET", "k", "v"); // held, and what b sends after it waits behind it
+        b.send("GET", "k");
+        a.send("GET", "k"); // reads go on
+        a.awaitReplies("+OK\r\n$-1\r\n");
+        // a's GET arrived after b's SET: answered, it shows b's SET was held (nothing journaled, nothing answered)
+        assertThat(journal.entries).as("nothing journaled while paused").isEmpty();
+        assertThat(b.received.toString()).isEmpty();
+        a.send("CLIENT", "UNPAUSE");
+        b.awaitReplies("+OK\r\n$1\r\nv\r\n");
+        assertThat(journal.entries).hasSize(1);
+
+        a.send("CLIENT", "PAUSE", "300"); // ALL: every command waits (CLIENT UNPAUSE too) until the time is up
+        b.send("GET", "k");
+        a.send("PING");
+        b.awaitReplies("+OK\r\n$1\r\nv\r\n$1\r\nv\r\n");
+        a.awaitReplies("+OK\r\n$-1\r\n+OK\r\n+OK\r\n+PONG\r\n");
+    }
+
     /** Collects what the node delivers to the front end's subscribers. */
     private static final class Subscribers implements tandem.api.server.PubSub {
         final List<String> delivered = new java.util.concurrent.CopyOnWriteArrayList<>();

@@ -178,9 +178,20 @@ public final class TestFrontend implements Frontend {
                 reply.bulk(args[1]);
             } else if (("publish".equals(name) || "spublish".equals(name)) && args.length == 3) {
                 reply.integer(0); // no subscriber here
-            } else if ("client".equals(name) && args.length >= 3) { // CLIENT UNBLOCK id [ERROR]
-                reply.integer(core.unblock(Long.parseLong(new String(args[2], StandardCharsets.ISO_8859_1)),
-                        args.length > 3) ? 1 : 0);
+            } else if ("client".equals(name) && args.length >= 2) {
+                String sub = new String(args[1], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+                String arg = args.length > 2 ? new String(args[2], StandardCharsets.ISO_8859_1) : "";
+                switch (sub) {
+                    case "unblock" -> reply.integer(core.unblock(Long.parseLong(arg), args.length > 3) ? 1 : 0);
+                    case "pause" -> {
+                        core.pause(Long.parseLong(arg), args.length > 3);
+                        reply.simple("OK");
+                    }
+                    default -> {
+                        core.unpause();
+                        reply.simple("OK");
+                    }
+                }
             } else if ("quit".equals(name)) {
                 reply.simple("OK");
                 closeAfterReply();

@@ -712,6 +712,16 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     }
 
     @Override
+    public void pause(long millis, boolean writesOnly) {
+        node.pause(millis, writesOnly);
+    }
+
+    @Override
+    public void unpause() {
+        node.unpause();
+    }
+
+    @Override
     public String upstreamProtocol() {
         return node.upstreamProtocol();
     }

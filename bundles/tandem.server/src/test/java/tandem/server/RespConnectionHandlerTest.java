@@ -251,8 +251,20 @@ class RespConnectionHandlerTest {
     @Timeout(10)
     void clientHelp() {
         String reply = run(bytes("CLIENT HELP\r\n"), true).replies;
-        assertThat(reply).startsWith("*19\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
+        assertThat(reply).startsWith("*23\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
                 + "+ID\r\n+    Returns the unique client ID of the connection.\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void clientPauseIsCheckedAsRedisChecksIt() {
+        assertReplies("CLIENT PAUSE 10 WRITE x\r\n",
+                "-ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP.\r\n");
+        assertReplies("CLIENT PAUSE x\r\n", "-ERR timeout is not an integer or out of range\r\n");
+        assertReplies("CLIENT PAUSE -1\r\n", "-ERR timeout is negative\r\n");
+        assertReplies("CLIENT PAUSE 10 FOO\r\n", "-ERR CLIENT PAUSE mode must be WRITE or ALL\r\n");
+        assertReplies("CLIENT UNPAUSE x\r\n", "-ERR wrong number of arguments for 'client|unpause' command\r\n");
+        assertReplies("CLIENT PAUSE 0 write\r\nCLIENT PAUSE 0 ALL\r\nCLIENT UNPAUSE\r\n", "+OK\r\n+OK\r\n+OK\r\n");
     }
 
     @Test

@@ -112,6 +112,20 @@ public interface Node {
     long backlogStart();
 
     /**
+     * {@code CLIENT PAUSE}: for {@code millis} from now, every client's next command waits ({@code writesOnly}: one
+     * that writes or propagates), with what the client sends after it, and no key expires; replaces a pause in
+     * force. Called on the node's logic thread (by a front-end command as it runs).
+     *
+     * @since 3.0
+     */
+    default void pause(long millis, boolean writesOnly) {
+    }
+
+    /** {@code CLIENT UNPAUSE}: ends the pause in force; on the node's logic thread. @since 3.0 */
+    default void unpause() {
+    }
+
+    /**
      * {@code CLIENT UNBLOCK}: answers the client whose {@link NodeClient#id()} is {@code clientId}, if it is parked in
      * {@code WAIT} or a blocking command, as its timeout would ({@code error} false) or with {@code -UNBLOCKED client
      * unblocked via CLIENT UNBLOCK}. Called on the node's logic thread (by a front-end command as it runs).

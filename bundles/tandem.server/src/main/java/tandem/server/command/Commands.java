@@ -51,6 +51,13 @@ public final class Commands {
                 "Terminates open connections.", Commands::clientKill));
         client.put("no-evict", sub("client", "no-evict", 3, ADMIN, "connection", "7.0.0",
                 "Sets the client eviction mode of the connection.", Commands::clientNoEvict));
+        client.put("pause", sub("client", "pause", -3, ADMIN, "connection", "3.0.0",
+                "Suspends commands processing.", Commands::clientPause));
+        client.put("unpause", sub("client", "unpause", 2, ADMIN, "connection", "6.2.0",
+                "Resumes processing commands from paused clients.", (c, a) -> {
+                    c.server().unpause();
+                    c.reply().ok();
+                }));
         client.put("unblock", sub("client", "unblock", -3, ADMIN, "connection", "5.0.0",
                 "Unblocks a client blocked by a blocking command from a different connection.",
                 Commands::clientUnblock));
@@ -454,6 +461,37 @@ public final class Commands {
     }
 
     /** CLIENT NO-EVICT ON|OFF: Tandem evicts no client, so the mode is checked and has no effect. */
+    /** {@code CLIENT PAUSE timeout [WRITE|ALL]}, checked in Redis 7.0's order; the node core holds the clients. */
+    private static void clientPause(CommandContext c, byte[][] a) {
+        if (a.length > 4) {
+            c.reply().error("ERR unknown subcommand or wrong number of arguments for '" + ascii(a[1])
+                    + "'. Try CLIENT HELP.");
+            return;
+        }
+        long timeout;
+        try {
+            timeout = String2ll.parse(a[2]);
+        } catch (NumberFormatException e) {
+            c.reply().error("ERR timeout is not an integer or out of range");
+            return;
+        }
+        if (timeout < 0) {
+            c.reply().error("ERR timeout is negative");
+            return;
+        }
+        boolean writesOnly = false;
+        if (a.length == 4) {
+            if (is(a[3], "write")) {
+                writesOnly = true;
+            } else if (!is(a[3], "all")) {
+                c.reply().error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+                return;
+            }
+        }
+        c.server().pause(timeout, writesOnly);
+        c.reply().ok();
+    }
+
     /** {@code CLIENT UNBLOCK id [TIMEOUT|ERROR]}, checked in Redis 7.0's order; the node core answers the client. */
     private static void clientUnblock(CommandContext c, byte[][] a) {
         if (a.length > 4) {

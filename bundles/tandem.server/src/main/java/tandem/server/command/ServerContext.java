@@ -72,6 +72,14 @@ public interface ServerContext extends ServerStatus {
         return false;
     }
 
+    /** {@code CLIENT PAUSE}: see {@link tandem.api.node.Node#pause}; as the command runs on the logic thread. */
+    default void pause(long millis, boolean writesOnly) {
+    }
+
+    /** {@code CLIENT UNPAUSE}: see {@link tandem.api.node.Node#unpause}. */
+    default void unpause() {
+    }
+
     /** @return the ack policy the response gate enforces */
     tandem.api.replication.AckPolicy ackPolicy();
 

@@ -18,11 +18,14 @@ import org.junit.jupiter.api.Timeout;
 import tandem.testsupport.Await;
 
 /**
- * {@code CLIENT UNBLOCK} side by side with Redis 7.0: a client parked in {@code BLPOP}, {@code BZPOPMIN} or {@code WAIT}
- * is answered as its timeout would answer it, or with the {@code -UNBLOCKED} error; a client not parked is not.
+ * {@code CLIENT PAUSE}/{@code UNPAUSE} and {@code CLIENT UNBLOCK} side by side with Redis 7.0. A {@code WRITE} pause
+ * holds a client's write and what it sends after it, lets reads go on, counts the held client in
+ * {@code blocked_clients}, and {@code CLIENT UNPAUSE} releases it. A client parked in {@code BLPOP}, {@code BZPOPMIN}
+ * or {@code WAIT} is answered by {@code CLIENT UNBLOCK} as its timeout would answer it, or with the
+ * {@code -UNBLOCKED} error; a client not parked is not.
  */
 @Timeout(60)
-class ClientUnblockSystemTest {
+class ClientPauseUnblockSystemTest {
 
     private static TandemNode tandem;
     private static RedisProcess redis;
@@ -30,7 +33,7 @@ class ClientUnblockSystemTest {
     @BeforeAll
     static void start() throws IOException {
         redis = RedisProcess.start();
-        tandem = TandemNode.start("unblock");
+        tandem = TandemNode.start("pause-unblock");
     }
 
     @AfterAll
@@ -56,6 +59,34 @@ class ClientUnblockSystemTest {
             got.add(exchange(blocked, "PING\r\n", 1));
         }
         return got;
+    }
+
+    /** A WRITE pause: the held client and the one that pauses, as they read it, on one server. */
+    private static List<String> pauseFlow(int port) throws IOException {
+        List<String> got = new ArrayList<>();
+        try (Socket writer = connect(port); Socket pauser = connect(port)) {
+            got.add(exchange(pauser, "CLIENT PAUSE 20000 WRITE\r\n", 1));
+            exchange(writer, "SET cp:k v\r\nGET cp:k\r\n", 0);
+            Await.until("the writer is held", Duration.ofSeconds(10),
+                    () -> String.valueOf(TandemNode.tryExchange(port, "INFO clients\r\n"))
+                            .contains("blocked_clients:1"));
+            got.add(exchange(pauser, "GET cp:k\r\nPUBLISH cp:ch m\r\n", 0)); // a read goes on; PUBLISH waits
+            got.add(exchange(pauser, "", 1));
+            try (Socket other = connect(port)) {
+                got.add(exchange(other, "CLIENT UNPAUSE\r\n", 1));
+            }
+            got.add(exchange(writer, "", 2));
+            got.add(exchange(pauser, "", 1));
+            got.add(exchange(writer, "DEL cp:k\r\n", 1));
+        }
+        return got;
+    }
+
+    @Test
+    void aWritePauseHoldsWritesUntilUnpauseAsOnRedis() throws IOException {
+        List<String> expected = pauseFlow(redis.port());
+        assertThat(expected).as("Redis").containsSubsequence("$-1\r\n", "+OK\r\n", "+OK\r\n$1\r\nv\r\n");
+        assertThat(pauseFlow(tandem.port())).isEqualTo(expected);
     }
 
     @Test

@@ -251,8 +251,18 @@ class RespConnectionHandlerTest {
     @Timeout(10)
     void clientHelp() {
         String reply = run(bytes("CLIENT HELP\r\n"), true).replies;
-        assertThat(reply).startsWith("*23\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
+        assertThat(reply).startsWith("*25\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n"
                 + "+ID\r\n+    Returns the unique client ID of the connection.\r\n");
+    }
+
+    @Test
+    @Timeout(10)
+    void clientReplyOffOnAndSkip() {
+        assertReplies("CLIENT REPLY OFF\r\nPING\r\nECHO x\r\nCLIENT REPLY ON\r\nPING\r\n", "+OK\r\n+PONG\r\n");
+        // SKIP drops its own reply and the next one (PING's); the nested one after it is whole
+        assertReplies("CLIENT REPLY SKIP\r\nPING\r\nCOMMAND INFO nosuch\r\nECHO y\r\n", "*1\r\n$-1\r\n$1\r\ny\r\n");
+        assertReplies("CLIENT REPLY MAYBE\r\nCLIENT REPLY\r\n", "-ERR syntax error\r\n"
+                + "-ERR wrong number of arguments for 'client|reply' command\r\n");
     }
 
     @Test

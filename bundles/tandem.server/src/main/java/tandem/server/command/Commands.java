@@ -51,6 +51,8 @@ public final class Commands {
                 "Terminates open connections.", Commands::clientKill));
         client.put("no-evict", sub("client", "no-evict", 3, ADMIN, "connection", "7.0.0",
                 "Sets the client eviction mode of the connection.", Commands::clientNoEvict));
+        client.put("reply", sub("client", "reply", 3, CONN_SLOW, "connection", "3.2.0",
+                "Instructs the server whether to reply to commands.", Commands::clientReply));
         client.put("pause", sub("client", "pause", -3, ADMIN, "connection", "3.0.0",
                 "Suspends commands processing.", Commands::clientPause));
         client.put("unpause", sub("client", "unpause", 2, ADMIN, "connection", "6.2.0",
@@ -461,6 +463,16 @@ public final class Commands {
     }
 
     /** CLIENT NO-EVICT ON|OFF: Tandem evicts no client, so the mode is checked and has no effect. */
+    /** {@code CLIENT REPLY ON|OFF|SKIP}: the connection's writer drops the replies it says, this one's included. */
+    private static void clientReply(CommandContext c, byte[][] a) {
+        String mode = ascii(a[2]).toLowerCase(Locale.ROOT);
+        if (!mode.equals("on") && !mode.equals("off") && !mode.equals("skip")) {
+            c.reply().error("ERR syntax error");
+            return;
+        }
+        c.reply().replies(mode).ok();
+    }
+
     /** {@code CLIENT PAUSE timeout [WRITE|ALL]}, checked in Redis 7.0's order; the node core holds the clients. */
     private static void clientPause(CommandContext c, byte[][] a) {
         if (a.length > 4) {

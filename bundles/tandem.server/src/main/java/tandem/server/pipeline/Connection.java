@@ -138,6 +138,7 @@ public final class Connection implements CommandContext, NodeClient {
     /** @return where the reply written next begins, for {@link #resetReply} */
     @Override
     public int replyMark() {
+        writer.saveMark();
         return out == null ? 0 : out.writerIndex();
     }
 
@@ -147,6 +148,7 @@ public final class Connection implements CommandContext, NodeClient {
         if (out != null) {
             out.writerIndex(mark);
         }
+        writer.restoreMark();
     }
 
     @Override

@@ -32,6 +32,62 @@ public final class RespWriter implements Reply {
     /** 2 or 3; read by other threads of the connection ({@code CLIENT INFO}'s {@code resp=}). */
     private volatile int protocol = 2;
 
+    /** {@code CLIENT REPLY}: how many whole replies to drop from the next on; {@link #ALL} while {@code OFF}. */
+    private int dropping;
+    private int droppingSaved;
+    /** While a reply is being dropped: how many elements each of its open aggregates still waits for. */
+    private long[] open = new long[8];
+    private int depth;
+    private static final int ALL = -1;
+
+    /**
+     * {@code CLIENT REPLY ON|OFF|SKIP}, called by the command before it replies: {@code OFF} drops every reply from
+     * this one on, {@code SKIP} this one and the next, {@code ON} none (its own {@code +OK} is written).
+     */
+    public RespWriter replies(String mode) {
+        dropping = switch (mode) {
+            case "off" -> ALL;
+            case "skip" -> 2;
+            default -> 0;
+        };
+        return this;
+    }
+
+    /** Keeps the dropping state at a reply mark, for {@link #restoreMark()} when that reply is taken back. */
+    public void saveMark() {
+        droppingSaved = dropping;
+    }
+
+    /** The reply begun at the last mark was taken back: whatever it consumed of {@code SKIP} is owed again. */
+    public void restoreMark() {
+        depth = 0;
+        dropping = droppingSaved;
+    }
+
+    /** @return true when this write belongs to a reply {@code CLIENT REPLY} drops (then it is only counted) */
+    private boolean dropped(long elements) {
+        if (dropping == 0) {
+            return false;
+        }
+        if (elements > 0) {
+            if (depth == open.length) {
+                open = java.util.Arrays.copyOf(open, depth * 2);
+            }
+            open[depth++] = elements;
+            return true;
+        }
+        while (depth > 0) { // one element ended: it may close the aggregates it completes
+            if (--open[depth - 1] > 0) {
+                return true;
+            }
+            depth--;
+        }
+        if (dropping > 0) {
+            dropping--; // a whole reply dropped
+        }
+        return true;
+    }
+
     /** Speaks {@code version} (2 or 3) from the next reply on. */
     public RespWriter protocol(int version) {
         this.protocol = version;
@@ -63,6 +119,9 @@ public final class RespWriter implements Reply {
     /** {@code +text\r\n}; the text must not contain CR or LF. */
     @Override
     public RespWriter simple(String text) {
+        if (dropping != 0 && dropped(0)) {
+            return this;
+        }
         if (text.equals("OK")) {
             out.writeBytes(OK);
             return this;
@@ -88,6 +147,9 @@ public final class RespWriter implements Reply {
         if (errorSink != null) {
             errorSink.accept(text);
         }
+        if (dropping != 0 && dropped(0)) {
+            return this; // counted as Redis counts it, not sent
+        }
         out.writeByte('-');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
@@ -106,6 +168,9 @@ public final class RespWriter implements Reply {
     /** {@code :n\r\n}. */
     @Override
     public RespWriter integer(long value) {
+        if (dropping != 0 && dropped(0)) {
+            return this;
+        }
         writeHeader(':', value);
         return this;
     }
@@ -113,6 +178,9 @@ public final class RespWriter implements Reply {
     /** {@code $len\r\nbytes\r\n}. */
     @Override
     public RespWriter bulk(byte[] value) {
+        if (dropping != 0 && dropped(0)) {
+            return this;
+        }
         writeHeader('$', value.length);
         out.writeBytes(value);
         out.writeBytes(CRLF);
@@ -127,6 +195,9 @@ public final class RespWriter implements Reply {
     /** {@code $-1\r\n}; RESP3 {@code _\r\n}. */
     @Override
     public RespWriter nullBulk() {
+        if (dropping != 0 && dropped(0)) {
+            return this;
+        }
         out.writeBytes(protocol == 3 ? NULL : NULL_BULK);
         return this;
     }
@@ -134,6 +205,9 @@ public final class RespWriter implements Reply {
     /** {@code *-1\r\n}; RESP3 {@code _\r\n}. */
     @Override
     public RespWriter nullArray() {
+        if (dropping != 0 && dropped(0)) {
+            return this;
+        }
         out.writeBytes(protocol == 3 ? NULL : NULL_ARRAY);
         return this;
     }
@@ -141,6 +215,9 @@ public final class RespWriter implements Reply {
     /** RESP3 {@code %pairs\r\n}; RESP2 {@code *(2 * pairs)\r\n}. */
     @Override
     public RespWriter map(int pairs) {
+        if (dropping != 0 && dropped(2L * pairs)) {
+            return this;
+        }
         if (protocol == 3) {
             writeHeader('%', pairs);
         } else {
@@ -152,6 +229,9 @@ public final class RespWriter implements Reply {
     /** RESP3 {@code ~count\r\n}; RESP2 {@code *count\r\n}. */
     @Override
     public RespWriter set(int count) {
+        if (dropping != 0 && dropped(count)) {
+            return this;
+        }
         writeHeader(protocol == 3 ? '~' : '*', count);
         return this;
     }
@@ -159,6 +239,9 @@ public final class RespWriter implements Reply {
     /** RESP3 {@code ,text\r\n}; RESP2 a bulk string. */
     @Override
     public RespWriter doubleValue(byte[] text) {
+        if (dropping != 0 && dropped(0)) {
+            return this;
+        }
         if (protocol != 3) {
             return bulk(text);
         }
@@ -171,6 +254,9 @@ public final class RespWriter implements Reply {
     /** RESP3 {@code =len\r\ntxt:text\r\n}; RESP2 a bulk string. */
     @Override
     public RespWriter verbatim(byte[] text) {
+        if (dropping != 0 && dropped(0)) {
+            return this;
+        }
         if (protocol != 3) {
             return bulk(text);
         }
@@ -191,6 +277,9 @@ public final class RespWriter implements Reply {
      * RESP2 {@code *count}.
      */
     public RespWriter push(int count) {
+        if (dropping != 0 && dropped(count)) {
+            return this;
+        }
         writeHeader(protocol == 3 ? '>' : '*', count);
         return this;
     }
@@ -198,6 +287,9 @@ public final class RespWriter implements Reply {
     /** {@code *n\r\n}, to be followed by n replies. */
     @Override
     public RespWriter array(int count) {
+        if (dropping != 0 && dropped(count)) {
+            return this;
+        }
         writeHeader('*', count);
         return this;
     }

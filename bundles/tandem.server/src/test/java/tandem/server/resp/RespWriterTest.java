@@ -53,6 +53,34 @@ class RespWriterTest {
                 .isEqualTo(":7\r\n$1\r\nx\r\n+OK\r\n");
     }
 
+    @Test
+    void clientReplyDropsWholeRepliesNestedOnesIncluded() {
+        // SKIP: its own reply and the next are dropped, however nested; the one after is written
+        assertThat(written(w -> {
+            w.replies("skip").simple("OK");
+            w.array(2).array(2).bulk(ascii("a")).doubleValue(ascii("1")).map(1).bulk(ascii("k")).array(0);
+            w.integer(7);
+        })).isEqualTo(":7\r\n");
+        // OFF until ON; ON's own reply is written; an error is counted though not sent
+        RespWriter counted = new RespWriter();
+        assertThat(written(w -> {
+            w.replies("off").simple("OK");
+            w.error("ERR x").nullArray().set(1).bulk(ascii("m"));
+            w.replies("on").simple("OK");
+            w.integer(1);
+        })).isEqualTo("+OK\r\n:1\r\n");
+        // a reply taken back (a blocking command's nil) leaves what SKIP owes
+        assertThat(written(w -> {
+            w.replies("skip").simple("OK");
+            w.saveMark();
+            w.nullArray();
+            w.restoreMark();
+            w.bulk(ascii("served")); // the same request's real reply: dropped
+            w.integer(2);
+        })).isEqualTo(":2\r\n");
+        assertThat(counted.errors()).isZero();
+    }
+
     private static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }

@@ -18,14 +18,16 @@ import org.junit.jupiter.api.Timeout;
 import tandem.testsupport.Await;
 
 /**
- * {@code CLIENT PAUSE}/{@code UNPAUSE} and {@code CLIENT UNBLOCK} side by side with Redis 7.0. A {@code WRITE} pause
+ * {@code CLIENT REPLY}, {@code CLIENT PAUSE}/{@code UNPAUSE} and {@code CLIENT UNBLOCK} side by side with Redis 7.0.
+ * {@code CLIENT REPLY OFF} silences a connection until {@code ON}, {@code SKIP} its own reply and the next, a write's
+ * and a blocking command's timeout included. A {@code WRITE} pause
  * holds a client's write and what it sends after it, lets reads go on, counts the held client in
  * {@code blocked_clients}, and {@code CLIENT UNPAUSE} releases it. A client parked in {@code BLPOP}, {@code BZPOPMIN}
  * or {@code WAIT} is answered by {@code CLIENT UNBLOCK} as its timeout would answer it, or with the
  * {@code -UNBLOCKED} error; a client not parked is not.
  */
 @Timeout(60)
-class ClientPauseUnblockSystemTest {
+class ClientControlSystemTest {
 
     private static TandemNode tandem;
     private static RedisProcess redis;
@@ -33,7 +35,7 @@ class ClientPauseUnblockSystemTest {
     @BeforeAll
     static void start() throws IOException {
         redis = RedisProcess.start();
-        tandem = TandemNode.start("pause-unblock");
+        tandem = TandemNode.start("client-control");
     }
 
     @AfterAll
@@ -80,6 +82,21 @@ class ClientPauseUnblockSystemTest {
             got.add(exchange(writer, "DEL cp:k\r\n", 1));
         }
         return got;
+    }
+
+    @Test
+    void clientReplySilencesWhatItSaysAsOnRedis() throws IOException {
+        String flow = "DEL cr:a\r\nCLIENT REPLY OFF\r\nSET cr:a 1\r\nGET cr:a\r\nBLPOP cr:nolist 0.01\r\n"
+                + "CLIENT REPLY ON\r\nGET cr:a\r\nCLIENT REPLY SKIP\r\nHGETALL cr:h\r\nZRANGE cr:z 0 -1 WITHSCORES\r\n"
+                + "CLIENT REPLY SKIP\r\nBLPOP cr:nolist 0.01\r\nPING\r\n";
+        String expected;
+        try (Socket s = connect(redis.port())) {
+            expected = exchange(s, flow, 5);
+        }
+        assertThat(expected).isEqualTo(":0\r\n+OK\r\n$1\r\n1\r\n*0\r\n+PONG\r\n");
+        try (Socket s = connect(tandem.port())) {
+            assertThat(exchange(s, flow, 5)).isEqualTo(expected);
+        }
     }
 
     @Test

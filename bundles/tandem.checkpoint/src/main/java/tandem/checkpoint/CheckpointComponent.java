@@ -94,7 +94,8 @@ public final class CheckpointComponent implements Checkpoints {
             for (Path p : ds) {
                 String name = p.getFileName().toString();
                 if (name.startsWith(CheckpointRoot.FULLSYNC_PREFIX) || name.equals(CheckpointRoot.INCOMING)
-                        || name.equals(CheckpointRoot.DISCARDED) || name.equals(CheckpointRoot.STAGED)) {
+                        || name.equals(CheckpointRoot.DISCARDED) || name.equals(CheckpointRoot.STAGED)
+                        || name.equals(CheckpointRoot.SAVING) || name.equals(CheckpointRoot.UNSAVED)) {
                     LOG.log(Level.INFO, "deleting {0}, left by a transfer that a restart ended", p);
                     DurableFiles.deleteTree(p);
                 }
@@ -126,6 +127,39 @@ public final class CheckpointComponent implements Checkpoints {
         } catch (IOException | RuntimeException e) {
             DurableFiles.deleteTreeQuietly(dir, LOG);
             throw new IllegalStateException("the checkpoint in " + dir + " cannot be listed: " + e.getMessage(), e);
+        }
+    }
+
+    /** One save at a time: a second waits for the first rather than cut into its directory. */
+    @Override
+    public synchronized Saved save() {
+        Keyspace k = keyspace;
+        if (k == null) {
+            throw new IllegalStateException("no store is active (tandem.store): nothing to save");
+        }
+        Path saving = root.resolve(CheckpointRoot.SAVING);
+        Path saved = root.resolve(CheckpointRoot.SAVED);
+        Path unsaved = root.resolve(CheckpointRoot.UNSAVED);
+        try {
+            DurableFiles.deleteTree(saving);
+            DurableFiles.deleteTree(unsaved);
+            long applied = k.checkpoint(saving);
+            long now = java.time.Instant.now().getEpochSecond();
+            DurableFiles.writeAtomically(saving.resolve("SAVED"), ("applied_sequence=" + applied + "\nsaved_at="
+                    + now + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            DurableFiles.syncDirectory(saving);
+            if (Files.exists(saved)) {
+                Files.move(saved, unsaved, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            }
+            Files.move(saving, saved, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            DurableFiles.syncDirectory(root);
+            DurableFiles.deleteTree(unsaved);
+            LOG.log(Level.INFO, "saved a copy of the store at applied sequence {0} in {1}", Long.toString(applied),
+                    saved);
+            return new Saved(saved, applied, now);
+        } catch (IOException | RuntimeException e) {
+            DurableFiles.deleteTreeQuietly(saving, LOG);
+            throw new IllegalStateException("the copy in " + saving + " could not be made: " + e.getMessage(), e);
         }
     }
 

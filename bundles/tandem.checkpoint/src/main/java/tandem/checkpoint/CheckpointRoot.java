@@ -12,6 +12,9 @@ import java.nio.file.Path;
  *  &lt;root&gt;/discarded/     a superseded staged checkpoint on its way out (renamed first so it is never half deleted
  *                          while still called staged)
  *  &lt;root&gt;/fullsync_&lt;name&gt;/ a primary's copy of its store for one transfer, deleted when the transfer ends
+ *  &lt;root&gt;/saved/         the copy {@code SAVE}/{@code BGSAVE} kept last, with its SAVED file
+ *  &lt;root&gt;/saving/        a copy being made; never trusted: deleted at the next save or start
+ *  &lt;root&gt;/unsaved/       the copy kept before, on its way out once the new one is in place
  * </pre>
  *
  * The root and the store directory must be on one file system: the store installs {@code staged} by a rename.
@@ -22,6 +25,9 @@ final class CheckpointRoot {
     static final String STAGED = "staged";
     static final String DISCARDED = "discarded";
     static final String FULLSYNC_PREFIX = "fullsync_";
+    static final String SAVED = "saved";
+    static final String SAVING = "saving";
+    static final String UNSAVED = "unsaved";
 
     private CheckpointRoot() {
     }

@@ -154,12 +154,68 @@ class CheckpointComponentTest {
     }
 
     @Test
+    void aSaveKeepsOneWholeCopyThatOpensAsTheStoreAtItsSequence() throws IOException {
+        Path home = tmp.resolve("s");
+        StoreComponent s = store(home);
+        Path copyHome = tmp.resolve("copy");
+        StoreComponent copy = store(copyHome);
+        try {
+            fill(s, 500);
+            CheckpointComponent c = checkpoints(home);
+            c.keyspace = s;
+            Checkpoints.Saved first = c.save();
+            assertThat(first.appliedSequence()).isEqualTo(500);
+            assertThat(first.directory()).isEqualTo(c.root().resolve("saved"));
+            assertThat(Files.readString(first.directory().resolve("SAVED")))
+                    .startsWith("applied_sequence=500\nsaved_at=" + first.epochSecond() + "\n");
+            byte[] digestAt500 = s.digest();
+            for (int i = 501; i <= 700; i++) {
+                s.apply(i, 1_700_000_000_000_000_000L, s.resolve(new byte[][] {b("SET"), b("key" + i), b("v")}),
+                        DISCARD);
+            }
+            s.commit();
+            Checkpoints.Saved second = c.save(); // replaces the first
+            assertThat(second.appliedSequence()).isEqualTo(700);
+            try (var files = Files.list(c.root())) {
+                assertThat(files.map(p -> p.getFileName().toString())).containsExactly("saved");
+            }
+            // the copy is a store: installed elsewhere, it is the saved store at its sequence
+            Path staged = tmp.resolve("staged-copy");
+            copyTree(second.directory(), staged);
+            copy.install(staged, 700, new byte[32]);
+            assertThat(copy.digest()).isEqualTo(s.digest()).isNotEqualTo(digestAt500);
+        } finally {
+            deactivate(s);
+            deactivate(copy);
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (var files = Files.walk(from)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSaveWithoutAStoreIsRefused() {
+        assertThatThrownBy(() -> checkpoints(tmp.resolve("e")).save()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no store is active");
+    }
+
+    @Test
     void aCutWithoutAStoreIsRefusedAndLeftoversAreDeletedAtActivation() throws IOException {
         Path home = tmp.resolve("n");
         CheckpointComponent c = checkpoints(home);
         assertThatThrownBy(() -> c.cut("r")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("no store is active");
-        for (String left : new String[] {"fullsync_x_3", "incoming", "staged", "discarded"}) {
+        for (String left : new String[] {"fullsync_x_3", "incoming", "staged", "discarded", "saving", "unsaved"}) {
             Files.createDirectories(c.root().resolve(left).resolve("sub"));
             Files.writeString(c.root().resolve(left).resolve("sub/f"), "x");
         }

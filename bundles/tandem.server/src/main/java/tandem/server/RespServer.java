@@ -217,6 +217,11 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile tandem.api.failover.FailoverGroup failoverGroup;
+    /** The node's checkpoints, for {@code SAVE} and {@code BGSAVE}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile tandem.api.checkpoint.Checkpoints checkpoints;
+    private final tandem.server.command.Saves saves = new tandem.server.command.Saves();
     /** The split-brain audit's counters, for {@code INFO replication}. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
@@ -411,6 +416,7 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
             l.close().syncUninterruptibly();
         }
         connections.values().forEach(c -> c.channel().close());
+        saves.close();
         shutdownGroups();
         node.detach(frontend);
         monitor.close();
@@ -510,6 +516,16 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Override
     public tandem.api.failover.FailoverGroup failoverGroup() {
         return failoverGroup;
+    }
+
+    @Override
+    public tandem.api.checkpoint.Checkpoints checkpoints() {
+        return checkpoints;
+    }
+
+    @Override
+    public tandem.server.command.Saves saves() {
+        return saves;
     }
 
     @Override

@@ -33,6 +33,28 @@ public interface Checkpoints {
      */
     Receive receive(long totalBytes) throws IOException;
 
+    /**
+     * Keeps a consistent copy of the store (what {@code SAVE} and {@code BGSAVE} make): cut into a directory of its
+     * own (files hard-linked where the file system allows), with a {@code SAVED} file naming its applied sequence and
+     * time, then put in the place of the copy kept before by a rename, so that a crash leaves one whole copy or the
+     * previous one.
+     *
+     * @return where the copy is
+     * @throws IllegalStateException when no store is active or the copy cannot be made, naming why
+     * @since 1.1
+     */
+    Saved save();
+
+    /**
+     * A copy {@link #save} kept.
+     *
+     * @param directory       where it is
+     * @param appliedSequence the applied sequence it holds
+     * @param epochSecond     when it was made
+     */
+    record Saved(Path directory, long appliedSequence, long epochSecond) {
+    }
+
     /** One cut checkpoint, ready to stream. */
     @ProviderType
     interface Cut extends AutoCloseable {

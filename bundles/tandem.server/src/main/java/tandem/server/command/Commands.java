@@ -146,6 +146,15 @@ public final class Commands {
                         Commands::shutdown)
                 .add("time", 1, List.of("loading", "stale", "fast"), List.of("fast"), "server", "2.6.0",
                         "Returns the server time.", Commands::time)
+                .add("save", 1, List.of("admin", "noscript", "no_async_loading", "no_multi"),
+                        List.of("admin", "slow", "dangerous"), "server", "1.0.0",
+                        "Synchronously saves the database(s) to disk.", Commands::save)
+                .add("bgsave", -1, List.of("admin", "noscript", "no_async_loading"),
+                        List.of("admin", "slow", "dangerous"), "server", "1.0.0",
+                        "Asynchronously saves the database(s) to disk.", Commands::bgsave)
+                .add("lastsave", 1, List.of("loading", "stale", "fast"), List.of("fast", "dangerous"),
+                        "server", "1.0.0", "Returns the Unix timestamp of the last successful save to disk.",
+                        (c, a) -> c.reply().integer(c.server().saves() == null ? 0 : c.server().saves().lastSave()))
                 .add("lolwut", -1, List.of("readonly", "fast"), List.of("read", "fast"), "server", "5.0.0",
                         "Displays computer art and the Redis version", Commands::lolwut)
                 .add("info", -1, List.of("loading", "stale"), List.of("slow", "dangerous"), "server", "1.0.0",
@@ -276,6 +285,36 @@ public final class Commands {
         s.monitor(true);
         c.reply().ok();
     }
+
+    /** {@code SAVE}: the copy is made off the logic thread while this client waits (Redis blocks every client). */
+    private static void save(CommandContext c, byte[][] a) {
+        tandem.api.checkpoint.Checkpoints checkpoints = c.server().checkpoints();
+        Saves saves = c.server().saves();
+        if (checkpoints == null || saves == null) {
+            c.reply().error(NO_CHECKPOINTS);
+            return;
+        }
+        c.later(() -> saves.save(checkpoints));
+    }
+
+    /** {@code BGSAVE [SCHEDULE]}. */
+    private static void bgsave(CommandContext c, byte[][] a) {
+        boolean schedule = a.length == 2 && is(a[1], "schedule");
+        if (a.length > 2 || a.length == 2 && !schedule) {
+            c.reply().error("ERR syntax error");
+            return;
+        }
+        tandem.api.checkpoint.Checkpoints checkpoints = c.server().checkpoints();
+        Saves saves = c.server().saves();
+        if (checkpoints == null || saves == null) {
+            c.reply().error(NO_CHECKPOINTS);
+            return;
+        }
+        CommandContext.replyLine(c.reply(), saves.bgsave(checkpoints, schedule));
+    }
+
+    private static final String NO_CHECKPOINTS = "ERR the checkpoint bundle (tandem.checkpoint) is not active: "
+            + "nothing can be saved";
 
     /**
      * {@code LOLWUT [VERSION v] ...}: the version line Redis 7.0 ends its art with, and prints alone for any version

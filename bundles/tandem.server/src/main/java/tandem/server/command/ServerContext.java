@@ -115,12 +115,22 @@ public interface ServerContext extends ServerStatus {
     /** @return the psync offset at the start of the retained journal (the backlog's floor), 0 without a journal */
     long backlogStart();
 
-    /** @return the quorum fence, or null while {@code tandem.fencing} is not active */
     /** @return the failover group this node is a member of, or null when it is in none */
     default tandem.api.failover.FailoverGroup failoverGroup() {
         return null;
     }
 
+    /** @return the node's checkpoints ({@code SAVE}, {@code BGSAVE}), or null while {@code tandem.checkpoint} is not active */
+    default tandem.api.checkpoint.Checkpoints checkpoints() {
+        return null;
+    }
+
+    /** @return the state of {@code SAVE}/{@code BGSAVE}, for {@code LASTSAVE} and {@code INFO persistence} */
+    default Saves saves() {
+        return null;
+    }
+
+    /** @return the quorum fence, or null while {@code tandem.fencing} is not active */
     default tandem.api.fencing.QuorumFenceStatus quorumFence() {
         return null;
     }

@@ -48,7 +48,7 @@ public final class ServerInfo {
                 case "replication" -> replication(sb, server);
                 case "memory" -> memory(sb, server);
                 case "persistence" -> persistence(sb, server.notReady(), server.journalStatus(), server.storeStatus(),
-                        server.applyStopped());
+                        server.applyStopped(), server.saves());
                 case "cpu" -> cpu(sb, monitor);
                 case "modules" -> sb.append("# Modules\r\n");
                 case "commandstats" -> {
@@ -348,7 +348,7 @@ public final class ServerInfo {
     }
 
     private static void persistence(StringBuilder sb, String notReady, JournalStatus j, StoreStatus st,
-            String applyStopped) {
+            String applyStopped, Saves saves) {
         sb.append("# Persistence\r\n");
         // Redis' loading: the dataset is being loaded; here also the wait for a role or a service. A stopped apply
         // is not loading: apply_status says it
@@ -380,6 +380,16 @@ public final class ServerInfo {
             line(sb, "store_applied_sequence", Long.toString(st.appliedSequence()));
             line(sb, "store_flushed_sequence", Long.toString(st.flushedSequence()));
             line(sb, "store_disk_bytes", Long.toString(st.diskBytes()));
+        }
+        if (saves != null) {
+            // SAVE/BGSAVE keep a checkpoint of the store (data/checkpoint/saved): "changes" are the entries since
+            long saved = saves.lastSavedSequence();
+            long changes = st == null ? 0 : Math.max(0, st.appliedSequence() - Math.max(0, saved));
+            line(sb, "rdb_changes_since_last_save", Long.toString(changes));
+            line(sb, "rdb_bgsave_in_progress", saves.inProgress() ? "1" : "0");
+            line(sb, "rdb_last_save_time", Long.toString(saves.lastSave()));
+            line(sb, "rdb_last_bgsave_status", saves.lastOk() ? "ok" : "err");
+            line(sb, "rdb_saves", Long.toString(saves.saves()));
         }
     }
 

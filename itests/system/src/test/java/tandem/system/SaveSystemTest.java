@@ -1,0 +1,70 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import redis.clients.jedis.Jedis;
+import tandem.testsupport.Await;
+
+/**
+ * {@code SAVE}, {@code BGSAVE} and {@code LASTSAVE} on a node: each keeps one consistent copy of the store in
+ * {@code data/checkpoint/saved} (its {@code SAVED} file names the applied sequence it holds), {@code LASTSAVE} and
+ * {@code INFO persistence} follow, and the writes go on meanwhile.
+ */
+@Timeout(120)
+class SaveSystemTest {
+
+    private static TandemNode node;
+
+    @BeforeAll
+    static void start() throws IOException {
+        node = TandemNode.start("save");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        PerClass.closeAll(node);
+    }
+
+    @Test
+    void saveAndBgsaveKeepACopyAndLastsaveFollows() throws Exception {
+        Path saved = node.home().resolve("data/checkpoint/saved");
+        try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 5000)) {
+            long started = jedis.lastsave();
+            for (int i = 0; i < 100; i++) {
+                jedis.set("s:" + i, "v" + i);
+            }
+            assertThat(jedis.save()).isEqualTo("OK");
+            String first = Files.readString(saved.resolve("SAVED"));
+            assertThat(first).matches("applied_sequence=\\d+\nsaved_at=\\d+\n");
+            assertThat(Long.parseLong(first.replaceAll("(?s).*saved_at=(\\d+).*", "$1"))).isEqualTo(jedis.lastsave())
+                    .isGreaterThanOrEqualTo(started);
+            jedis.set("s:after", "v");
+            assertThat(jedis.bgsave()).isEqualTo("Background saving started");
+            Await.until("the background save ends", Duration.ofSeconds(30), () -> {
+                try (Jedis j = new Jedis("127.0.0.1", node.port(), 5000)) {
+                    String info = j.info("persistence");
+                    return info.contains("rdb_saves:2") && info.contains("rdb_bgsave_in_progress:0");
+                }
+            });
+            assertThat(jedis.info("persistence")).contains("rdb_last_bgsave_status:ok")
+                    .contains("rdb_changes_since_last_save:0");
+            String second = Files.readString(saved.resolve("SAVED"));
+            long seq1 = Long.parseLong(first.replaceAll("(?s)applied_sequence=(\\d+).*", "$1"));
+            long seq2 = Long.parseLong(second.replaceAll("(?s)applied_sequence=(\\d+).*", "$1"));
+            assertThat(seq2).as("the second copy holds the write after the first").isGreaterThan(seq1);
+            try (var files = Files.list(saved.getParent())) {
+                assertThat(files.map(p -> p.getFileName().toString())).containsExactly("saved");
+            }
+        }
+    }
+}

@@ -49,8 +49,8 @@ final class Pause {
      *         (the caller defers the command and what follows it)
      */
     boolean holds(Client c, Command command) {
-        if (!active() || !(writesOnly ? writes(c, command) : true)) {
-            return false;
+        if (!active() || "quit".equals(command.name()) || writesOnly && !writes(c, command)) {
+            return false; // Redis answers QUIT before it looks at a pause
         }
         c.paused = true;
         held.add(c);

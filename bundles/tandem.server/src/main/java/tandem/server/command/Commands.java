@@ -502,6 +502,16 @@ public final class Commands {
     }
 
     /** CLIENT NO-EVICT ON|OFF: Tandem evicts no client, so the mode is checked and has no effect. */
+    /**
+     * Redis' {@code addReplySubcommandSyntaxError}: a subcommand given more arguments than it takes.
+     *
+     * @param container the command's name as {@code HELP} is asked for ({@code CLIENT})
+     */
+    static String subcommandSyntax(byte[][] a, String container) {
+        return "ERR unknown subcommand or wrong number of arguments for '" + ascii(a[1]) + "'. Try " + container
+                + " HELP.";
+    }
+
     /** {@code CLIENT REPLY ON|OFF|SKIP}: the connection's writer drops the replies it says, this one's included. */
     private static void clientReply(CommandContext c, byte[][] a) {
         String mode = ascii(a[2]).toLowerCase(Locale.ROOT);
@@ -515,8 +525,7 @@ public final class Commands {
     /** {@code CLIENT PAUSE timeout [WRITE|ALL]}, checked in Redis 7.0's order; the node core holds the clients. */
     private static void clientPause(CommandContext c, byte[][] a) {
         if (a.length > 4) {
-            c.reply().error("ERR unknown subcommand or wrong number of arguments for '" + ascii(a[1])
-                    + "'. Try CLIENT HELP.");
+            c.reply().error(subcommandSyntax(a, "CLIENT"));
             return;
         }
         long timeout;
@@ -546,8 +555,7 @@ public final class Commands {
     /** {@code CLIENT UNBLOCK id [TIMEOUT|ERROR]}, checked in Redis 7.0's order; the node core answers the client. */
     private static void clientUnblock(CommandContext c, byte[][] a) {
         if (a.length > 4) {
-            c.reply().error("ERR unknown subcommand or wrong number of arguments for '" + ascii(a[1])
-                    + "'. Try CLIENT HELP.");
+            c.reply().error(subcommandSyntax(a, "CLIENT"));
             return;
         }
         long id;

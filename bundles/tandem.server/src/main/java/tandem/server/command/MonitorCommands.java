@@ -88,8 +88,7 @@ final class MonitorCommands {
 
     private static void slowlogGet(CommandContext c, byte[][] a) {
         if (a.length > 3) {
-            c.reply().error("ERR unknown subcommand or wrong number of arguments for '" + ascii(a[1])
-                    + "'. Try SLOWLOG HELP.");
+            c.reply().error(Commands.subcommandSyntax(a, "SLOWLOG"));
             return;
         }
         CommandMonitor m = c.server().monitor();

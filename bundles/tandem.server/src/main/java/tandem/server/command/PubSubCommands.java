@@ -126,8 +126,7 @@ final class PubSubCommands {
 
     private static void channels(CommandContext c, byte[][] a, Kind kind) {
         if (a.length > 3) {
-            c.reply().error("ERR unknown subcommand or wrong number of arguments for '" + ascii(a[1])
-                    + "'. Try PUBSUB HELP.");
+            c.reply().error(Commands.subcommandSyntax(a, "PUBSUB"));
             return;
         }
         List<byte[]> channels = registry(c).channels(kind, a.length == 3 ? a[2] : null);

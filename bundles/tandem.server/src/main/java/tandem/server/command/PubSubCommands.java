@@ -1,6 +1,5 @@
 package tandem.server.command;
 
-import static tandem.server.command.CommandTable.ascii;
 import static tandem.server.command.CommandTable.sub;
 
 import java.util.LinkedHashMap;

@@ -19,8 +19,8 @@ enum Rule {
     SORT_NOSORT("`SORT … BY nosort` of a set", "SORT/SORT_RO with a BY pattern without '*' and without STORE: "
             + "without LIMIT the elements sorted (in groups of the GET patterns), with LIMIT their number"),
     TIME("`TIME`, `INFO` values", "two integer bulk strings"),
-    INFO("`INFO`", "a bulk string"),
-    CLIENT("`CLIENT LIST`, `CLIENT INFO`", "a bulk string"),
+    INFO("`INFO`", "the reply type: a bulk string (a verbatim string in RESP3)"),
+    CLIENT("`CLIENT LIST`, `CLIENT INFO`", "the reply type: a bulk string (a verbatim string in RESP3)"),
     CLIENT_ID("`CLIENT ID`, `HELLO`'s `id`", "an integer"),
     HELLO("`HELLO`", "the values of `id` and `version` masked"),
     HELP("`<container> HELP`", "an array of simple strings"),

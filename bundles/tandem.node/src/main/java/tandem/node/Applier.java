@@ -65,8 +65,11 @@ final class Applier {
      * then retries the entry.
      */
     private volatile ApplyFailure failure;
-    /** Where a replica delivers what its primary's clients published; null while the front end is away. */
-    private volatile PubSub subscribers;
+    /**
+     * The front end's subscribers (null while it is away): where a replica delivers what its primary's clients
+     * published, and where every node's keyspace notifications go.
+     */
+    private final EventRelay relay = new EventRelay();
 
     Applier(Services services, Accounting accounting) {
         this.services = services;
@@ -103,13 +106,18 @@ final class Applier {
     }
 
     synchronized void subscribers(PubSub next) {
-        subscribers = next;
+        relay.to(next);
     }
 
     synchronized void subscribersGone(PubSub gone) {
-        if (subscribers == gone) {
-            subscribers = null;
+        if (relay.to() == gone) {
+            relay.to(null);
         }
+    }
+
+    /** Where a keyspace reports its notifications. */
+    EventRelay events() {
+        return relay;
     }
 
     /**
@@ -123,6 +131,7 @@ final class Applier {
             return;
         }
         Frontend f = accounting.busy(payload);
+        boolean muted = relay.mute(!live); // a replayed entry raised its events when it was new
         try {
             Keyspace k = services.keyspace();
             switch (tag) {
@@ -145,6 +154,7 @@ final class Applier {
                 default -> skipped(sequence, "entry tag " + tag);
             }
         } finally {
+            relay.mute(muted);
             Accounting.idle(f);
         }
     }
@@ -161,7 +171,7 @@ final class Applier {
      * that is no PUBLISH (the journal checked its shape) costs the message, never the apply.
      */
     private void deliver(long sequence, byte[] payload) {
-        PubSub to = subscribers;
+        PubSub to = relay.to();
         if (to == null) {
             return;
         }

@@ -139,6 +139,7 @@ public final class NodeCore implements AutoCloseable {
     public void keyspace(Keyspace next) {
         services.keyspace(next, () -> {
             if (next != null) {
+                next.events(applier.events());
                 applier.retry();
             }
         });

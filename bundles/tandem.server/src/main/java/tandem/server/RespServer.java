@@ -252,8 +252,8 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         this.config.onMonitoringChange(this::monitoring);
-        this.config.onCommit(this::outputLimit);
-        outputLimit();
+        this.config.onCommit(this::fromConfig);
+        fromConfig();
         monitor(config);
         monitoring(this.config.monitoring());
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, factory);
@@ -334,9 +334,10 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
                 m.latencyTrackingInfoPercentiles().stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    /** Gives the subscribers the output buffer limit {@code CONFIG} holds now. */
-    private void outputLimit() {
+    /** Gives the subscribers the output buffer limit and the keyspace notification classes {@code CONFIG} holds. */
+    private void fromConfig() {
         pubsub.limit(OutputLimit.pubsub(config.value("client-output-buffer-limit")));
+        pubsub.keyspaceEvents(config.keyspaceEvents());
     }
 
     /** Makes {@code next} the running configuration, with what the node core enforces of it. */
@@ -587,6 +588,16 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Override
     public long publish(byte[] channel, byte[] message, boolean shard) {
         return pubsub.publish(channel, message, shard);
+    }
+
+    @Override
+    public int keyspaceEventClasses() {
+        return pubsub.keyspaceEventClasses();
+    }
+
+    @Override
+    public void keyspaceEvent(int type, String event, int db, byte[] key) {
+        pubsub.keyspaceEvent(type, event, db, key);
     }
 
     @Override

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
 
@@ -89,6 +90,9 @@ final class BitCommands {
         value[index] = (byte) ((value[index] & ~(1 << shift)) | (on << shift));
         // written even when nothing changed: Redis unshares the value as a raw string whatever the outcome
         tx.putString(a[1], old, value, old == null ? NO_EXPIRY : old.expiryMs(), Tx.ENC_RAW);
+        if (old == null || value.length > old.value().length || previous != on) {
+            tx.event(KeyspaceEvents.STRING, "setbit", a[1]); // Redis 7.0: only when the string changed
+        }
         r.integer(previous);
     }
 
@@ -364,6 +368,9 @@ final class BitCommands {
         int maxLength = 0;
         for (int j = 0; j < n; j++) {
             Rec rec = tx.string(a[j + 3]);
+            if (rec == null) {
+                tx.readMiss(a[j + 3]);
+            }
             src[j] = rec == null ? new byte[0] : rec.value();
             maxLength = Math.max(maxLength, src[j].length);
         }
@@ -371,6 +378,7 @@ final class BitCommands {
             Rec old = tx.lookup(dest);
             if (old != null) {
                 tx.delete(dest, old);
+                tx.event(KeyspaceEvents.GENERIC, "del", dest);
             }
             r.integer(0);
             return;
@@ -396,6 +404,7 @@ final class BitCommands {
             }
         }
         tx.putString(dest, tx.lookup(dest), result, NO_EXPIRY, Tx.ENC_RAW);
+        tx.event(KeyspaceEvents.STRING, "set", dest);
         r.integer(maxLength);
     }
 
@@ -508,6 +517,9 @@ final class BitCommands {
         if (parsed.readOnly()) {
             // GETs only: nothing is written, not even the raw encoding
             Rec rec = tx.string(a[1]);
+            if (rec == null) {
+                tx.readMiss(a[1]); // lookupKeyRead: BITFIELD with GETs alone only reads
+            }
             byte[] p = rec == null ? new byte[0] : rec.value();
             r.array(ops.size());
             for (Op op : ops) {
@@ -521,7 +533,9 @@ final class BitCommands {
         checkBits(maxString(tx), parsed.highestBit());
         Rec old = tx.string(a[1]);
         byte[] p = grown(old, parsed.highestBit());
+        boolean grown = old == null || p.length > old.value().length;
         r.array(ops.size());
+        int changes = 0; // the writes that changed the string (Redis 7.0 notifies only then)
         for (Op op : ops) {
             if (op.code() == GET) {
                 r.integer(get(p, op));
@@ -550,10 +564,16 @@ final class BitCommands {
             } else {
                 r.integer(reply);
                 setBits(p, op.offset(), op.bits(), newValue);
+                if (grown || newValue != oldValue) {
+                    changes++;
+                }
             }
         }
         // the key exists from here on, grown and raw, even when every write failed: as Redis' lookup leaves it
         tx.putString(a[1], old, p, old == null ? NO_EXPIRY : old.expiryMs(), Tx.ENC_RAW);
+        if (changes > 0) {
+            tx.event(KeyspaceEvents.STRING, "setbit", a[1]);
+        }
     }
 
     /** A GET reads the string as zero-padded past its end. */

@@ -6,6 +6,7 @@ import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.List;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
 
@@ -98,6 +99,7 @@ final class HashCommands {
         }
         // hashTypeTryConversion looks at every argument, those of fields that existed too
         putHash(tx, a[1], old, count + added, Arrays.copyOfRange(a, 2, a.length));
+        tx.event(KeyspaceEvents.HASH, "hset", a[1]);
         return added;
     }
 
@@ -109,6 +111,7 @@ final class HashCommands {
         }
         tx.putField(a[1], a[2], a[3]);
         putHash(tx, a[1], old, (old == null ? 0 : old.fieldCount()) + 1, a[2], a[3]);
+        tx.event(KeyspaceEvents.HASH, "hset", a[1]);
         r.integer(1);
     }
 
@@ -140,6 +143,7 @@ final class HashCommands {
         }
         if (removed > 0) {
             tx.putHash(a[1], old, old.fieldCount() - removed);
+            tx.eventThenDelIfGone(KeyspaceEvents.HASH, "hdel", a[1]);
         }
         r.integer(removed);
     }
@@ -227,6 +231,7 @@ final class HashCommands {
         byte[] text = Numbers.bytes(result);
         tx.putField(a[1], a[2], text);
         putHash(tx, a[1], old, (old == null ? 0 : old.fieldCount()) + (current == null ? 1 : 0), a[2], text);
+        tx.event(KeyspaceEvents.HASH, "hincrby", a[1]);
         r.integer(result);
     }
 
@@ -243,6 +248,7 @@ final class HashCommands {
         byte[] text = Numbers.formatLongDouble(sum);
         tx.putField(a[1], a[2], text);
         putHash(tx, a[1], old, (old == null ? 0 : old.fieldCount()) + (current == null ? 1 : 0), a[2], text);
+        tx.event(KeyspaceEvents.HASH, "hincrbyfloat", a[1]);
         r.bulk(text);
     }
 

@@ -9,6 +9,7 @@ import java.util.SplittableRandom;
 
 import org.rocksdb.RocksIterator;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.ScanCursors.Position;
 import tandem.store.Tx.Rec;
@@ -31,6 +32,7 @@ final class KeyCommands {
             Rec old = tx.meta(a[i]);
             if (old != null) {
                 tx.delete(a[i], old);
+                tx.event(KeyspaceEvents.GENERIC, "del", a[i]);
                 deleted++;
             }
         }
@@ -163,8 +165,10 @@ final class KeyCommands {
         }
         if (when <= tx.nowMs) {
             tx.delete(a[1], old); // checkAlreadyExpired: the deadline has passed, the key goes now
+            tx.event(KeyspaceEvents.GENERIC, "del", a[1]);
         } else {
             tx.setExpiry(a[1], old, when);
+            tx.event(KeyspaceEvents.GENERIC, "expire", a[1]);
         }
         r.integer(1);
     }
@@ -210,6 +214,7 @@ final class KeyCommands {
             return;
         }
         tx.setExpiry(a[1], old, NO_EXPIRY);
+        tx.event(KeyspaceEvents.GENERIC, "persist", a[1]);
         r.integer(1);
     }
 
@@ -427,6 +432,8 @@ final class KeyCommands {
         }
         copyValue(tx, src, from, dst);
         tx.delete(src, from);
+        tx.event(KeyspaceEvents.GENERIC, "rename_from", src);
+        tx.event(KeyspaceEvents.GENERIC, "rename_to", dst);
         if (nx) {
             r.integer(1);
         } else {
@@ -483,6 +490,7 @@ final class KeyCommands {
         }
         Rec from = tx.lookup(a[1]);
         if (from == null) {
+            tx.readMiss(a[1]); // copyCommand reads its source with lookupKeyRead
             r.integer(0);
             return;
         }
@@ -495,6 +503,7 @@ final class KeyCommands {
             tx.delete(a[2], to);
         }
         copyValue(tx, a[1], from, a[2]);
+        tx.event(KeyspaceEvents.GENERIC, "copy_to", a[2]);
         r.integer(1);
     }
 

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.Pops.From;
 import tandem.store.Tx.Rec;
@@ -49,6 +50,7 @@ final class ListCommands {
         }
         Rec after = Lists.push(tx, a[1], rec, head, Arrays.asList(a).subList(2, a.length));
         r.integer(after.fieldCount());
+        tx.event(KeyspaceEvents.LIST, head ? "lpush" : "rpush", a[1]);
     }
 
     static void checkPop(byte[][] a, long nowMs) {
@@ -86,6 +88,7 @@ final class ListCommands {
             return;
         }
         List<byte[]> popped = Lists.pop(tx, a[1], rec, head, count);
+        tx.eventThenDelIfGone(KeyspaceEvents.LIST, head ? "lpop" : "rpop", a[1]);
         if (hasCount) {
             Replies.bulks(r, popped);
         } else {
@@ -146,6 +149,7 @@ final class ListCommands {
             throw new CommandError("ERR index out of range");
         }
         Lists.set(tx, a[1], rec, i, a[3]);
+        tx.event(KeyspaceEvents.LIST, "lset", a[1]);
         r.simple("OK");
     }
 
@@ -182,6 +186,7 @@ final class ListCommands {
         tail.add(a[4]);
         tail.addAll(elements.subList(at, elements.size()));
         Lists.rewrite(tx, a[1], rec, at, tail);
+        tx.event(KeyspaceEvents.LIST, "linsert", a[1]);
         r.integer(rec.fieldCount() + 1);
     }
 
@@ -219,6 +224,7 @@ final class ListCommands {
                 }
             }
             Lists.rewrite(tx, a[1], rec, first, tail);
+            tx.eventThenDelIfGone(KeyspaceEvents.LIST, "lrem", a[1]);
         }
         r.integer(count);
     }
@@ -243,6 +249,7 @@ final class ListCommands {
         } else {
             Lists.trim(tx, a[1], rec, kept[0], llen - kept[1] - 1);
         }
+        tx.eventThenDelIfGone(KeyspaceEvents.LIST, "ltrim", a[1]);
         r.simple("OK");
     }
 
@@ -346,7 +353,14 @@ final class ListCommands {
         Rec to = list(tx, dst);
         byte[] value = Lists.pop(tx, src, from, fromHead, 1).get(0);
         // the same list: push onto what the pop left (the record it rewrote, or none when it emptied it)
-        Lists.push(tx, dst, Arrays.equals(src, dst) ? tx.meta(dst) : to, toHead, List.of(value));
+        boolean same = Arrays.equals(src, dst);
+        Lists.push(tx, dst, same ? tx.meta(dst) : to, toHead, List.of(value));
+        if (same) {
+            tx.unraise(KeyspaceEvents.NEW, dst); // Redis pushes onto the list it popped: it never left
+        }
+        // lmoveGenericCommand: the push's event, then the pop's
+        tx.event(KeyspaceEvents.LIST, toHead ? "lpush" : "rpush", dst);
+        tx.eventThenDelIfGone(KeyspaceEvents.LIST, fromHead ? "lpop" : "rpop", src);
         r.bulk(value);
     }
 

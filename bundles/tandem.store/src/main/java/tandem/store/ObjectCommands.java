@@ -91,7 +91,7 @@ final class ObjectCommands {
             throw unknownSubcommand(sub, "OBJECT");
         }
         arity(a, 3, "object|" + name);
-        Rec rec = tx.lookup(a[2]);
+        Rec rec = tx.lookupQuietly(a[2]); // LOOKUP_NONOTIFY
         if (rec == null) {
             r.nullBulk();
             return;

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import tandem.api.store.BlockingWait;
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
 
@@ -35,6 +36,7 @@ final class Pops {
                 for (byte[] e : Lists.pop(tx, key, rec, first, count)) {
                     out.add(new byte[][] {e});
                 }
+                tx.eventThenDelIfGone(KeyspaceEvents.LIST, first ? "lpop" : "rpop", key);
                 return out;
             }
         },
@@ -46,6 +48,7 @@ final class Pops {
                 for (Zsets.Entry e : Zsets.pop(tx, key, rec, !first, count)) {
                     out.add(new byte[][] {e.member(), Doubles.format(e.score())});
                 }
+                tx.eventThenDelIfGone(KeyspaceEvents.ZSET, first ? "zpopmin" : "zpopmax", key);
                 return out;
             }
         };

@@ -33,6 +33,7 @@ import org.rocksdb.WriteOptions;
 
 import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.api.store.StoreStatus;
 import tandem.store.Commands.Spec;
@@ -159,6 +160,8 @@ final class RocksKeyspace implements AutoCloseable {
     /** The sum of every key's deadline in whole seconds: what {@code avg_ttl} is computed from. */
     private volatile long deadlineSeconds;
     private volatile boolean closed;
+    /** Where keyspace notifications go (null: nowhere); read once per apply. */
+    private volatile KeyspaceEvents events;
 
     private RocksKeyspace(Path directory, int expireKeysPerTick, int scanCursors) throws RocksDBException {
         this.directory = directory;
@@ -404,6 +407,7 @@ final class RocksKeyspace implements AutoCloseable {
                 Rec rec = tx.raw(key);
                 if (rec != null && rec.expiryMs() == deadline) {
                     tx.delete(key, rec);
+                    tx.event(KeyspaceEvents.EXPIRED, "expired", key);
                 }
             }
             applied(sequence);
@@ -461,12 +465,14 @@ final class RocksKeyspace implements AutoCloseable {
         try {
             tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
             tx.timestampNs = nowNs;
+            tx.eventClasses = eventClasses() & KeyspaceEvents.KEY_MISS;
             tx.refusing = true; // a read writes nothing: one that tries is a bug, and throws
             try {
                 run(spec, command, reply);
             } finally {
                 tx.refusing = false;
             }
+            raiseEvents();
         } finally {
             lock.unlock();
         }
@@ -799,7 +805,29 @@ final class RocksKeyspace implements AutoCloseable {
         }
         tx.begin(Math.floorDiv(timestampNs, 1_000_000L), keyCount);
         tx.timestampNs = timestampNs;
+        tx.eventClasses = eventClasses();
         tx.beginWrites();
+    }
+
+    /** Sets where keyspace notifications go from the next apply on. */
+    public void events(KeyspaceEvents sink) {
+        events = sink;
+    }
+
+    private int eventClasses() {
+        KeyspaceEvents sink = events;
+        return sink == null ? 0 : sink.classes();
+    }
+
+    /** Hands the events of the apply that just succeeded to the sink. */
+    private void raiseEvents() {
+        KeyspaceEvents sink = events;
+        if (sink != null && !tx.events.isEmpty()) {
+            for (Tx.Event e : tx.events) {
+                sink.event(e.type(), e.name(), 0, e.key());
+            }
+        }
+        tx.events.clear();
     }
 
     private static String arityError(CommandDescriptor d, byte[][] args) {
@@ -838,6 +866,7 @@ final class RocksKeyspace implements AutoCloseable {
         expiringCount += tx.expiringDelta;
         deadlineSeconds += tx.deadlineSecondsDelta;
         appliedSequence = sequence;
+        raiseEvents();
     }
 
     /**

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.TreeSet;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
 
@@ -33,6 +34,9 @@ final class SetCommands {
         List<byte[]> given = Arrays.asList(a).subList(2, a.length);
         tx.putElements(a[1], old, Tx.SET, count + added, 0, Sets.encoding(old == null ? 0 : old.flags(), count + added,
                 given));
+        if (added > 0) {
+            tx.event(KeyspaceEvents.SET, "sadd", a[1]);
+        }
         r.integer(added);
     }
 
@@ -51,6 +55,7 @@ final class SetCommands {
         }
         if (removed > 0) {
             tx.putElements(a[1], old, Tx.SET, old.fieldCount() - removed, 0, old.flags());
+            tx.eventThenDelIfGone(KeyspaceEvents.SET, "srem", a[1]);
         }
         r.integer(removed);
     }
@@ -104,11 +109,13 @@ final class SetCommands {
         }
         tx.deleteField(a[1], member);
         tx.putElements(a[1], src, Tx.SET, src.fieldCount() - 1, 0, src.flags());
+        tx.eventThenDelIfGone(KeyspaceEvents.SET, "srem", a[1]);
         if (dst == null || !Sets.isMember(tx, a[2], member)) {
             long count = (dst == null ? 0 : dst.fieldCount()) + 1;
             Sets.add(tx, a[2], member);
             tx.putElements(a[2], dst, Tx.SET, count, 0, Sets.encoding(dst == null ? 0 : dst.flags(), count,
                     List.of(member)));
+            tx.event(KeyspaceEvents.SET, "sadd", a[2]);
         }
         r.integer(1);
     }
@@ -118,6 +125,9 @@ final class SetCommands {
         Rec[] sets = new Rec[to - from];
         for (int i = from; i < to; i++) {
             sets[i - from] = Sets.set(tx, a[i]);
+            if (sets[i - from] == null) {
+                tx.readMiss(a[i]);
+            }
         }
         return sets;
     }
@@ -193,19 +203,19 @@ final class SetCommands {
 
     static void sinterstore(Tx tx, byte[][] a, Reply r) {
         List<byte[]> result = inter(tx, a, 2, a.length, 0);
-        Sets.store(tx, a[1], result);
+        Sets.store(tx, a[1], result, "sinterstore");
         r.integer(result.size());
     }
 
     static void sunionstore(Tx tx, byte[][] a, Reply r) {
         List<byte[]> result = union(tx, a, 2, a.length);
-        Sets.store(tx, a[1], result);
+        Sets.store(tx, a[1], result, "sunionstore");
         r.integer(result.size());
     }
 
     static void sdiffstore(Tx tx, byte[][] a, Reply r) {
         List<byte[]> result = diff(tx, a, 2, a.length);
-        Sets.store(tx, a[1], result);
+        Sets.store(tx, a[1], result, "sdiffstore");
         r.integer(result.size());
     }
 
@@ -266,6 +276,7 @@ final class SetCommands {
             tx.deleteField(a[1], m);
         }
         tx.putElements(a[1], rec, Tx.SET, rec.fieldCount() - chosen.size(), 0, rec.flags());
+        tx.eventThenDelIfGone(KeyspaceEvents.SET, "spop", a[1]);
         if (count < 0) {
             r.bulk(chosen.get(0));
         } else {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.store.Tx.Rec;
 
 /**
@@ -63,20 +64,28 @@ final class Sets {
 
     /**
      * Replaces whatever {@code key} holds with a set of {@code members} (sorted, distinct), as SINTERSTORE and its
-     * kin do: an empty result deletes the key; the deadline goes.
+     * kin do: an empty result deletes the key; the deadline goes. Raises {@code event}, or {@code del} when an
+     * empty result deleted the key.
      */
-    static void store(Tx tx, byte[] key, List<byte[]> members) {
+    static void store(Tx tx, byte[] key, List<byte[]> members, String event) {
         Rec old = tx.meta(key);
         if (old != null) {
             tx.delete(key, old);
         }
         if (members.isEmpty()) {
+            if (old != null) {
+                tx.event(KeyspaceEvents.GENERIC, "del", key);
+            }
             return;
         }
         for (byte[] m : members) {
             add(tx, key, m);
         }
         tx.putCollection(key, null, Tx.SET, members.size(), Tx.NO_EXPIRY, encoding(0, members.size(), members));
+        if (old != null) {
+            tx.unraise(KeyspaceEvents.NEW, key); // Redis overwrites the key in place
+        }
+        tx.event(KeyspaceEvents.SET, event, key);
     }
 
     /** Adds {@code member}, which must not be there yet. */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
 
@@ -85,6 +86,9 @@ final class SortCommands {
     private static void sortGeneric(Tx tx, byte[][] a, boolean readonly, Reply r) {
         Options o = options(a, readonly);
         Rec rec = tx.meta(a[1]);
+        if (rec == null) {
+            tx.readMiss(a[1]);
+        }
         if (rec != null && !rec.isList() && !rec.isSet() && !rec.isZset()) {
             throw new CommandError(CommandError.WRONGTYPE);
         }
@@ -192,6 +196,12 @@ final class SortCommands {
         }
         if (!stored.isEmpty()) {
             Lists.push(tx, o.store(), null, false, stored);
+            if (old != null) {
+                tx.unraise(KeyspaceEvents.NEW, o.store()); // Redis overwrites the key in place
+            }
+            tx.event(KeyspaceEvents.LIST, "sortstore", o.store());
+        } else if (old != null) {
+            tx.event(KeyspaceEvents.GENERIC, "del", o.store());
         }
         r.integer(stored.size());
     }
@@ -237,6 +247,7 @@ final class SortCommands {
         System.arraycopy(pattern, star + 1, key, star + element.length, postfixEnd - star - 1);
         Rec rec = tx.lookup(key);
         if (rec == null) {
+            tx.readMiss(key);
             return null;
         }
         if (field != null) {

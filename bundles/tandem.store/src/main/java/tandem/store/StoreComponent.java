@@ -24,6 +24,7 @@ import tandem.api.store.BlockingWait;
 import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.api.store.StoreStatus;
 
@@ -72,6 +73,8 @@ public final class StoreComponent implements Keyspace {
 
     /** Replaced only by {@link #install}, on the logic thread; read by the flush, digest and status threads. */
     private volatile RocksKeyspace keyspace;
+    /** Where keyspace notifications go; kept here, for the store an install opens anew. */
+    private volatile KeyspaceEvents events;
     private volatile Origin origin;
     private final StoreDirectory directory;
     private final ScheduledExecutorService flusher;
@@ -195,6 +198,7 @@ public final class StoreComponent implements Keyspace {
             old.close();
             directory.complete();
             keyspace = RocksKeyspace.open(s.directory(), s.expireKeysPerTick(), s.scanCursors());
+            keyspace.events(events);
             origin = directory.origin();
         }
         LOG.log(Level.INFO, "store replaced by a checkpoint at {0}", o);
@@ -287,6 +291,12 @@ public final class StoreComponent implements Keyspace {
     @Override
     public void refuse(long nowNs, Command command, Reply reply) {
         keyspace.refuse(nowNs, command, reply);
+    }
+
+    @Override
+    public void events(KeyspaceEvents sink) {
+        events = sink;
+        keyspace.events(sink);
     }
 
     @Override

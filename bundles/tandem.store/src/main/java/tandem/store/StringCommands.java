@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.Tx.Rec;
 
@@ -208,6 +209,9 @@ final class StringCommands {
         long when = o.expire() == null ? NO_EXPIRY : deadline(tx.nowMs, o, command);
         Rec old = o.has(GET) ? tx.string(key) : tx.meta(key); // the old value matters only to GET
         boolean found = old != null;
+        if (!found && o.has(GET)) {
+            tx.readMiss(key); // getGenericCommand
+        }
         if ((o.has(NX) && found) || (o.has(XX) && !found)) {
             if (o.has(GET)) {
                 bulkOrNull(r, old);
@@ -220,6 +224,10 @@ final class StringCommands {
         }
         long expiry = o.expire() != null ? when : o.has(KEEPTTL) && found ? old.expiryMs() : NO_EXPIRY;
         tx.putString(key, old, value, expiry);
+        tx.event(KeyspaceEvents.STRING, "set", key);
+        if (o.expire() != null) {
+            tx.event(KeyspaceEvents.GENERIC, "expire", key);
+        }
         if (o.has(GET)) {
             bulkOrNull(r, old);
         } else if (integerReply) {
@@ -231,15 +239,23 @@ final class StringCommands {
 
     static void getset(Tx tx, byte[][] a, Reply r) {
         Rec old = tx.string(a[1]);
+        if (old == null) {
+            tx.readMiss(a[1]);
+        }
         tx.putString(a[1], old, a[2], NO_EXPIRY);
+        tx.event(KeyspaceEvents.STRING, "set", a[1]);
         bulkOrNull(r, old);
     }
 
     static void getdel(Tx tx, byte[][] a, Reply r) {
         Rec old = tx.string(a[1]);
+        if (old == null) {
+            tx.readMiss(a[1]);
+        }
         bulkOrNull(r, old);
         if (old != null) {
             tx.delete(a[1], old);
+            tx.event(KeyspaceEvents.GENERIC, "del", a[1]);
         }
     }
 
@@ -247,6 +263,7 @@ final class StringCommands {
         Options o = options(a, false);
         Rec old = tx.string(a[1]);
         if (old == null) {
+            tx.readMiss(a[1]);
             r.nullBulk();
             return;
         }
@@ -254,10 +271,13 @@ final class StringCommands {
         r.bulk(old.value());
         if ((o.has(EXAT) || o.has(PXAT)) && when <= tx.nowMs) {
             tx.delete(a[1], old);
+            tx.event(KeyspaceEvents.GENERIC, "del", a[1]);
         } else if (o.expire() != null) {
             tx.setExpiry(a[1], old, when);
+            tx.event(KeyspaceEvents.GENERIC, "expire", a[1]);
         } else if (o.has(PERSIST) && old.hasExpiry()) {
             tx.setExpiry(a[1], old, NO_EXPIRY);
+            tx.event(KeyspaceEvents.GENERIC, "persist", a[1]);
         }
     }
 
@@ -277,6 +297,7 @@ final class StringCommands {
         checkMset(a, tx.nowMs);
         for (int i = 1; i < a.length; i += 2) {
             tx.putString(a[i], tx.lookup(a[i]), a[i + 1], NO_EXPIRY);
+            tx.event(KeyspaceEvents.STRING, "set", a[i]);
         }
         r.simple("OK");
     }
@@ -291,6 +312,7 @@ final class StringCommands {
         }
         for (int i = 1; i < a.length; i += 2) {
             tx.putString(a[i], tx.lookup(a[i]), a[i + 1], NO_EXPIRY);
+            tx.event(KeyspaceEvents.STRING, "set", a[i]);
         }
         r.integer(1);
     }
@@ -300,6 +322,7 @@ final class StringCommands {
         byte[] add = a[2];
         if (old == null) {
             tx.putString(a[1], null, add, NO_EXPIRY);
+            tx.event(KeyspaceEvents.STRING, "append", a[1]);
             r.integer(add.length);
             return;
         }
@@ -308,6 +331,7 @@ final class StringCommands {
         byte[] value = Arrays.copyOf(old.value(), (int) total);
         System.arraycopy(add, 0, value, old.value().length, add.length);
         tx.putString(a[1], old, value, old.expiryMs(), Tx.ENC_RAW); // grown in place: Redis unshares it as raw
+        tx.event(KeyspaceEvents.STRING, "append", a[1]);
         r.integer(total);
     }
 
@@ -349,6 +373,7 @@ final class StringCommands {
         }
         long result = value + by;
         tx.putString(key, old, Numbers.bytes(result), old == null ? NO_EXPIRY : old.expiryMs());
+        tx.event(KeyspaceEvents.STRING, "incrby", key);
         r.integer(result);
     }
 
@@ -362,6 +387,7 @@ final class StringCommands {
         }
         byte[] text = Numbers.formatLongDouble(sum);
         tx.putString(a[1], old, text, old == null ? NO_EXPIRY : old.expiryMs(), Tx.ENC_PLAIN);
+        tx.event(KeyspaceEvents.STRING, "incrbyfloat", a[1]);
         r.bulk(text);
     }
 
@@ -415,6 +441,7 @@ final class StringCommands {
         byte[] next = Arrays.copyOf(current, size);
         System.arraycopy(value, 0, next, (int) offset, value.length);
         tx.putString(a[1], old, next, old == null ? NO_EXPIRY : old.expiryMs(), Tx.ENC_RAW);
+        tx.event(KeyspaceEvents.STRING, "setrange", a[1]);
         r.integer(size);
     }
 

@@ -13,6 +13,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatchWithIndex;
 
+import tandem.api.store.KeyspaceEvents;
+
 /**
  * The view one apply (a command, a transaction or a Tick) has of the keyspace: reads go through the pending batch
  * to the database, so a transaction's later commands see its earlier writes, and every write goes to that one
@@ -176,6 +178,14 @@ final class Tx {
     long deadlineSecondsDelta;
     /** True while the batch holds writes: reads must then look through it. */
     boolean wrote;
+    /** The keyspace notification classes wanted during this apply ({@link KeyspaceEvents}); 0: none is recorded. */
+    int eventClasses;
+    /** The events this apply raised, in Redis's order, handed to the sink once it has succeeded. */
+    final List<Event> events = new ArrayList<>();
+
+    /** One keyspace notification: its class ({@link KeyspaceEvents}), its name, its key. */
+    record Event(int type, String name, byte[] key) {
+    }
 
     Tx(RocksDB db, ColumnFamilyHandle keys, ColumnFamilyHandle fields, ColumnFamilyHandle deadlines,
             ReadOptions readOptions, ScanCursors cursors, KeyIndex index, Runnable written) {
@@ -190,6 +200,7 @@ final class Tx {
     }
 
     void begin(long nowMs, long storedKeys) {
+        events.clear(); // a failed apply's: never handed over
         this.nowMs = nowMs;
         this.baseKeys = storedKeys;
         this.mutating = false;
@@ -307,6 +318,45 @@ final class Tx {
         return baseKeys + keyDelta;
     }
 
+    /** Raises a keyspace notification, when its class is wanted ({@code notifyKeyspaceEvent}). */
+    void event(int type, String name, byte[] key) {
+        if ((eventClasses & type) != 0) {
+            events.add(new Event(type, name, key));
+        }
+    }
+
+    /** Takes back the last event of class {@code type} raised for {@code key} in this apply, if any. */
+    void unraise(int type, byte[] key) {
+        for (int i = events.size() - 1; i >= 0; i--) {
+            Event e = events.get(i);
+            if (e.type() == type && Arrays.equals(e.key(), key)) {
+                events.remove(i);
+                return;
+            }
+        }
+    }
+
+    /**
+     * A write command's {@code lookupKeyRead} of a key it only reads (a source of SINTERSTORE, BITOP, SORT…) found
+     * nothing: {@code keymiss}, as a read's miss raises it ({@link #live} raises it for reads).
+     */
+    void readMiss(byte[] key) {
+        if (mutating) {
+            event(KeyspaceEvents.KEY_MISS, "keymiss", key);
+        }
+    }
+
+    /**
+     * Raises {@code name}, then {@code del} when the command left {@code key} without elements (Redis's order: a
+     * pop, removal or trim that empties a collection deletes the key after its own event).
+     */
+    void eventThenDelIfGone(int type, String name, byte[] key) {
+        event(type, name, key);
+        if (eventClasses != 0 && index.get(key) == null) {
+            event(KeyspaceEvents.GENERIC, "del", key);
+        }
+    }
+
     // ---------------------------------------------------------------- key records
 
     /** The stored record of {@code key}, expired or not, or null. */
@@ -345,6 +395,17 @@ final class Tx {
         return live(key, record(key, true));
     }
 
+    /** As {@link #lookup}, raising no {@code keymiss}: Redis's {@code LOOKUP_NONOTIFY} (OBJECT). */
+    Rec lookupQuietly(byte[] key) {
+        int classes = eventClasses;
+        eventClasses = classes & ~KeyspaceEvents.KEY_MISS;
+        try {
+            return lookup(key);
+        } finally {
+            eventClasses = classes;
+        }
+    }
+
     /**
      * As {@link #lookup}, without reading a long string's value from RocksDB: for a command that only needs to know
      * whether the key exists, its type and its deadline (its {@link Rec#value()} then throws when not in memory).
@@ -357,8 +418,12 @@ final class Tx {
         if (r != null && r.expiredAt(nowMs)) {
             if (mutating) {
                 delete(key, r);
+                event(KeyspaceEvents.EXPIRED, "expired", key);
             }
-            return null;
+            r = null;
+        }
+        if (r == null && !mutating) {
+            event(KeyspaceEvents.KEY_MISS, "keymiss", key); // lookupKeyRead's miss
         }
         return r;
     }
@@ -399,6 +464,9 @@ final class Tx {
         if (old != null && old.hasFields()) {
             deleteFields(key);
         }
+        if (old == null) {
+            event(KeyspaceEvents.NEW, "new", key);
+        }
         reindex(key, old, expiryMs);
         put(keys, key, encodeString(expiryMs, value, flags));
         indexed(key, (byte) (STRING | flags), expiryMs, 0, 0,
@@ -434,8 +502,11 @@ final class Tx {
 
     /** As above, for a list: {@code head} is the position of its first element. */
     void putCollection(byte[] key, Rec old, byte type, long count, long head, long expiry, int flags) {
-        if (old == null && !memos.isEmpty()) {
-            memos.remove(ByteBuffer.wrap(key)); // a new key: nothing is known of its records
+        if (old == null) {
+            event(KeyspaceEvents.NEW, "new", key);
+            if (!memos.isEmpty()) {
+                memos.remove(ByteBuffer.wrap(key)); // a new key: nothing is known of its records
+            }
         }
         reindex(key, old, expiry);
         put(keys, key, encodeCollection(type, expiry, count, head, flags));

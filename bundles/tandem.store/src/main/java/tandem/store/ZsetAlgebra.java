@@ -112,7 +112,7 @@ final class ZsetAlgebra {
     private static void store(Tx tx, byte[][] a, Op op, String name, Reply r) {
         SetOp o = parse(tx, a, 2, op, true, false, name);
         List<Entry> result = compute(tx, o, op, 0);
-        Zsets.store(tx, a[1], result);
+        Zsets.store(tx, a[1], result, name);
         r.integer(result.size());
     }
 
@@ -132,6 +132,9 @@ final class ZsetAlgebra {
         int j = numkeysAt + 1;
         for (int i = 0; i < setnum; i++, j++) {
             Rec rec = tx == null ? null : tx.meta(a[j]);
+            if (rec == null && tx != null) {
+                tx.readMiss(a[j]);
+            }
             if (rec != null && !rec.isZset() && !rec.isSet()) {
                 throw new CommandError(CommandError.WRONGTYPE);
             }

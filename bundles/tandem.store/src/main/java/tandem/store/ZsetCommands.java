@@ -3,6 +3,7 @@ package tandem.store;
 import java.util.ArrayList;
 import java.util.List;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.store.Pops.From;
 import tandem.store.Tx.Rec;
@@ -179,6 +180,9 @@ final class ZsetCommands {
         if (added > 0) { // an update changes neither the count nor the encoding
             tx.putElements(a[1], rec, Tx.ZSET, count, 0, listpack ? 0 : Tx.ENC_RAW);
         }
+        if (added > 0 || updated > 0) {
+            tx.event(KeyspaceEvents.ZSET, incr ? "zincr" : "zadd", a[1]);
+        }
         if (incr) {
             if (processed > 0) {
                 r.doubleValue(Doubles.format(last));
@@ -206,6 +210,7 @@ final class ZsetCommands {
         }
         if (removed > 0) {
             tx.putElements(a[1], rec, Tx.ZSET, rec.fieldCount() - removed, 0, rec.flags());
+            tx.eventThenDelIfGone(KeyspaceEvents.ZSET, "zrem", a[1]);
         }
         r.integer(removed);
     }
@@ -300,8 +305,11 @@ final class ZsetCommands {
     static void zrangestore(Tx tx, byte[][] a, Reply r) {
         RangeArgs o = ZsetRanges.parse(a, 2, true, null, null);
         Rec rec = zset(tx, a[2]);
+        if (rec == null) {
+            tx.readMiss(a[2]);
+        }
         List<Entry> result = rec == null ? List.of() : ZsetRanges.select(tx, a[2], rec, o);
-        Zsets.store(tx, a[1], result);
+        Zsets.store(tx, a[1], result, "zrangestore");
         r.integer(result.size());
     }
 
@@ -334,18 +342,18 @@ final class ZsetCommands {
     }
 
     static void zremrangebyrank(Tx tx, byte[][] a, Reply r) {
-        removeRange(tx, a, RangeArgs.byRank(Numbers.parseLong(a[2]), Numbers.parseLong(a[3])), r);
+        removeRange(tx, a, "zremrangebyrank", RangeArgs.byRank(Numbers.parseLong(a[2]), Numbers.parseLong(a[3])), r);
     }
 
     static void zremrangebyscore(Tx tx, byte[][] a, Reply r) {
-        removeRange(tx, a, RangeArgs.byScore(ScoreRange.parse(a[2], a[3])), r);
+        removeRange(tx, a, "zremrangebyscore", RangeArgs.byScore(ScoreRange.parse(a[2], a[3])), r);
     }
 
     static void zremrangebylex(Tx tx, byte[][] a, Reply r) {
-        removeRange(tx, a, RangeArgs.byLex(LexRange.parse(a[2], a[3])), r);
+        removeRange(tx, a, "zremrangebylex", RangeArgs.byLex(LexRange.parse(a[2], a[3])), r);
     }
 
-    private static void removeRange(Tx tx, byte[][] a, RangeArgs o, Reply r) {
+    private static void removeRange(Tx tx, byte[][] a, String event, RangeArgs o, Reply r) {
         Rec rec = zset(tx, a[1]);
         if (rec == null) {
             r.integer(0);
@@ -357,6 +365,7 @@ final class ZsetCommands {
         }
         if (!gone.isEmpty()) {
             tx.putElements(a[1], rec, Tx.ZSET, rec.fieldCount() - gone.size(), 0, rec.flags());
+            tx.eventThenDelIfGone(KeyspaceEvents.ZSET, event, a[1]);
         }
         r.integer(gone.size());
     }
@@ -383,7 +392,9 @@ final class ZsetCommands {
             return;
         }
         // without a count, one pair, flat in RESP3 too
-        reply(r, Zsets.pop(tx, a[1], rec, max, count), true, a.length == 3 && r.protocol() == 3);
+        List<Entry> popped = Zsets.pop(tx, a[1], rec, max, count);
+        tx.eventThenDelIfGone(KeyspaceEvents.ZSET, max ? "zpopmax" : "zpopmin", a[1]);
+        reply(r, popped, true, a.length == 3 && r.protocol() == 3);
     }
 
     static void checkZmpop(byte[][] a, long nowMs) {

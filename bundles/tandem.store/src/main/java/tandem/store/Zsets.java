@@ -7,6 +7,7 @@ import java.util.List;
 
 import org.rocksdb.RocksIterator;
 
+import tandem.api.store.KeyspaceEvents;
 import tandem.store.Tx.Rec;
 
 /**
@@ -135,14 +136,18 @@ final class Zsets {
 
     /**
      * Replaces whatever {@code key} holds with a sorted set of {@code entries} (any order), as the store commands
-     * do: an empty result deletes the key; the deadline goes; a result small enough is a listpack.
+     * do: an empty result deletes the key; the deadline goes; a result small enough is a listpack. Raises
+     * {@code event}, or {@code del} when an empty result deleted the key.
      */
-    static void store(Tx tx, byte[] key, List<Entry> entries) {
+    static void store(Tx tx, byte[] key, List<Entry> entries, String event) {
         Rec old = tx.meta(key);
         if (old != null) {
             tx.delete(key, old);
         }
         if (entries.isEmpty()) {
+            if (old != null) {
+                tx.event(KeyspaceEvents.GENERIC, "del", key);
+            }
             return;
         }
         boolean listpack = entries.size() <= MAX_LISTPACK;
@@ -153,6 +158,10 @@ final class Zsets {
             put(tx, key, e.member(), e.score(), null, listpack);
         }
         tx.putCollection(key, null, Tx.ZSET, entries.size(), Tx.NO_EXPIRY, listpack ? 0 : Tx.ENC_RAW);
+        if (old != null) {
+            tx.unraise(KeyspaceEvents.NEW, key); // Redis overwrites the key in place
+        }
+        tx.event(KeyspaceEvents.ZSET, event, key);
     }
 
     /**

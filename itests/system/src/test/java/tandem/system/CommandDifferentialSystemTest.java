@@ -26,8 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The data commands against a real Redis 7 and Tandem, block by block from {@code commands.redis}: each block runs
  * on a fresh keyspace, in RESP2 and again in RESP3 ({@code HELLO 3} first), and every reply is compared, as a sorted
- * multiset where Redis leaves the order free (a RESP3 set always). Differences that exist on purpose are listed in
- * {@code docs/departures.md}, not here.
+ * multiset where Redis leaves the order free (a RESP3 set always). A third run compares the keyspace notifications
+ * each block raises (every class, {@code KEAnm}), in order, as a RESP3 connection subscribed to them receives them.
+ * Differences that exist on purpose are listed in {@code docs/departures.md}, not here.
  */
 @Timeout(120)
 class CommandDifferentialSystemTest {
@@ -40,10 +41,23 @@ class CommandDifferentialSystemTest {
     private static TandemNode tandem;
     private static RedisProcess redis;
 
+    /** Commands that change the connection's protocol or subscriptions: a block with one has no notification run. */
+    private static final Set<String> CONNECTION_STATE = Set.of("hello", "reset", "subscribe", "psubscribe",
+            "unsubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "client", "quit", "monitor");
+
     @BeforeAll
     static void start() throws IOException {
         redis = RedisProcess.start();
         tandem = TandemNode.start("commands");
+        for (int port : new int[] {redis.port(), tandem.port()}) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write("CONFIG SET notify-keyspace-events KEAnm\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                assertThat(render(parse(new BufferedInputStream(socket.getInputStream())))).isEqualTo("+OK");
+            }
+        }
     }
 
     @AfterAll
@@ -93,6 +107,66 @@ class CommandDifferentialSystemTest {
     @MethodSource("blocks")
     void repliesAsRedisDoesInResp3(Block block) throws IOException {
         compare(block, 3);
+    }
+
+    /**
+     * The notifications of the block, in order, against Redis's. Their place among the replies is not compared:
+     * Redis publishes from within a command, sometimes after adding its reply (LPUSH), Tandem once the command has
+     * applied, before its reply leaves.
+     */
+    @ParameterizedTest
+    @MethodSource("blocks")
+    void notifiesAsRedisDoes(Block block) throws IOException {
+        boolean changesConnection = block.commands().stream()
+                .anyMatch(c -> CONNECTION_STATE.contains(c.split("\\s+")[0].toLowerCase(Locale.ROOT)));
+        org.junit.jupiter.api.Assumptions.assumeFalse(changesConnection, "the block changes its connection's state");
+        List<String> expected = notifications(redis.port(), block.commands());
+        List<String> actual = notifications(tandem.port(), block.commands());
+        assertThat(actual).as("keyspace notifications of %s", block.commands()).isEqualTo(expected);
+    }
+
+    /** Runs the commands on a RESP3 connection subscribed to every notification; returns what it was pushed. */
+    private static List<String> notifications(int port, List<String> commands) throws IOException {
+        List<String> pushed = new ArrayList<>();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            out.write("HELLO 3\r\nFLUSHALL\r\n".getBytes(StandardCharsets.US_ASCII));
+            parse(in);
+            assertThat(render(parse(in))).isEqualTo("+OK");
+            out.write("PSUBSCRIBE __key*__:*\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertThat(parse(in)).isInstanceOf(Typed.class);
+            for (String command : commands) {
+                out.write((command + "\r\n").getBytes(StandardCharsets.UTF_8));
+                collectUntilReply(in, pushed);
+            }
+            // what the last command published after its reply arrives before this one's
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            collectUntilReply(in, pushed);
+        }
+        return pushed;
+    }
+
+    /**
+     * Reads pushes into {@code pushed} ("channel message") until a reply that is not one. Redis writes the pushes a
+     * transaction raises between the elements of EXEC's reply: they are taken out wherever they come.
+     */
+    private static void collectUntilReply(InputStream in, List<String> pushed) throws IOException {
+        while (true) {
+            Object reply = parse(in, pushed);
+            if (reply != PUSH) {
+                return;
+            }
+        }
+    }
+
+    /** What {@link #parse(InputStream, List)} returns for a push it took out. */
+    private static final Object PUSH = new Object();
+
+    private static Object parse(InputStream in) throws IOException {
+        return parse(in, null);
     }
 
     private static void compare(Block block, int protocol) throws IOException {
@@ -188,7 +262,7 @@ class CommandDifferentialSystemTest {
      * One reply: "+text", "-error", ":n", "$bulk" or null, or a list; in RESP3 also ",double", "(null)" for {@code _},
      * "#t", "=verbatim" and {@link Typed} aggregates.
      */
-    private static Object parse(InputStream in) throws IOException {
+    private static Object parse(InputStream in, List<String> pushes) throws IOException {
         int type = in.read();
         String line = readLine(in);
         switch (type) {
@@ -213,8 +287,15 @@ class CommandDifferentialSystemTest {
             case '>': {
                 int count = Integer.parseInt(line) * (type == '%' ? 2 : 1);
                 List<Object> items = new ArrayList<>();
-                for (int i = 0; i < count; i++) {
-                    items.add(parse(in));
+                while (items.size() < count) {
+                    Object item = parse(in, pushes);
+                    if (item != PUSH) {
+                        items.add(item);
+                    }
+                }
+                if (type == '>' && pushes != null) {
+                    pushes.add(render(items.get(2)) + " " + render(items.get(3)));
+                    return PUSH;
                 }
                 return new Typed((char) type, items);
             }
@@ -232,8 +313,11 @@ class CommandDifferentialSystemTest {
                     return "(nil array)";
                 }
                 List<Object> items = new ArrayList<>();
-                for (int i = 0; i < count; i++) {
-                    items.add(parse(in));
+                while (items.size() < count) {
+                    Object item = parse(in, pushes);
+                    if (item != PUSH) {
+                        items.add(item);
+                    }
                 }
                 return items;
             }

@@ -33,4 +33,22 @@ public interface PubSub {
      * @since 1.6
      */
     long publish(byte[] channel, byte[] message, boolean shard);
+
+    /**
+     * @return the keyspace notification classes {@code notify-keyspace-events} selects now, as the bits of
+     *         {@link tandem.api.store.KeyspaceEvents}; 0 when none would be published
+     * @since 1.7
+     */
+    default int keyspaceEventClasses() {
+        return 0;
+    }
+
+    /**
+     * Publishes one keyspace notification, as {@code notify-keyspace-events} selects: to
+     * {@code __keyspace@<db>__:<key>} (message: the event) and {@code __keyevent@<db>__:<event>} (message: the key).
+     *
+     * @since 1.7
+     */
+    default void keyspaceEvent(int type, String event, int db, byte[] key) {
+    }
 }

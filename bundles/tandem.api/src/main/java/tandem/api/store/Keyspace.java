@@ -161,6 +161,14 @@ public interface Keyspace extends CommandCatalogue {
     void reconciled();
 
     /**
+     * Sets where this keyspace reports its keyspace notifications from the next apply on (null: nowhere).
+     *
+     * @since 4.1
+     */
+    default void events(KeyspaceEvents sink) {
+    }
+
+    /**
      * The journal position an installed checkpoint stands for.
      *
      * @param sequence the applied sequence of the checkpoint

@@ -337,16 +337,28 @@ final class ConfigTypes {
     /** {@code keyspaceEventsFlagsToString}'s order, after {@code A} or in its place. */
     private static final String EVENT_ORDER = "g$lshzxetdn";
 
-    /** {@code notify-keyspace-events}: {@code keyspaceEventsStringToFlags}, then its reverse. */
-    static final Type KEYSPACE_EVENTS = (raw, current) -> {
-        String classes = cString(raw);
+    /**
+     * {@code keyspaceEventsStringToFlags}: the classes of a {@code notify-keyspace-events} value as
+     * {@code NOTIFY_*} bits ({@link tandem.api.store.KeyspaceEvents}), or -1 when a character is no class.
+     */
+    static int keyspaceEventFlags(String value) {
+        String classes = cString(value);
         int flags = 0;
         for (int i = 0; i < classes.length(); i++) {
             int c = EVENT_CLASSES.indexOf(classes.charAt(i));
             if (c < 0) {
-                throw new Refused("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+                return -1;
             }
             flags |= EVENT_BITS[c];
+        }
+        return flags;
+    }
+
+    /** {@code notify-keyspace-events}: {@code keyspaceEventsStringToFlags}, then its reverse. */
+    static final Type KEYSPACE_EVENTS = (raw, current) -> {
+        int flags = keyspaceEventFlags(raw);
+        if (flags < 0) {
+            throw new Refused("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
         }
         StringBuilder out = new StringBuilder();
         int all = EVENT_BITS[0];

@@ -424,6 +424,9 @@ public final class RedisConfig {
     private final List<Consumer<Monitoring>> monitoringListeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
 
+    /** The classes of the last {@code notify-keyspace-events} set, which its shown value may not tell ("A" hides n). */
+    private volatile int keyspaceEvents;
+
     /** The parameters at their defaults; the owned ones read from and applied to {@code owner}. */
     public RedisConfig(Owner owner) {
         this.owner = owner;
@@ -542,6 +545,12 @@ public final class RedisConfig {
                 return failed(entry.name(), refused);
             }
         }
+        for (int i = 0; i < entries.size(); i++) {
+            if (entries.get(i).param().name().equals("notify-keyspace-events")) {
+                // the classes as given: Redis shows "A" without "n", but keeps n's bit
+                keyspaceEvents = ConfigTypes.keyspaceEventFlags(pairs.get(2 * i + 1));
+            }
+        }
         commit(entries, values);
         return null;
     }
@@ -581,6 +590,11 @@ public final class RedisConfig {
 
     private static String failed(String name, String reason) {
         return "ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + reason;
+    }
+
+    /** @return the keyspace notification classes {@code notify-keyspace-events} holds, as {@code NOTIFY_*} bits */
+    public int keyspaceEvents() {
+        return keyspaceEvents;
     }
 
     /** @return the SLOWLOG and LATENCY parameters as they are now */

@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import tandem.api.server.PubSub;
+import tandem.api.store.KeyspaceEvents;
 import tandem.protocol.command.Glob;
 import tandem.server.resp.RespWriter;
 
@@ -29,6 +30,8 @@ public final class PubSubRegistry implements PubSub {
             new EnumMap<>(Kind.class);
     private static final ThreadLocal<RespWriter> WRITERS = ThreadLocal.withInitial(RespWriter::new);
     private volatile OutputLimit limit = OutputLimit.PUBSUB_DEFAULT;
+    /** The keyspace notification classes, {@code NOTIFY_*} bits; 0: none. */
+    private volatile int keyspaceEvents;
     private final Monitors monitors = new Monitors();
 
     public PubSubRegistry() {
@@ -45,6 +48,41 @@ public final class PubSubRegistry implements PubSub {
     /** Sets the output buffer limit of subscribers ({@code client-output-buffer-limit pubsub}), live. */
     public void limit(OutputLimit next) {
         limit = next;
+    }
+
+    /** Sets the keyspace notification classes ({@code notify-keyspace-events}), live. */
+    public void keyspaceEvents(int classes) {
+        keyspaceEvents = classes;
+    }
+
+    @Override
+    public int keyspaceEventClasses() {
+        int classes = keyspaceEvents;
+        // notifyKeyspaceEvent publishes only to the K and E channels: without either, nothing is raised at all
+        return (classes & (KeyspaceEvents.KEYSPACE | KeyspaceEvents.KEYEVENT)) == 0 ? 0 : classes;
+    }
+
+    /** {@code notifyKeyspaceEvent}: {@code __keyspace@<db>__:<key>} first, then {@code __keyevent@<db>__:<event>}. */
+    @Override
+    public void keyspaceEvent(int type, String event, int db, byte[] key) {
+        int classes = keyspaceEvents;
+        if ((classes & type) == 0) {
+            return;
+        }
+        byte[] name = event.getBytes(StandardCharsets.US_ASCII);
+        if ((classes & KeyspaceEvents.KEYSPACE) != 0) {
+            publish(Kind.CHANNEL, concat("__keyspace@" + db + "__:", key), name);
+        }
+        if ((classes & KeyspaceEvents.KEYEVENT) != 0) {
+            publish(Kind.CHANNEL, concat("__keyevent@" + db + "__:", name), key);
+        }
+    }
+
+    private static byte[] concat(String prefix, byte[] tail) {
+        byte[] head = prefix.getBytes(StandardCharsets.US_ASCII);
+        byte[] out = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, out, head.length, tail.length);
+        return out;
     }
 
     @Override

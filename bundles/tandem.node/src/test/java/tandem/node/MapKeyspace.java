@@ -9,6 +9,7 @@ import java.util.Map;
 import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
 import tandem.api.store.Keyspace;
+import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.api.store.StoreStatus;
 
@@ -61,6 +62,10 @@ public final class MapKeyspace implements Keyspace {
             case "set" -> {
                 data.put(key, new String(args[2], StandardCharsets.ISO_8859_1));
                 reply.simple("OK");
+                KeyspaceEvents sink = events;
+                if (sink != null && sink.classes() != 0) {
+                    sink.event(KeyspaceEvents.STRING, "set", 0, args[1]);
+                }
             }
             case "incr" -> {
                 long v = Long.parseLong(data.getOrDefault(key, "0")) + 1;
@@ -78,6 +83,13 @@ public final class MapKeyspace implements Keyspace {
             }
             default -> throw new IllegalArgumentException(name);
         }
+    }
+
+    private volatile KeyspaceEvents events;
+
+    @Override
+    public void events(KeyspaceEvents sink) {
+        events = sink;
     }
 
     /** Set by a test to play a fixed store bundle: BOOM then applies. */

@@ -386,6 +386,39 @@ class NodeCoreTest {
                     + new String(message, StandardCharsets.ISO_8859_1));
             return 1;
         }
+
+        final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public int keyspaceEventClasses() {
+            return -1;
+        }
+
+        @Override
+        public void keyspaceEvent(int type, String event, int db, byte[] key) {
+            events.add(event + " " + new String(key, StandardCharsets.ISO_8859_1));
+        }
+    }
+
+    @Test
+    void keyspaceEventsReachTheSubscribersWhenAnEntryAppliesLiveButNotWhenTheJournalIsReplayed() {
+        Subscribers subscribers = new Subscribers();
+        core.subscribers(subscribers);
+        journal.append(1, 0, EntryTag.APP, CommandPayload.encode(new byte[][] {b("SET"), b("old"), b("v")}));
+        core.journal(journal);
+        core.keyspace(keyspace);
+        core.follow("127.0.0.1:1");
+        TestClient c = frontend.client(1);
+        c.send("GET", "old");
+        c.awaitReplies("$1\r\nv\r\n");
+        journal.append(2, 0, EntryTag.APP, CommandPayload.encode(new byte[][] {b("SET"), b("new"), b("v")}));
+        core.appended(2);
+        await("the live entry's event", () -> subscribers.events.size() == 1);
+        assertThat(subscribers.events).as("replayed, then live").containsExactly("set new");
+        core.follow(null); // promoted: its own writes apply live too
+        c.send("SET", "p", "v");
+        c.awaitReplies("$1\r\nv\r\n+OK\r\n");
+        assertThat(subscribers.events).containsExactly("set new", "set p");
     }
 
     @Test

@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.embedded.EmbeddedChannel;
+import tandem.api.store.KeyspaceEvents;
 import tandem.server.command.ClientSession;
 import tandem.server.command.CommandTable;
 import tandem.server.command.Commands;
@@ -71,6 +72,27 @@ class PubSubConnectionTest {
         a.expect("UNSUBSCRIBE\r\n", confirm("unsubscribe", "x", 3) + confirm("unsubscribe", "y", 2));
         a.expect("PUNSUBSCRIBE\r\n", confirm("punsubscribe", "h*llo", 1) + confirm("punsubscribe", "x", 0));
         a.expect("SUNSUBSCRIBE s\r\n", confirm("sunsubscribe", "s", 0));
+    }
+
+    @ParameterizedTest(name = "byte by byte: {0}")
+    @ValueSource(booleans = {false, true})
+    void aKeyspaceEventGoesToTheKeyspaceChannelThenTheKeyeventChannelAsTheClassesSay(boolean bytewise) {
+        this.bytewise = bytewise;
+        Client a = new Client();
+        a.expect("PSUBSCRIBE __key*__:*\r\n", confirm("psubscribe", "__key*__:*", 1));
+        registry.keyspaceEvents(KeyspaceEvents.KEYSPACE | KeyspaceEvents.KEYEVENT | KeyspaceEvents.STRING);
+        assertThat(registry.keyspaceEventClasses()).isEqualTo(0x0B);
+        registry.keyspaceEvent(KeyspaceEvents.STRING, "set", 0, bytes("k"));
+        registry.keyspaceEvent(KeyspaceEvents.GENERIC, "del", 0, bytes("k")); // not a class asked for
+        assertThat(a.take()).isEqualTo("*4\r\n$8\r\npmessage\r\n$10\r\n__key*__:*\r\n$16\r\n__keyspace@0__:k\r\n"
+                + "$3\r\nset\r\n*4\r\n$8\r\npmessage\r\n$10\r\n__key*__:*\r\n$18\r\n__keyevent@0__:set\r\n"
+                + "$1\r\nk\r\n");
+        registry.keyspaceEvents(KeyspaceEvents.KEYEVENT | KeyspaceEvents.GENERIC);
+        registry.keyspaceEvent(KeyspaceEvents.GENERIC, "del", 3, bytes("k"));
+        assertThat(a.take()).isEqualTo("*4\r\n$8\r\npmessage\r\n$10\r\n__key*__:*\r\n$18\r\n__keyevent@3__:del\r\n"
+                + "$1\r\nk\r\n");
+        registry.keyspaceEvents(KeyspaceEvents.GENERIC | KeyspaceEvents.STRING); // neither K nor E: nothing at all
+        assertThat(registry.keyspaceEventClasses()).isZero();
     }
 
     @ParameterizedTest(name = "byte by byte: {0}")

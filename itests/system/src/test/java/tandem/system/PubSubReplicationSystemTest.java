@@ -88,6 +88,58 @@ class PubSubReplicationSystemTest {
     }
 
     @Test
+    void aReplicasSubscribersHearTheKeyspaceEventsOfThePrimarysWritesAsOnRedis() throws IOException {
+        String redis = notified(redisPrimary.port(), redisReplica.port());
+        assertThat(visible(notified(cluster.primary.port(), journalReplica.port()))).as("journal-protocol replica")
+                .isEqualTo(visible(redis));
+        assertThat(visible(notified(cluster.primary.port(), psyncReplica.port()))).as("psync replica")
+                .isEqualTo(visible(redis));
+    }
+
+    /** Writes on the primary; returns what a subscriber to the replica's keyspace notifications read. */
+    private static String notified(int primary, int replica) throws IOException {
+        caughtUp(primary, replica);
+        try (Socket sub = connect(replica); Socket pub = connect(primary)) {
+            StringBuilder got = new StringBuilder();
+            got.append(exchange(sub, "CONFIG SET notify-keyspace-events KA\r\nPSUBSCRIBE __keyspace@0__:kn:*\r\n", 2));
+            exchange(pub, "SET kn:a 1\r\nLPUSH kn:l x\r\nRPOP kn:l\r\nDEL kn:a kn:none\r\nHSET kn:h f v\r\n", 5);
+            got.append(exchange(sub, "", 6)); // set, lpush, rpop, del (the list emptied), del, hset
+            got.append(exchange(sub, "CONFIG SET notify-keyspace-events \"\"\r\n", 1));
+            exchange(pub, "DEL kn:h\r\n", 1);
+            return got.toString();
+        }
+    }
+
+    @Test
+    void everyNodeRaisesExpiredWhenItsJournalsTickDeletesTheKey() throws IOException {
+        // a Redis replica waits for its primary's DEL and raises del; a Tandem node applies the journaled Tick
+        int[] nodes = {cluster.primary.port(), journalReplica.port(), psyncReplica.port()};
+        Socket[] subscribers = new Socket[nodes.length];
+        try {
+            for (int i = 0; i < nodes.length; i++) {
+                subscribers[i] = connect(nodes[i]);
+                assertThat(exchange(subscribers[i], "CONFIG SET notify-keyspace-events Ex\r\n"
+                        + "SUBSCRIBE __keyevent@0__:expired\r\n", 2)).startsWith("+OK\r\n");
+            }
+            try (Socket pub = connect(cluster.primary.port())) {
+                assertThat(exchange(pub, "SET kn:e v PX 50\r\n", 1)).isEqualTo("+OK\r\n");
+            }
+            for (Socket s : subscribers) {
+                assertThat(exchange(s, "", 1)).isEqualTo("*3\r\n$7\r\nmessage\r\n$22\r\n__keyevent@0__:expired\r\n"
+                        + "$4\r\nkn:e\r\n");
+                exchange(s, "UNSUBSCRIBE\r\n", 1);
+                exchange(s, "CONFIG SET notify-keyspace-events \"\"\r\n", 1);
+            }
+        } finally {
+            for (Socket s : subscribers) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    @Test
     void aMessagePublishedOnAReplicaReachesItsOwnSubscribersOnlyAsOnRedis() throws IOException {
         String redis = local(redisPrimary.port(), redisReplica.port());
         assertThat(visible(local(cluster.primary.port(), journalReplica.port()))).as("journal-protocol replica")

@@ -650,6 +650,19 @@ class RedisConfigTest {
                                 + "duplicate parameter"));
 
     @Test
+    void theKeyspaceEventClassesKeepNWhereTheShownValueHidesIt() {
+        assertThat(config.keyspaceEvents()).isZero();
+        assertThat(config.set(List.of("notify-keyspace-events", "KEAn"))).isNull();
+        assertThat(config.get(List.of("notify-keyspace-events"))).containsExactly(
+                Map.entry("notify-keyspace-events", "AKE"));
+        assertThat(config.keyspaceEvents()).isEqualTo(0x27FC | 1 | 2 | (1 << 14));
+        assertThat(config.set(List.of("notify-keyspace-events", "Q"))).isNotNull();
+        assertThat(config.keyspaceEvents()).as("a refused value changes nothing").isEqualTo(0x27FC | 1 | 2 | (1 << 14));
+        assertThat(config.set(List.of("notify-keyspace-events", "Ex"))).isNull();
+        assertThat(config.keyspaceEvents()).isEqualTo(2 | (1 << 8));
+    }
+
+    @Test
     void everyParameterHasRedisDefault() throws IOException {
         Map<String, String> redis = redisDefaults();
         assertThat(redis).hasSize(197);

@@ -168,6 +168,10 @@ final class Commands {
                 "Rename a key, only if the new key does not exist", KeyCommands::renamenx);
         d("copy", -3, true, 1, 2, 1, List.of("write", "denyoom"), "generic", "6.2.0",
                 "Copy a key", KeyCommands::copy, KeyCommands::checkCopy);
+        d("move", 3, true, 1, 1, 1, List.of("write", "fast"), "generic", "1.0.0",
+                "Move a key to another database", KeyCommands::move, KeyCommands::checkMove);
+        d("swapdb", 3, true, 0, 0, 0, List.of("write", "fast"), "server", "4.0.0",
+                "Swaps two Redis databases", KeyCommands::swapdb, KeyCommands::checkSwapdb);
         d("sort", -2, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "generic", "1.0.0",
                 "Sort the elements in a list, set or sorted set", SortCommands::sort, SortCommands::checkSort);
         d("sort_ro", -2, false, 1, 1, 1, List.of("readonly", "movablekeys"), "generic", "7.0.0",

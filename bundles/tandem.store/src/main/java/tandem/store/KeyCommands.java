@@ -430,7 +430,7 @@ final class KeyCommands {
             }
             tx.delete(dst, to);
         }
-        copyValue(tx, src, from, dst);
+        copyValue(tx, src, from, tx.currentIndex, dst);
         tx.delete(src, from);
         tx.event(KeyspaceEvents.GENERIC, "rename_from", src);
         tx.event(KeyspaceEvents.GENERIC, "rename_to", dst);
@@ -442,50 +442,131 @@ final class KeyCommands {
     }
 
     /**
-     * Writes a copy of the live key {@code src} ({@code from}) at {@code dst}, which is absent: value, deadline,
-     * encoding.
+     * Writes a copy of the live key {@code src} ({@code from}) of the current database at {@code dst} of database
+     * {@code to}, where it is absent: value, deadline, encoding. The current database stays the current one.
      */
-    private static void copyValue(Tx tx, byte[] src, Rec from, byte[] dst) {
+    private static void copyValue(Tx tx, byte[] src, Rec from, int to, byte[] dst) {
+        int here = tx.currentIndex;
         if (from.hasFields()) {
             // every record under the key's prefix (a sorted set has two per member): the count is the key's;
             // a list's elements are named by position: the copy keeps them and the head
-            tx.copyFields(src, dst);
+            tx.copyFields(src, to, dst);
+            tx.select(to);
             tx.putCollection(dst, null, from.type(), from.fieldCount(), from.head(), from.expiryMs(), from.flags());
         } else {
+            tx.select(to);
             tx.putString(dst, null, from.value(), from.expiryMs(), from.flags());
         }
+        tx.select(here);
+    }
+
+    /** {@code getIntFromObjectOrReply} with {@code error}, then a database index within range. */
+    private static int databaseIndex(byte[] arg, String error) {
+        long index = Numbers.parseLong(arg, error);
+        if (index < Integer.MIN_VALUE || index > Integer.MAX_VALUE) {
+            throw new CommandError(error);
+        }
+        return checkedIndex(index);
+    }
+
+    private static int checkedIndex(long index) {
+        if (index < 0 || index >= Databases.COUNT) {
+            throw new CommandError("ERR DB index is out of range");
+        }
+        return (int) index;
+    }
+
+    static void checkMove(byte[][] a, long nowMs) {
+        databaseIndex(a[2], CommandError.NOT_INTEGER);
+    }
+
+    /** MOVE key db: to another database, where it must be absent; its deadline goes with it. */
+    static void move(Tx tx, byte[][] a, Reply r) {
+        int to = databaseIndex(a[2], CommandError.NOT_INTEGER);
+        int here = tx.currentIndex;
+        if (to == here) {
+            throw new CommandError("ERR source and destination objects are the same");
+        }
+        Rec from = tx.lookup(a[1]);
+        if (from == null) {
+            r.integer(0);
+            return;
+        }
+        tx.select(to);
+        boolean taken = tx.meta(a[1]) != null;
+        tx.select(here);
+        if (taken) {
+            r.integer(0);
+            return;
+        }
+        copyValue(tx, a[1], from, to, a[1]);
+        tx.delete(a[1], from);
+        tx.event(KeyspaceEvents.GENERIC, "move_from", a[1]);
+        tx.select(to);
+        tx.event(KeyspaceEvents.GENERIC, "move_to", a[1]);
+        tx.select(here);
+        r.integer(1);
+    }
+
+    static void checkSwapdb(byte[][] a, long nowMs) {
+        swapIndexes(a);
+    }
+
+    private static int[] swapIndexes(byte[][] a) {
+        long first = Numbers.parseLong(a[1], "ERR invalid first DB index");
+        if (first < Integer.MIN_VALUE || first > Integer.MAX_VALUE) {
+            throw new CommandError("ERR invalid first DB index");
+        }
+        long second = Numbers.parseLong(a[2], "ERR invalid second DB index");
+        if (second < Integer.MIN_VALUE || second > Integer.MAX_VALUE) {
+            throw new CommandError("ERR invalid second DB index");
+        }
+        return new int[] {checkedIndex(first), checkedIndex(second)};
+    }
+
+    /** SWAPDB index1 index2: each index names the other's database from now on, for every client. */
+    static void swapdb(Tx tx, byte[][] a, Reply r) {
+        int[] ids = swapIndexes(a);
+        if (ids[0] != ids[1]) {
+            tx.swap(ids[0], ids[1]);
+        }
+        r.simple("OK");
     }
 
     static void checkCopy(byte[][] a, long nowMs) {
         copyOptions(a);
     }
 
-    /** COPY's options: REPLACE, and DB (only 0: Tandem has one keyspace, as Redis with {@code databases 1}). */
-    private static boolean copyOptions(byte[][] a) {
+    /** COPY's options: REPLACE, and DB; the destination database's index (-1: the current one). */
+    private record CopyOptions(boolean replace, int db) {
+    }
+
+    private static CopyOptions copyOptions(byte[][] a) {
         boolean replace = false;
+        int db = -1;
         for (int j = 3; j < a.length; j++) {
             if (Args.is(a[j], "replace")) {
                 replace = true;
             } else if (Args.is(a[j], "db") && j + 1 < a.length) {
-                long db = Numbers.parseLong(a[++j]);
-                if (db < Integer.MIN_VALUE || db > Integer.MAX_VALUE) {
+                long index = Numbers.parseLong(a[++j]);
+                if (index < Integer.MIN_VALUE || index > Integer.MAX_VALUE) {
                     throw new CommandError("ERR value is out of range, value must between -2147483648 and "
                             + "2147483647");
                 }
-                if (db != 0) {
-                    throw new CommandError("ERR DB index is out of range");
-                }
+                db = checkedIndex(index);
             } else {
                 throw new CommandError(CommandError.SYNTAX);
             }
         }
-        return replace;
+        return new CopyOptions(replace, db);
     }
 
     /** COPY source destination [DB destination-db] [REPLACE]. */
     static void copy(Tx tx, byte[][] a, Reply r) {
-        boolean replace = copyOptions(a);
-        if (Arrays.equals(a[1], a[2])) {
+        CopyOptions o = copyOptions(a);
+        int here = tx.currentIndex;
+        int to = o.db() < 0 ? here : o.db();
+        if (to == here && Arrays.equals(a[1], a[2])) {
             throw new CommandError("ERR source and destination objects are the same");
         }
         Rec from = tx.lookup(a[1]);
@@ -494,16 +575,21 @@ final class KeyCommands {
             r.integer(0);
             return;
         }
-        Rec to = tx.lookup(a[2]);
-        if (to != null) {
-            if (!replace) {
+        tx.select(to);
+        Rec existing = tx.lookup(a[2]);
+        if (existing != null) {
+            if (!o.replace()) {
+                tx.select(here);
                 r.integer(0);
                 return;
             }
-            tx.delete(a[2], to);
+            tx.delete(a[2], existing);
         }
-        copyValue(tx, a[1], from, a[2]);
+        tx.select(here);
+        copyValue(tx, a[1], from, to, a[2]);
+        tx.select(to);
         tx.event(KeyspaceEvents.GENERIC, "copy_to", a[2]);
+        tx.select(here);
         r.integer(1);
     }
 
@@ -518,7 +604,7 @@ final class KeyCommands {
         }
     }
 
-    /** FLUSHDB and FLUSHALL [ASYNC|SYNC]: one database, so both delete every key, in the apply's batch. */
+    /** FLUSHDB (the current database) and FLUSHALL (every database) [ASYNC|SYNC], in the apply's batch. */
     /**
      * Inside a transaction, where later commands must see the keyspace empty, every key is deleted through the
      * apply's batch, a chunk at a time so that the heap holds one chunk however many keys there are. A FLUSHALL
@@ -526,6 +612,21 @@ final class KeyCommands {
      */
     static void flush(Tx tx, byte[][] a, Reply r) {
         checkFlush(a, tx.nowMs);
+        if (Args.is(a[0], "flushall")) {
+            int selected = tx.currentIndex;
+            for (int index = 0; index < Databases.COUNT; index++) {
+                tx.select(index);
+                deleteAll(tx);
+            }
+            tx.select(selected);
+        } else {
+            deleteAll(tx);
+        }
+        r.simple("OK");
+    }
+
+    /** Deletes every key of the current database, a chunk at a time. */
+    private static void deleteAll(Tx tx) {
         byte[] after = null;
         while (true) {
             List<byte[]> keys = new ArrayList<>(Tx.CHUNK);
@@ -548,6 +649,5 @@ final class KeyCommands {
             }
             after = keys.get(keys.size() - 1);
         }
-        r.simple("OK");
     }
 }

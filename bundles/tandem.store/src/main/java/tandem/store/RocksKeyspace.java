@@ -58,6 +58,7 @@ import tandem.store.Tx.Rec;
  *              zset: name = 0x00 member                 -&gt; score (the double's bits, u64 BE)
  *                    name = 0x01 sortable score u64 BE, member -&gt; empty   (score order, then member bytes)
  * deadlines  [deadline_ms u64 BE][user key]        -&gt; empty   (one entry per key with an expiry: deadline order)
+ * keys.n, fields.n, deadlines.n  (n = 1..15)       -&gt; the same, for the databases of slots 1 to 15
  * meta       "applied"                             -&gt; [applied_sequence u64 BE][keys u64 BE][keys_with_expiry u64 BE]
  *                                                     [deadline_seconds_sum i64 BE]  (absent before avg_ttl: summed
  *                                                     from the deadlines family at open)
@@ -123,6 +124,8 @@ final class RocksKeyspace implements AutoCloseable {
     /** The epoch of the last EpochBump applied, u64 big-endian; absent: 0 (no promotion in this history). */
     private static final byte[] EPOCH = "epoch".getBytes(StandardCharsets.US_ASCII);
     private static final List<String> FAMILIES = List.of("keys", "fields", "deadlines", "meta");
+    /** The families of a database beyond the first, slot n: {@code keys.n}, {@code fields.n}, {@code deadlines.n}. */
+    private static final List<String> DATABASE_FAMILIES = List.of("keys", "fields", "deadlines");
 
     private final Path directory;
     private final DBOptions dbOptions;
@@ -131,15 +134,12 @@ final class RocksKeyspace implements AutoCloseable {
     private final BloomFilter bloom;
     private final List<ColumnFamilyHandle> handles;
     private final RocksDB db;
-    private final ColumnFamilyHandle keys;
-    private final ColumnFamilyHandle fields;
-    private final ColumnFamilyHandle deadlines;
+    private final Databases databases;
     private final ColumnFamilyHandle meta;
     private final WriteOptions writeOptions;
     private final ReadOptions readOptions;
     private final FlushOptions flushOptions;
     private final ScanCursors cursors;
-    private final KeyIndex index = new KeyIndex();
     private final Tx tx;
     /**
      * Keeps {@link #close()} from releasing RocksDB under a call on another thread. A stamped lock: no call re-enters
@@ -155,10 +155,6 @@ final class RocksKeyspace implements AutoCloseable {
     /** The store's writer thread, and what it wrote. */
     private final Rounds rounds;
     private volatile long flushedSequence;
-    private volatile long keyCount;
-    private volatile long expiringCount;
-    /** The sum of every key's deadline in whole seconds: what {@code avg_ttl} is computed from. */
-    private volatile long deadlineSeconds;
     private volatile boolean closed;
     /** Where keyspace notifications go (null: nowhere); read once per apply. */
     private volatile KeyspaceEvents events;
@@ -193,6 +189,12 @@ final class RocksKeyspace implements AutoCloseable {
         for (String name : FAMILIES) {
             descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.US_ASCII), cfOptions));
         }
+        for (int slot = 1; slot < Databases.COUNT; slot++) {
+            for (String name : DATABASE_FAMILIES) {
+                descriptors.add(new ColumnFamilyDescriptor((name + "." + slot).getBytes(StandardCharsets.US_ASCII),
+                        cfOptions));
+            }
+        }
         this.handles = new ArrayList<>();
         RocksDB opened;
         try {
@@ -205,10 +207,13 @@ final class RocksKeyspace implements AutoCloseable {
             throw e;
         }
         this.db = opened;
-        this.keys = handles.get(1);
-        this.fields = handles.get(2);
-        this.deadlines = handles.get(3);
         this.meta = handles.get(4);
+        List<Database> slots = new ArrayList<>();
+        slots.add(new Database(0, handles.get(1), handles.get(2), handles.get(3)));
+        for (int slot = 1; slot < Databases.COUNT; slot++) {
+            int at = 5 + (slot - 1) * 3;
+            slots.add(new Database(slot, handles.get(at), handles.get(at + 1), handles.get(at + 2)));
+        }
         // The WAL is off on every write because the journal is the log: restart opens RocksDB and replays the
         // journal after the applied sequence found in meta, so a second log would only double every write. Atomic
         // flush keeps the column families and the applied sequence (written in the same batch as the effects)
@@ -217,17 +222,16 @@ final class RocksKeyspace implements AutoCloseable {
         this.readOptions = new ReadOptions();
         this.flushOptions = new FlushOptions().setWaitForFlush(true);
         this.cursors = new ScanCursors(scanCursors);
-        this.rounds = new Rounds(db, writeOptions, List.of(keys, fields, deadlines, meta),
-                written -> new Tx(db, keys, fields, deadlines, readOptions, cursors, index, written));
+        this.databases = new Databases(slots, db.get(meta, Databases.MAPPING));
+        this.rounds = new Rounds(db, writeOptions, List.copyOf(handles.subList(1, handles.size())),
+                written -> new Tx(db, databases, meta, readOptions, cursors, written));
         this.tx = rounds.tx();
-        loadIndex();
+        for (Database d : databases.all()) {
+            loadIndex(d);
+        }
         byte[] m = db.get(meta, APPLIED);
         if (m != null) {
-            ByteBuffer b = ByteBuffer.wrap(m);
-            appliedSequence = b.getLong();
-            keyCount = b.getLong();
-            expiringCount = b.getLong();
-            deadlineSeconds = b.remaining() >= 8 ? b.getLong() : sumOfDeadlines(); // a store from before the sum
+            appliedSequence = ByteBuffer.wrap(m).getLong(); // the counters after it are the index's
         }
         byte[] e = db.get(meta, EPOCH);
         epoch = e == null ? 0 : ByteBuffer.wrap(e).getLong();
@@ -235,14 +239,26 @@ final class RocksKeyspace implements AutoCloseable {
         flushedSequence = appliedSequence; // without a WAL, whatever a reopened database holds was flushed
     }
 
-    /** Reads every key record's header (and short values) into the index. */
-    private void loadIndex() {
-        try (RocksIterator it = db.newIterator(keys, readOptions)) {
+    /** Reads every key record's header (and short values) of {@code d} into its index, and counts them. */
+    private void loadIndex(Database d) {
+        long keys = 0;
+        long expiring = 0;
+        long seconds = 0;
+        try (RocksIterator it = db.newIterator(d.keys, readOptions)) {
             for (it.seekToFirst(); it.isValid(); it.next()) {
-                byte[] key = it.key();
-                index.put(Tx.indexEntry(index, key, it.value()));
+                KeyIndex.Entry e = Tx.indexEntry(d.index, it.key(), it.value());
+                d.index.put(e);
+                keys++;
+                if (e.expiryMs() != Tx.NO_EXPIRY) {
+                    expiring++;
+                    seconds += Tx.seconds(e.expiryMs());
+                }
             }
         }
+        d.keyCount = keys;
+        d.expiringCount = expiring;
+        d.deadlineSeconds = seconds;
+        d.nextDeadlineMs = Long.MAX_VALUE;
     }
 
     /** Opens (creating when missing) the store in {@code directory}. */
@@ -291,9 +307,10 @@ final class RocksKeyspace implements AutoCloseable {
         try {
             begin(sequence, timestampNs);
             if (isFlush(spec, command.args())) {
-                flushEverything(sequence, reply);
+                flush(sequence, spec.descriptor().name().equals("flushall") ? -1 : command.db(), reply);
                 return;
             }
+            tx.select(command.db());
             run(spec, command, reply);
             applied(sequence);
         } finally {
@@ -315,16 +332,21 @@ final class RocksKeyspace implements AutoCloseable {
     }
 
     /**
-     * FLUSHALL / FLUSHDB applied alone: one range deletion per column family (from its first key to its last, and
-     * the last), written with the applied sequence in one batch. Its cost does not grow with the keyspace, and it
-     * holds no key on the heap.
+     * FLUSHALL (every database: {@code index} -1) / FLUSHDB (database {@code index}) applied alone: one range
+     * deletion per column family (from its first key to its last, and the last), written with the applied sequence
+     * in one batch. Its cost does not grow with the keyspace, and it holds no key on the heap.
      */
-    private void flushEverything(long sequence, Reply reply) {
+    private void flush(long sequence, int index, Reply reply) {
         tx.keepWrites();
         commitRound();
         rounds.awaitWritten(); // the range deletions below cover what the earlier rounds wrote
+        List<Database> flushed = index < 0 ? databases.all() : List.of(databases.get(index));
+        List<ColumnFamilyHandle> families = new ArrayList<>();
+        for (Database d : flushed) {
+            families.addAll(List.of(d.keys, d.fields, d.deadlines));
+        }
         try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
-            for (ColumnFamilyHandle cf : List.of(keys, fields, deadlines)) {
+            for (ColumnFamilyHandle cf : families) {
                 try (RocksIterator it = db.newIterator(cf, readOptions)) {
                     it.seekToFirst();
                     if (!it.isValid()) {
@@ -337,35 +359,33 @@ final class RocksKeyspace implements AutoCloseable {
                     batch.delete(cf, last);
                 }
             }
-            batch.put(meta, APPLIED, meta(sequence, 0, 0, 0));
+            for (Database d : flushed) {
+                d.cleared();
+            }
+            batch.put(meta, APPLIED, meta(sequence));
             db.write(writeOptions, batch);
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB write of sequence " + sequence + " failed: " + e.getMessage(), e);
         }
-        tx.clearedAll();
-        keyCount = 0;
-        expiringCount = 0;
-        deadlineSeconds = 0;
         appliedSequence = sequence;
         rounds.writtenUpTo(sequence);
         reply.simple("OK");
     }
 
-    /** The {@code meta} record: {@code [applied u64][keys u64][keys_with_expiry u64][deadline_seconds_sum i64]}. */
-    private static byte[] meta(long sequence, long keys, long expiring, long deadlineSeconds) {
-        return ByteBuffer.allocate(32).putLong(sequence).putLong(keys).putLong(expiring).putLong(deadlineSeconds)
-                .array();
-    }
-
-    /** The sum of the deadlines in whole seconds, read from the deadline index (a store written before the sum). */
-    private long sumOfDeadlines() {
-        long sum = 0;
-        try (RocksIterator it = db.newIterator(deadlines, readOptions)) {
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                sum += Tx.seconds(ByteBuffer.wrap(it.key()).getLong());
-            }
+    /**
+     * The {@code meta} record: {@code [applied u64][keys u64][keys_with_expiry u64][deadline_seconds_sum i64]}, the
+     * counters summed over the databases (an open counts them again from the index; they are kept for tools).
+     */
+    private byte[] meta(long sequence) {
+        long keys = 0;
+        long expiring = 0;
+        long seconds = 0;
+        for (Database d : databases.all()) {
+            keys += d.keyCount;
+            expiring += d.expiringCount;
+            seconds += d.deadlineSeconds;
         }
-        return sum;
+        return ByteBuffer.allocate(32).putLong(sequence).putLong(keys).putLong(expiring).putLong(seconds).array();
     }
 
     /** For tests: {@link #applyTransaction(long, long, List, Reply)} of commands not resolved yet. */
@@ -387,6 +407,7 @@ final class RocksKeyspace implements AutoCloseable {
             begin(sequence, timestampNs);
             reply.array(commands.size());
             for (int i = 0; i < specs.size(); i++) {
+                tx.select(commands.get(i).db());
                 run(specs.get(i), commands.get(i), reply);
             }
             applied(sequence);
@@ -400,16 +421,25 @@ final class RocksKeyspace implements AutoCloseable {
         try {
             begin(sequence, timestampNs);
             tx.mutating = true;
-            List<byte[]> due = tx.dueDeadlines(expireKeysPerTick);
-            for (byte[] entry : due) {
-                long deadline = ByteBuffer.wrap(entry).getLong();
-                byte[] key = java.util.Arrays.copyOfRange(entry, 8, entry.length);
-                Rec rec = tx.raw(key);
-                if (rec != null && rec.expiryMs() == deadline) {
-                    tx.delete(key, rec);
-                    tx.event(KeyspaceEvents.EXPIRED, "expired", key);
+            int budget = expireKeysPerTick; // for all the databases, in index order
+            for (int index = 0; index < Databases.COUNT && budget > 0; index++) {
+                tx.select(index);
+                if ((tx.current.index.size() == 0) || tx.nextDeadlineMs() > tx.nowMs) {
+                    continue;
+                }
+                List<byte[]> due = tx.dueDeadlines(budget);
+                budget -= due.size();
+                for (byte[] entry : due) {
+                    long deadline = ByteBuffer.wrap(entry).getLong();
+                    byte[] key = java.util.Arrays.copyOfRange(entry, 8, entry.length);
+                    Rec rec = tx.raw(key);
+                    if (rec != null && rec.expiryMs() == deadline) {
+                        tx.delete(key, rec);
+                        tx.event(KeyspaceEvents.EXPIRED, "expired", key);
+                    }
                 }
             }
+            tx.select(0);
             applied(sequence);
         } finally {
             lock.unlock();
@@ -463,7 +493,8 @@ final class RocksKeyspace implements AutoCloseable {
         }
         Lock lock = enter();
         try {
-            tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
+            tx.begin(Math.floorDiv(nowNs, 1_000_000L));
+            tx.select(command.db());
             tx.timestampNs = nowNs;
             tx.eventClasses = eventClasses() & KeyspaceEvents.KEY_MISS;
             tx.refusing = true; // a read writes nothing: one that tries is a bug, and throws
@@ -514,7 +545,8 @@ final class RocksKeyspace implements AutoCloseable {
         byte[][] args = command.args();
         Lock lock = enter();
         try {
-            tx.begin(Math.floorDiv(nowNs, 1_000_000L), keyCount);
+            tx.begin(Math.floorDiv(nowNs, 1_000_000L));
+            tx.select(command.db());
             tx.refusing = true;
             RecordedReply recorded = new RecordedReply(reply.protocol());
             try {
@@ -593,7 +625,14 @@ final class RocksKeyspace implements AutoCloseable {
     public long nextDeadlineNs() {
         Lock lock = enter();
         try {
-            long ms = tx.nextDeadlineMs();
+            long ms = Long.MAX_VALUE;
+            for (int index = 0; index < Databases.COUNT; index++) {
+                tx.select(index);
+                if (tx.current.index.size() > 0) {
+                    ms = Math.min(ms, tx.nextDeadlineMs());
+                }
+            }
+            tx.select(0);
             return ms > Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : ms * 1_000_000L;
         } finally {
             lock.unlock();
@@ -613,44 +652,27 @@ final class RocksKeyspace implements AutoCloseable {
      *                    sorted set: both its records per member)
      * [expiry_ms i64 BE]   (absolute, milliseconds since the epoch; -1 without an expiry)
      * </pre>
+     * Database 0's keys come first, as above; then, for each other database that holds a key, in index order,
+     * {@code [0xFFFFFFFF][index u32 BE]} (no key is that long) and its keys the same way. A node with keys in
+     * database 0 alone has the digest it had before there were sixteen.
      */
     public byte[] digest() {
         rounds.awaitCommitted();
         Lock lock = enter();
         Snapshot snapshot = db.getSnapshot();
-        try (ReadOptions at = new ReadOptions().setSnapshot(snapshot);
-                RocksIterator it = db.newIterator(keys, at);
-                RocksIterator fieldIt = db.newIterator(fields, at)) {
+        try (ReadOptions at = new ReadOptions().setSnapshot(snapshot)) {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            for (it.seekToFirst(); it.isValid(); it.next()) {
-                byte[] key = it.key();
-                Rec rec = Tx.decode(it.value());
-                sha.update(u32(key.length));
-                sha.update(key);
-                sha.update(rec.type());
-                if (rec.hasFields()) {
-                    List<byte[][]> pairs = new ArrayList<>();
-                    byte[] prefix = Tx.fieldPrefix(key);
-                    for (fieldIt.seek(prefix); fieldIt.isValid(); fieldIt.next()) {
-                        byte[] k = fieldIt.key();
-                        if (!Tx.startsWith(k, prefix)) {
-                            break;
-                        }
-                        pairs.add(new byte[][] {java.util.Arrays.copyOfRange(k, prefix.length, k.length),
-                                fieldIt.value()});
+            for (int index = 0; index < Databases.COUNT; index++) {
+                Database d = databases.get(index);
+                try (RocksIterator it = db.newIterator(d.keys, at);
+                        RocksIterator fieldIt = db.newIterator(d.fields, at)) {
+                    it.seekToFirst();
+                    if (index > 0 && it.isValid()) {
+                        sha.update(u32(-1));
+                        sha.update(u32(index));
                     }
-                    sha.update(u32(pairs.size()));
-                    for (byte[][] pair : pairs) {
-                        sha.update(u32(pair[0].length));
-                        sha.update(pair[0]);
-                        sha.update(u32(pair[1].length));
-                        sha.update(pair[1]);
-                    }
-                } else {
-                    sha.update(u32(rec.value().length));
-                    sha.update(rec.value());
+                    digest(sha, it, fieldIt);
                 }
-                sha.update(ByteBuffer.allocate(8).putLong(rec.expiryMs()).array());
             }
             return sha.digest();
         } catch (NoSuchAlgorithmException e) {
@@ -658,6 +680,40 @@ final class RocksKeyspace implements AutoCloseable {
         } finally {
             db.releaseSnapshot(snapshot);
             lock.unlock();
+        }
+    }
+
+    /** Hashes the keys from {@code it}'s position on, as {@link #digest()} tells. */
+    private static void digest(MessageDigest sha, RocksIterator it, RocksIterator fieldIt) {
+        for (; it.isValid(); it.next()) {
+            byte[] key = it.key();
+            Rec rec = Tx.decode(it.value());
+            sha.update(u32(key.length));
+            sha.update(key);
+            sha.update(rec.type());
+            if (rec.hasFields()) {
+                List<byte[][]> pairs = new ArrayList<>();
+                byte[] prefix = Tx.fieldPrefix(key);
+                for (fieldIt.seek(prefix); fieldIt.isValid(); fieldIt.next()) {
+                    byte[] k = fieldIt.key();
+                    if (!Tx.startsWith(k, prefix)) {
+                        break;
+                    }
+                    pairs.add(new byte[][] {java.util.Arrays.copyOfRange(k, prefix.length, k.length),
+                            fieldIt.value()});
+                }
+                sha.update(u32(pairs.size()));
+                for (byte[][] pair : pairs) {
+                    sha.update(u32(pair[0].length));
+                    sha.update(pair[0]);
+                    sha.update(u32(pair[1].length));
+                    sha.update(pair[1]);
+                }
+            } else {
+                sha.update(u32(rec.value().length));
+                sha.update(rec.value());
+            }
+            sha.update(ByteBuffer.allocate(8).putLong(rec.expiryMs()).array());
         }
     }
 
@@ -678,11 +734,24 @@ final class RocksKeyspace implements AutoCloseable {
         } catch (IOException e) {
             bytes = -1;
         }
-        long expiring = expiringCount;
-        long averageTtl = expiring <= 0 ? 0
-                : Math.max(0, deadlineSeconds / expiring * 1000 - System.currentTimeMillis());
-        return new StoreStatus(directory.toString(), appliedSequence, flushedSequence, keyCount, expiring,
-                bytes, averageTtl);
+        long now = System.currentTimeMillis();
+        long keys = 0;
+        long expiring = 0;
+        long seconds = 0;
+        List<StoreStatus.Database> nonEmpty = new ArrayList<>();
+        for (int index = 0; index < Databases.COUNT; index++) {
+            Database d = databases.get(index);
+            long n = d.keyCount;
+            if (n > 0) {
+                nonEmpty.add(new StoreStatus.Database(index, n, d.expiringCount, d.averageTtlMillis(now)));
+            }
+            keys += n;
+            expiring += d.expiringCount;
+            seconds += d.deadlineSeconds;
+        }
+        long averageTtl = expiring <= 0 ? 0 : Math.max(0, seconds / expiring * 1000 - now);
+        return new StoreStatus(directory.toString(), appliedSequence, flushedSequence, keys, expiring, bytes,
+                averageTtl, nonEmpty);
     }
 
     // ---------------------------------------------------------------- flush and close
@@ -803,7 +872,7 @@ final class RocksKeyspace implements AutoCloseable {
             throw new IllegalArgumentException(
                     "sequence " + sequence + " is not after the applied sequence " + appliedSequence);
         }
-        tx.begin(Math.floorDiv(timestampNs, 1_000_000L), keyCount);
+        tx.begin(Math.floorDiv(timestampNs, 1_000_000L));
         tx.timestampNs = timestampNs;
         tx.eventClasses = eventClasses();
         tx.beginWrites();
@@ -824,7 +893,7 @@ final class RocksKeyspace implements AutoCloseable {
         KeyspaceEvents sink = events;
         if (sink != null && !tx.events.isEmpty()) {
             for (Tx.Event e : tx.events) {
-                sink.event(e.type(), e.name(), 0, e.key());
+                sink.event(e.type(), e.name(), e.db(), e.key());
             }
         }
         tx.events.clear();
@@ -861,10 +930,7 @@ final class RocksKeyspace implements AutoCloseable {
 
     /** One apply succeeded: its effects join the round, which the caller's {@link #commit} writes. */
     private void applied(long sequence) {
-        tx.keepWrites();
-        keyCount += tx.keyDelta;
-        expiringCount += tx.expiringDelta;
-        deadlineSeconds += tx.deadlineSecondsDelta;
+        tx.keepWrites(); // folds the databases' counters too
         appliedSequence = sequence;
         raiseEvents();
     }
@@ -895,7 +961,7 @@ final class RocksKeyspace implements AutoCloseable {
         }
         rounds.awaitWritten();
         try {
-            tx.batch.put(meta, APPLIED, meta(sequence, keyCount, expiringCount, deadlineSeconds));
+            tx.batch.put(meta, APPLIED, meta(sequence));
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB batch put of the applied sequence failed: " + e.getMessage(), e);
         }

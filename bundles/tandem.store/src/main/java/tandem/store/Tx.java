@@ -116,9 +116,16 @@ final class Tx {
     }
 
     private final RocksDB db;
-    private final ColumnFamilyHandle keys;
-    private final ColumnFamilyHandle fields;
-    private final ColumnFamilyHandle deadlines;
+    /** The sixteen databases; {@link #current} is the one the running command works in. */
+    final Databases databases;
+    Database current;
+    /** The {@code SELECT} index of {@link #current}. */
+    int currentIndex;
+    /** The column families and memory of {@link #current}. */
+    private ColumnFamilyHandle keys;
+    private ColumnFamilyHandle fields;
+    private ColumnFamilyHandle deadlines;
+    private final ColumnFamilyHandle meta;
     private final ReadOptions readOptions;
     /**
      * The writes of every apply since the last {@link RocksKeyspace} commit: a round of applies is written to
@@ -132,24 +139,23 @@ final class Tx {
     private final Runnable written;
     final ScanCursors cursors;
     /** Every key's header, and short strings' values: the pending batch included, so always this thread's view. */
-    final KeyIndex index;
+    private KeyIndex index;
     /**
      * What is known in memory of some collection keys ({@link Memo}: stretches of their records that pops and draws
      * found empty, a rank index): never persisted; dropped with the key, on any failed apply and at FLUSHALL, and
      * learnt again when needed.
      */
-    private final HashMap<ByteBuffer, Memo> memos = new HashMap<>();
-    /** The index entries the running apply replaced, key then entry (null: the key was absent), to take it back. */
-    private Object[] undo = new Object[16];
-    private int undone;
-    /** Earliest deadline in ms (Long.MAX_VALUE: none), exact while {@link #deadlineKnown}. */
-    private long nextDeadlineMs;
-    private boolean deadlineKnown;
+    private HashMap<ByteBuffer, Memo> memos;
     /**
-     * A deadline entry at or before the first live one (null: unknown). Ticks delete from the front of the index,
-     * and RocksDB keeps those deletions until compaction: a seek from here steps over the last tick's, not all.
+     * The index entries the running apply replaced, database, key and entry (null: the key was absent), to take it
+     * back.
      */
-    private byte[] deadlineFloor;
+    private Object[] undo = new Object[24];
+    private int undone;
+    /** The databases the running apply changed: their counters' deltas are folded in, or dropped. */
+    private final List<Database> touched = new ArrayList<>();
+    /** The SWAPDBs of the running apply, pairs of indexes, to take them back. */
+    private final List<int[]> swaps = new ArrayList<>();
 
     /** "now" of the entry being applied, in milliseconds since the epoch. */
     long nowMs;
@@ -170,12 +176,6 @@ final class Tx {
      * throws before it touches the batch or the index.
      */
     boolean refusing;
-    /** Keys stored before this apply (expired ones included), for DBSIZE. */
-    long baseKeys;
-    long keyDelta;
-    long expiringDelta;
-    /** The change of the sum of every deadline, in whole seconds (for {@code avg_ttl}). */
-    long deadlineSecondsDelta;
     /** True while the batch holds writes: reads must then look through it. */
     boolean wrote;
     /** The keyspace notification classes wanted during this apply ({@link KeyspaceEvents}); 0: none is recorded. */
@@ -183,31 +183,66 @@ final class Tx {
     /** The events this apply raised, in Redis's order, handed to the sink once it has succeeded. */
     final List<Event> events = new ArrayList<>();
 
-    /** One keyspace notification: its class ({@link KeyspaceEvents}), its name, its key. */
-    record Event(int type, String name, byte[] key) {
+    /** One keyspace notification: its class ({@link KeyspaceEvents}), its name, its key, its database. */
+    record Event(int type, String name, byte[] key, int db) {
     }
 
-    Tx(RocksDB db, ColumnFamilyHandle keys, ColumnFamilyHandle fields, ColumnFamilyHandle deadlines,
-            ReadOptions readOptions, ScanCursors cursors, KeyIndex index, Runnable written) {
+    Tx(RocksDB db, Databases databases, ColumnFamilyHandle meta, ReadOptions readOptions, ScanCursors cursors,
+            Runnable written) {
         this.written = written;
         this.db = db;
-        this.keys = keys;
-        this.fields = fields;
-        this.deadlines = deadlines;
+        this.databases = databases;
+        this.meta = meta;
         this.readOptions = readOptions;
         this.cursors = cursors;
-        this.index = index;
+        select(0);
     }
 
-    void begin(long nowMs, long storedKeys) {
+    /** Begins an apply or a read, in database 0 until {@link #select}. */
+    void begin(long nowMs) {
         events.clear(); // a failed apply's: never handed over
         this.nowMs = nowMs;
-        this.baseKeys = storedKeys;
         this.mutating = false;
-        this.keyDelta = 0;
-        this.expiringDelta = 0;
-        this.deadlineSecondsDelta = 0;
+        for (Database d : touched) {
+            d.forgetDeltas();
+        }
+        touched.clear();
+        swaps.clear();
         clearUndo();
+        select(0);
+    }
+
+    /** Makes database {@code index} the one the next commands work in. */
+    void select(int index) {
+        Database d = databases.get(index);
+        current = d;
+        currentIndex = index;
+        keys = d.keys;
+        fields = d.fields;
+        deadlines = d.deadlines;
+        this.index = d.index;
+        memos = d.memos;
+    }
+
+    /** The current database is changed by the running apply: its counters' deltas count from now on. */
+    private Database changing() {
+        Database d = current;
+        if (!d.touched) {
+            d.touched = true;
+            touched.add(d);
+        }
+        return d;
+    }
+
+    /**
+     * SWAPDB: indexes {@code a} and {@code b} name each other's database from now on, recorded in the apply's
+     * batch.
+     */
+    void swap(int a, int b) {
+        databases.swap(a, b);
+        swaps.add(new int[] {a, b});
+        put(meta, Databases.MAPPING, databases.mapping());
+        select(currentIndex); // as in Redis: a client stays on its index, which names the other database now
     }
 
     /** An apply that writes begins: marks where its writes start in the batch. */
@@ -223,6 +258,11 @@ final class Tx {
             throw new IllegalStateException("RocksDB save point: " + e.getMessage(), e);
         }
         clearUndo();
+        for (Database d : touched) {
+            d.fold();
+        }
+        touched.clear();
+        swaps.clear();
     }
 
     /**
@@ -235,22 +275,28 @@ final class Tx {
         } catch (RocksDBException e) {
             throw new IllegalStateException("RocksDB save point: " + e.getMessage(), e);
         }
-        for (int i = undone - 2; i >= 0; i -= 2) {
-            byte[] key = (byte[]) undo[i];
-            KeyIndex.Entry previous = (KeyIndex.Entry) undo[i + 1];
+        for (int i = undone - 3; i >= 0; i -= 3) {
+            Database d = (Database) undo[i];
+            byte[] key = (byte[]) undo[i + 1];
+            KeyIndex.Entry previous = (KeyIndex.Entry) undo[i + 2];
             if (previous == null) {
-                index.remove(key);
+                d.index.remove(key);
             } else {
-                index.put(previous);
+                d.index.put(previous);
             }
         }
         clearUndo();
-        keyDelta = 0;
-        expiringDelta = 0;
-        deadlineSecondsDelta = 0;
-        deadlineKnown = false;
-        deadlineFloor = null; // an entry this apply deleted before it may be back
-        memos.clear(); // what this apply found empty may hold its records again
+        for (Database d : touched) {
+            d.forgetDeltas();
+            d.deadlineKnown = false;
+            d.deadlineFloor = null; // an entry this apply deleted before it may be back
+            d.memos.clear(); // what this apply found empty may hold its records again
+        }
+        touched.clear();
+        for (int i = swaps.size() - 1; i >= 0; i--) {
+            databases.swap(swaps.get(i)[0], swaps.get(i)[1]);
+        }
+        swaps.clear();
     }
 
     /**
@@ -265,16 +311,17 @@ final class Tx {
         return full;
     }
 
-    /** The earliest deadline of any key, pending writes included (Long.MAX_VALUE: none). */
+    /** The earliest deadline of any key of the current database, pending writes included (Long.MAX_VALUE: none). */
     long nextDeadlineMs() {
-        if (!deadlineKnown) {
+        Database d = current;
+        if (!d.deadlineKnown) {
             try (RocksIterator it = iterator(deadlines)) {
                 seekFirstDeadline(it);
-                nextDeadlineMs = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
+                d.nextDeadlineMs = it.isValid() ? ByteBuffer.wrap(it.key()).getLong() : Long.MAX_VALUE;
             }
-            deadlineKnown = true;
+            d.deadlineKnown = true;
         }
-        return nextDeadlineMs;
+        return d.nextDeadlineMs;
     }
 
     /** Up to {@code limit} deadline entries ({@code [deadline_ms][key]}) due at {@link #nowMs}, earliest first. */
@@ -292,36 +339,30 @@ final class Tx {
         return due;
     }
 
-    /** Positions {@code it} at the first live deadline entry, from {@link #deadlineFloor}, which moves to it. */
+    /** Positions {@code it} at the first live deadline entry, from the database's floor, which moves to it. */
     private void seekFirstDeadline(RocksIterator it) {
-        if (deadlineFloor == null) {
+        // Ticks delete from the front of the index, and RocksDB keeps those deletions until compaction: a seek from
+        // the floor steps over the last tick's, not all
+        Database d = current;
+        if (d.deadlineFloor == null) {
             it.seekToFirst();
         } else {
-            it.seek(deadlineFloor);
+            it.seek(d.deadlineFloor);
         }
         if (it.isValid()) {
-            deadlineFloor = it.key();
+            d.deadlineFloor = it.key();
         }
     }
 
-    /** Every key was deleted at once (FLUSHALL): the index and the deadline are empty. */
-    void clearedAll() {
-        index.clear();
-        memos.clear();
-        deadlineFloor = null;
-        nextDeadlineMs = Long.MAX_VALUE;
-        deadlineKnown = true;
-    }
-
-    /** @return keys stored now, this apply's pending changes included (expired but not deleted ones too) */
+    /** @return keys stored now in the current database, this apply's pending changes included (expired ones too) */
     long storedKeys() {
-        return baseKeys + keyDelta;
+        return current.storedKeys();
     }
 
     /** Raises a keyspace notification, when its class is wanted ({@code notifyKeyspaceEvent}). */
     void event(int type, String name, byte[] key) {
         if ((eventClasses & type) != 0) {
-            events.add(new Event(type, name, key));
+            events.add(new Event(type, name, key, currentIndex));
         }
     }
 
@@ -329,7 +370,7 @@ final class Tx {
     void unraise(int type, byte[] key) {
         for (int i = events.size() - 1; i >= 0; i--) {
             Event e = events.get(i);
-            if (e.type() == type && Arrays.equals(e.key(), key)) {
+            if (e.type() == type && e.db() == currentIndex && Arrays.equals(e.key(), key)) {
                 events.remove(i);
                 return;
             }
@@ -552,24 +593,26 @@ final class Tx {
             }
         }
         if (old.hasExpiry()) {
+            Database d = changing();
             remove(deadlines, deadlineKey(old.expiryMs(), key));
-            expiringDelta--;
-            deadlineSecondsDelta -= seconds(old.expiryMs());
-            if (old.expiryMs() <= nextDeadlineMs) {
-                deadlineKnown = false;
+            d.expiringDelta--;
+            d.deadlineSecondsDelta -= seconds(old.expiryMs());
+            if (old.expiryMs() <= d.nextDeadlineMs) {
+                d.deadlineKnown = false;
             }
         }
         remove(keys, key);
-        keyDelta--;
+        changing().keyDelta--;
         KeyIndex.Entry previous = index.remove(key);
         remember(previous == null ? key : previous.key(), previous);
     }
 
     /** Remembers that the index held {@code previous} (null: nothing) for {@code key} before this apply. */
     private void remember(byte[] key, KeyIndex.Entry previous) {
-        if (undone + 2 > undo.length) {
+        if (undone + 3 > undo.length) {
             undo = Arrays.copyOf(undo, undo.length * 2);
         }
+        undo[undone++] = current;
         undo[undone++] = key;
         undo[undone++] = previous;
     }
@@ -589,8 +632,9 @@ final class Tx {
     }
 
     private void reindex(byte[] key, Rec old, long expiryMs) {
+        Database d = changing();
         if (old == null) {
-            keyDelta++;
+            d.keyDelta++;
         }
         long before = old == null ? NO_EXPIRY : old.expiryMs();
         if (before == expiryMs) {
@@ -598,18 +642,18 @@ final class Tx {
         }
         if (before != NO_EXPIRY) {
             remove(deadlines, deadlineKey(before, key));
-            expiringDelta--;
-            deadlineSecondsDelta -= seconds(before);
-            if (before <= nextDeadlineMs) {
-                deadlineKnown = false;
+            d.expiringDelta--;
+            d.deadlineSecondsDelta -= seconds(before);
+            if (before <= d.nextDeadlineMs) {
+                d.deadlineKnown = false;
             }
         }
         if (expiryMs != NO_EXPIRY) {
             put(deadlines, deadlineKey(expiryMs, key), new byte[0]);
-            expiringDelta++;
-            deadlineSecondsDelta += seconds(expiryMs);
-            if (deadlineKnown && expiryMs < nextDeadlineMs) {
-                nextDeadlineMs = expiryMs;
+            d.expiringDelta++;
+            d.deadlineSecondsDelta += seconds(expiryMs);
+            if (d.deadlineKnown && expiryMs < d.nextDeadlineMs) {
+                d.nextDeadlineMs = expiryMs;
             }
         }
     }
@@ -723,16 +767,19 @@ final class Tx {
 
     /**
      * Copies every record under the prefix of {@code from} (a hash's fields, a set's or sorted set's members, a
-     * list's elements) to {@code to}, a chunk at a time; returns how many records.
+     * list's elements) to {@code to} in database {@code toIndex}, a chunk at a time; returns how many records.
      */
-    long copyFields(byte[] from, byte[] to) {
+    long copyFields(byte[] from, int toIndex, byte[] to) {
+        int here = currentIndex;
         long n = 0;
         byte[] after = null;
         for (List<byte[][]> chunk = fieldsAfter(from, null, CHUNK, CHUNK_BYTES, true); !chunk.isEmpty();
                 chunk = fieldsAfter(from, after, CHUNK, CHUNK_BYTES, true)) {
+            select(toIndex);
             for (byte[][] pair : chunk) {
                 putField(to, pair[0], pair[1]);
             }
+            select(here);
             n += chunk.size();
             after = chunk.get(chunk.size() - 1)[0];
         }
@@ -785,8 +832,9 @@ final class Tx {
         if (memo != null) {
             memo.wrote(key); // what was known empty around it no longer is
         }
-        if (cf == deadlines && deadlineFloor != null && Arrays.compareUnsigned(key, deadlineFloor) < 0) {
-            deadlineFloor = key;
+        if (cf == deadlines && current.deadlineFloor != null
+                && Arrays.compareUnsigned(key, current.deadlineFloor) < 0) {
+            current.deadlineFloor = key;
         }
     }
 

@@ -19,6 +19,8 @@ final class Harness implements AutoCloseable {
     long nowMs = T0;
     /** Commit after every apply, as the pipeline does after each round; off to test rounds of several applies. */
     boolean autoCommit = true;
+    /** The database the next commands work in, as a connection's SELECT sets it. */
+    int db;
 
     Harness(Path dir) {
         this(dir, 100, 1024);
@@ -47,32 +49,37 @@ final class Harness implements AutoCloseable {
         RespRecorder r = new RespRecorder();
         if (ks.describe(Args.lower(args[0])).write()) {
             // as the pipeline does: a write its check refuses is answered at its turn and never applied
-            if (ks.check(args, nowNs()) != null) {
+            if (ks.check(command(args), nowNs()) != null) {
                 long applied = ks.appliedSequence();
-                ks.refuse(nowNs(), args, r);
+                ks.refuse(nowNs(), command(args), r);
                 if (ks.appliedSequence() != applied) {
                     throw new AssertionError("a refused write recorded a sequence");
                 }
             } else {
-                ks.apply(++seq, nowNs(), args, r);
+                ks.apply(++seq, nowNs(), command(args), r);
                 if (autoCommit) {
                     ks.commit();
                 }
             }
         } else {
-            ks.read(nowNs(), args, r);
+            ks.read(nowNs(), command(args), r);
         }
         return r.escaped();
     }
 
+    /** The command, in database {@link #db}. */
+    tandem.api.store.Command command(byte[][] args) {
+        return Commands.of(args).db(db);
+    }
+
     /** Applies a MULTI/EXEC body as one entry. */
     String transaction(String... lines) {
-        List<byte[][]> commands = new ArrayList<>();
+        List<tandem.api.store.Command> commands = new ArrayList<>();
         for (String l : lines) {
-            commands.add(bytes(split(l)));
+            commands.add(command(bytes(split(l))));
         }
         RespRecorder r = new RespRecorder();
-        ks.applyTransactionOf(++seq, nowNs(), commands, r);
+        ks.applyTransaction(++seq, nowNs(), commands, r);
         if (autoCommit) {
             ks.commit();
         }

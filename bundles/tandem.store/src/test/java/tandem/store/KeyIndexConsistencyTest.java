@@ -110,7 +110,7 @@ class KeyIndexConsistencyTest {
             s.run("set kept " + LONG);
             s.run("set short v");
             Tx tx = s.ks.tx();
-            tx.begin(s.nowMs, 2);
+            tx.begin(s.nowMs);
             tx.mutating = true;
             tx.beginWrites();
             tx.putString("short".getBytes(), tx.lookup("short".getBytes()), "changed".getBytes(), Tx.NO_EXPIRY);
@@ -135,7 +135,7 @@ class KeyIndexConsistencyTest {
             s.run("set k " + LONG);
             s.ks.commit();
             Tx tx = s.ks.tx();
-            tx.begin(s.nowMs, 1);
+            tx.begin(s.nowMs);
             Tx.Rec meta = tx.meta("k".getBytes());
             assertThat(meta).isNotNull();
             assertThatThrownBy(meta::value).isInstanceOf(IllegalStateException.class);

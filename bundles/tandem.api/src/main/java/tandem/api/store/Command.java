@@ -26,6 +26,7 @@ public final class Command {
     private final Object implementation;
     private final long keyHash;
     private Object parsed;
+    private int db;
 
     private Command(byte[][] args, String name, CommandDescriptor descriptor, Object implementation, long keyHash) {
         if (args == null || args.length == 0) {
@@ -127,6 +128,29 @@ public final class Command {
     /** Keeps what the keyspace's check parsed, for the apply of this same command. */
     public void parsed(Object value) {
         this.parsed = value;
+    }
+
+    /**
+     * @return the database the command works in ({@code SELECT}'s index, 0 to {@link Keyspace#DATABASES} - 1),
+     *         as the node core set it when the command took its turn
+     * @since 4.1
+     */
+    public int db() {
+        return db;
+    }
+
+    /**
+     * Sets the database the command works in; the node core does, in the order of the connection's commands.
+     *
+     * @return this command
+     * @since 4.1
+     */
+    public Command db(int index) {
+        if (index < 0 || index >= Keyspace.DATABASES) {
+            throw new IllegalArgumentException("database " + index + " is not within 0.." + (Keyspace.DATABASES - 1));
+        }
+        this.db = index;
+        return this;
     }
 
     @Override

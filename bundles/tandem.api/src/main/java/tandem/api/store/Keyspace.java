@@ -19,6 +19,14 @@ public interface Keyspace extends CommandCatalogue {
     String WOKEN_SUFFIX = "|woken";
 
     /**
+     * Redis's {@code databases}: the number of databases ({@code SELECT 0} to {@code SELECT 15}), fixed so that every
+     * node of a history has the same.
+     *
+     * @since 4.1
+     */
+    int DATABASES = 16;
+
+    /**
      * @param command a blocking command (a {@link CommandDescriptor} flagged {@code blocking}) that {@link #check}
      *        accepted
      * @return the keys it waits on and its timeout, read as the store reads them when it applies the command; null

@@ -22,7 +22,8 @@ import tandem.protocol.frpl.RespArray;
  *
  * <ul>
  * <li>{@code TANDEM.AT <ts> cmd…} becomes an App entry of {@code cmd…} at {@code ts} (a Publish entry when
- * {@code cmd…} is {@code PUBLISH} or {@code SPUBLISH} with a channel and a message); {@code TANDEM.TICK <ts>} a
+ * {@code cmd…} is {@code PUBLISH} or {@code SPUBLISH} with a channel and a message); a {@code TANDEM.AT <ts> SELECT n}
+ * goes into the entry of the command after it, as the primary journaled them; {@code TANDEM.TICK <ts>} a
  * Tick; {@code MULTI}, wrapped commands, {@code EXEC} one transaction entry, journaled at {@code EXEC} (an
  * interrupted group journals nothing, and its bytes are not counted: the next {@code PSYNC} asks for it again).</li>
  * <li>A command is not decoded: the frame is read in place ({@link RespArray}, every length checked), and the entry
@@ -47,6 +48,7 @@ final class StreamApplier {
     private static final byte[] TICK = "TANDEM.TICK".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PUBLISH = "PUBLISH".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SPUBLISH = "SPUBLISH".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SELECT = "SELECT".getBytes(StandardCharsets.US_ASCII);
 
     private final FrplStreams.Sink sink;
     private final ToIntFunction<String> firstKey;
@@ -61,6 +63,8 @@ final class StreamApplier {
     private int transactionCommands;
     private long transactionTimestamp;
     private long transactionBytes;
+    /** A {@code SELECT} received outside a transaction, for the entry of the command that follows it, or null. */
+    private byte[] selected;
     private long owedAck = -1;
     private long duplicates;
     private long lastSequence;
@@ -117,7 +121,11 @@ final class StreamApplier {
             throw new DivergenceException("a frame of " + length + " bytes ends at offset " + sequence
                     + ", the stream is at " + received);
         }
-        if (is(payload, MULTI)) {
+        boolean multi = is(payload, MULTI);
+        if (selected != null && (multi || is(payload, EXEC))) {
+            throw new DivergenceException("a SELECT without its command at offset " + sequence);
+        }
+        if (multi) {
             transaction = ByteBuffer.allocate(Math.max(1024, length)).put(MULTI);
             transactionCommands = 0;
             transactionBytes = 0;
@@ -156,7 +164,21 @@ final class StreamApplier {
             long ts = timestamp(sequence);
             received = sequence;
             boolean publish = frame.count() == 5 && (frame.is(2, PUBLISH) || frame.is(2, SPUBLISH));
+            boolean select = frame.count() == 4 && frame.is(2, SELECT);
             ByteBuffer command = command(payload);
+            if (selected != null && (select || publish)) {
+                throw new DivergenceException("a SELECT without its command at offset " + sequence);
+            }
+            if (select) {
+                if (transaction != null) {
+                    transactionBytes += length;
+                    transaction = room(transaction, command.remaining()).put(command);
+                } else {
+                    selected = new byte[command.remaining()];
+                    command.get(command.position(), selected);
+                }
+                return;
+            }
             if (publish) {
                 if (transaction != null) {
                     throw new DivergenceException("PUBLISH inside a transaction at offset " + sequence);
@@ -180,9 +202,14 @@ final class StreamApplier {
                 transaction = room(transaction, command.remaining()).put(command);
                 return;
             }
-            append(ts, keyHash(payload), EntryTag.APP, command, length);
+            long hash = keyHash(payload);
+            if (selected != null) {
+                command = ByteBuffer.allocate(selected.length + command.remaining()).put(selected).put(command).flip();
+                selected = null;
+            }
+            append(ts, hash, EntryTag.APP, command, received - offset);
         } else if (frame.is(0, TICK)) {
-            if (frame.count() != 2 || transaction != null) {
+            if (frame.count() != 2 || transaction != null || selected != null) {
                 throw new DivergenceException("a malformed TANDEM.TICK at offset " + sequence);
             }
             long ts = timestamp(sequence);

@@ -67,6 +67,41 @@ class StreamApplierTest {
     }
 
     @Test
+    void aSelectedCommandIsJournaledWithItsSelectAsTheEntryItCameFrom() throws Exception {
+        byte[] set = CommandPayload.encode(7, args("SET", "key", "value"));
+        List<byte[]> frames = FrplPayload.frames(EntryTag.APP, 99, set);
+        assertThat(frames).hasSize(2);
+        assertThat(new String(frames.get(0), StandardCharsets.US_ASCII))
+                .isEqualTo("*4\r\n$9\r\nTANDEM.AT\r\n$2\r\n99\r\n$6\r\nSELECT\r\n$1\r\n7\r\n");
+        offset += frames.get(0).length;
+        applier.frame(0, offset, ByteBuffer.wrap(frames.get(0)));
+        assertThat(journaled).as("the SELECT waits for its command").isEmpty();
+        assertThat(applier.offset()).isEqualTo(1000);
+        offset += frames.get(1).length;
+        applier.frame(0, offset, ByteBuffer.wrap(frames.get(1)));
+        assertThat(journaled).hasSize(1);
+        assertThat(journaled.get(0).payload()).isEqualTo(set);
+        assertThat(journaled.get(0).keyHash()).isEqualTo(KeyHash.fnv1a64("key".getBytes(StandardCharsets.UTF_8)));
+        assertThat(journaled.get(0).offsetLength()).isEqualTo(FrplPayload.length(EntryTag.APP, 99, set));
+        byte[] txn = CommandPayload.encodeTransaction(List.of(args("INCR", "a"), args("INCR", "b")), new int[] {2, 0});
+        stream(EntryTag.APP, 100, txn);
+        assertThat(journaled.get(1).payload()).isEqualTo(txn);
+        assertThat(applier.offset()).isEqualTo(offset);
+    }
+
+    @Test
+    void aSelectWithoutItsCommandIsADivergence() throws Exception {
+        List<byte[]> frames = FrplPayload.frames(EntryTag.APP, 5, CommandPayload.encode(1, args("SET", "k", "v")));
+        offset += frames.get(0).length;
+        applier.frame(0, offset, ByteBuffer.wrap(frames.get(0)));
+        byte[] tick = FrplPayload.frames(EntryTag.TICK, 6, new byte[8]).get(0);
+        offset += tick.length;
+        long at = offset;
+        assertThatThrownBy(() -> applier.frame(0, at, ByteBuffer.wrap(tick)))
+                .isInstanceOf(DivergenceException.class);
+    }
+
+    @Test
     void aTransactionIsJournaledAtExecAsOneEntry() throws Exception {
         byte[] txn = CommandPayload.encodeTransaction(List.of(args("INCR", "n"), args("SET", "k", "v")));
         List<byte[]> frames = FrplPayload.frames(EntryTag.APP, 42, txn);

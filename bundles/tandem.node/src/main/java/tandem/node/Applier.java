@@ -136,7 +136,7 @@ final class Applier {
             Keyspace k = services.keyspace();
             switch (tag) {
                 case EntryTag.APP -> guarded(sequence, () -> commandName(payload), () -> {
-                    List<byte[][]> decoded = CommandPayload.decode(payload);
+                    List<CommandPayload.Decoded> decoded = CommandPayload.decodeInDatabases(payload);
                     if (CommandPayload.isTransaction(payload)) {
                         k.applyTransaction(sequence, timestampNs, resolve(k, decoded), reply);
                     } else {
@@ -277,18 +277,19 @@ final class Applier {
                 + "retry the entry; reads go on. See docs/operator-guide.md, 'When applying stops'.", e);
     }
 
-    private static Command resolve(Keyspace k, byte[][] args) {
+    private static Command resolve(Keyspace k, CommandPayload.Decoded command) {
+        byte[][] args = command.args();
         Command c = k.resolve(args);
         if (c == null) {
             throw new IllegalArgumentException("unknown keyspace command '"
                     + new String(args[0], StandardCharsets.ISO_8859_1) + "'");
         }
-        return c;
+        return c.db(command.db());
     }
 
-    private static List<Command> resolve(Keyspace k, List<byte[][]> commands) {
+    private static List<Command> resolve(Keyspace k, List<CommandPayload.Decoded> commands) {
         List<Command> resolved = new ArrayList<>(commands.size());
-        for (byte[][] c : commands) {
+        for (CommandPayload.Decoded c : commands) {
             resolved.add(resolve(k, c)); // all known before anything runs
         }
         return resolved;
@@ -308,8 +309,8 @@ final class Applier {
             if (CommandPayload.isTransaction(payload)) {
                 return "MULTI … EXEC";
             }
-            return new String(CommandPayload.decode(payload).get(0)[0], StandardCharsets.ISO_8859_1)
-                    .toUpperCase(Locale.ROOT);
+            return new String(CommandPayload.decodeInDatabases(payload).get(0).args()[0],
+                    StandardCharsets.ISO_8859_1).toUpperCase(Locale.ROOT);
         } catch (RuntimeException undecodable) {
             return "an undecodable command";
         }

@@ -86,7 +86,7 @@ final class Blocked {
         long deadline = timeout == 0 || timeout > TimeUnit.DAYS.toMillis(365L * 100) ? Long.MAX_VALUE
                 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
         List<WatchRegistry.Key> keys = new ArrayList<>();
-        wait.keys().forEach(k -> keys.add(new WatchRegistry.Key(k)));
+        wait.keys().forEach(k -> keys.add(new WatchRegistry.Key(command.db(), k)));
         Block b = new Block(c, command, keys, deadline, tickets++);
         byClient.put(c, b);
         for (WatchRegistry.Key k : b.keys) {
@@ -118,11 +118,21 @@ final class Blocked {
     }
 
     /** A write was sequenced that names {@code key}: the parked clients blocked on it join {@code woken}. */
-    void touched(byte[] key, List<Block> woken) {
-        TreeSet<Block> blocks = byKey.get(new WatchRegistry.Key(key));
-        if (blocks == null) {
-            return;
+    void touched(int db, byte[] key, List<Block> woken) {
+        TreeSet<Block> blocks = byKey.get(new WatchRegistry.Key(db, key));
+        if (blocks != null) {
+            wake(blocks, woken);
         }
+    }
+
+    /** A write changed whole databases ({@code SWAPDB}): every parked client joins {@code woken}, to try again. */
+    void touchedAll(List<Block> woken) {
+        List<Block> all = new ArrayList<>(byClient.values());
+        all.sort(Comparator.comparingLong(b -> b.ticket));
+        wake(all, woken);
+    }
+
+    private void wake(java.util.Collection<Block> blocks, List<Block> woken) {
         for (Block b : blocks) {
             if (b.client.unblock != null) {
                 continue; // CLIENT UNBLOCK answers it: no write serves it any more

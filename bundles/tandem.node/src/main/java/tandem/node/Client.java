@@ -7,6 +7,7 @@ import java.util.List;
 import tandem.api.node.NodeClient;
 import tandem.api.node.NodeSession;
 import tandem.api.store.Command;
+import tandem.api.store.Keyspace;
 
 /**
  * One client as the node core sees it: the session its front end hands requests to, and the state of its
@@ -63,6 +64,28 @@ final class Client implements NodeSession {
     /** How {@code CLIENT UNBLOCK} answers a parked client: as its timeout would, or with Redis' error. */
     enum Unblock {
         TIMEOUT, ERROR
+    }
+
+    /** The database the client's next command works in ({@code SELECT}), as the node core dispatches it. */
+    int db;
+    /** Inside MULTI: the database of the next command queued (a queued SELECT changes it, and {@link #db} at EXEC). */
+    int queuedDb;
+
+    /**
+     * @return the database a {@code SELECT} the front end will accept selects, or -1 for any other command (or a
+     *         SELECT it answers with an error): the front end answers it and keeps the connection's, the node core
+     *         keeps the database its commands are dispatched in
+     */
+    static int selected(Command command) {
+        if (!command.isFrontend() || !command.name().equals("select") || command.args().length != 2) {
+            return -1;
+        }
+        try {
+            long index = tandem.protocol.command.String2ll.parse(command.args()[1]);
+            return index >= 0 && index < Keyspace.DATABASES ? (int) index : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** Commands queued since MULTI, or null outside a transaction. */

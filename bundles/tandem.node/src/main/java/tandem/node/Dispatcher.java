@@ -91,6 +91,17 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
                     waitCommand(c, command);
                 }
             }
+            case "select" -> {
+                if (Transactions.open(c)) {
+                    transactions.queue(c, command);
+                } else {
+                    int selected = Client.selected(command);
+                    if (selected >= 0) {
+                        c.db = selected; // the commands after it are dispatched there; the front end answers it
+                    }
+                    turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));
+                }
+            }
             case "replicaof", "slaveof" -> {
                 if (Transactions.open(c)) {
                     transactions.queue(c, command);
@@ -125,6 +136,7 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
             turns.add(Pending.of(c, Pending.Kind.CONNECTION, command)); // unknown command error
             return;
         }
+        command.db(c.db);
         if (!command.arityHolds()) {
             immediate(c, command, "ERR wrong number of arguments for '" + command.name() + "' command");
             return;

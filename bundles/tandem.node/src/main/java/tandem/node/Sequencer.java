@@ -139,7 +139,7 @@ final class Sequencer {
             return;
         }
         try {
-            long seq = append(ts, command.keyHash(), command.args());
+            long seq = append(ts, command.keyHash(), command.db(), command.args());
             role.tookClientWrite();
             turns.add(Pending.write(c, seq, ts, command)); // journaled: it must be applied
             clientWrote(c, seq);
@@ -161,7 +161,14 @@ final class Sequencer {
     String transaction(Client c, List<Command> commands) {
         long ts = clock.next();
         try {
-            byte[] entry = CommandPayload.encodeTransaction(args(commands));
+            List<Command> journaled = keyspaceCommands(commands);
+            int[] dbs = new int[journaled.size()];
+            List<byte[][]> args = new ArrayList<>(journaled.size());
+            for (int i = 0; i < dbs.length; i++) {
+                dbs[i] = journaled.get(i).db();
+                args.add(journaled.get(i).args());
+            }
+            byte[] entry = CommandPayload.encodeTransaction(args, dbs);
             long seq = services.journal().append(ts, 0, EntryTag.APP, entry,
                     FrplPayload.length(EntryTag.APP, ts, entry));
             role.tookClientWrite();
@@ -274,9 +281,9 @@ final class Sequencer {
             long ts = clock.next();
             byte[][] args = command.args().clone();
             args[0] = (command.descriptor().name() + Keyspace.WOKEN_SUFFIX).getBytes(StandardCharsets.US_ASCII);
-            Command retry = keyspace.resolve(args);
+            Command retry = keyspace.resolve(args).db(command.db());
             try {
-                long seq = append(ts, retry.keyHash(), args);
+                long seq = append(ts, retry.keyHash(), retry.db(), args);
                 turns.add(Pending.write(c, seq, ts, retry));
                 clientWrote(c, seq);
                 touch(retry);
@@ -290,11 +297,15 @@ final class Sequencer {
         return refused;
     }
 
-    /** Journals one command; its psync offset length is told from its shape, the payload is not read again. */
-    private long append(long ts, long keyHash, byte[][] args) {
-        byte[] payload = CommandPayload.encode(args);
-        return services.journal().append(ts, keyHash, EntryTag.APP, payload,
-                FrplPayload.appLength(args.length, payload.length, ts));
+    /**
+     * Journals one command of database {@code db}; its psync offset length is told from its shape, the payload is
+     * not read again (but behind a SELECT).
+     */
+    private long append(long ts, long keyHash, int db, byte[][] args) {
+        byte[] payload = CommandPayload.encode(db, args);
+        return services.journal().append(ts, keyHash, EntryTag.APP, payload, db == 0
+                ? FrplPayload.appLength(args.length, payload.length, ts)
+                : FrplPayload.length(EntryTag.APP, ts, payload));
     }
 
     private void clientWrote(Client c, long sequence) {
@@ -312,18 +323,22 @@ final class Sequencer {
         }
         tandem.api.store.CommandDescriptor d = command.descriptor();
         byte[][] args = command.args();
+        int db = command.db();
         boolean movable = d.flags().contains("movablekeys");
+        if (otherDatabase(command)) {
+            return;
+        }
         if (Blocked.isBlocking(d)) {
             if (d.name().equals("blmove") || d.name().equals("brpoplpush")) {
-                touched(args[2], true);
+                touched(db, args[2], true);
             }
             int last = d.lastKey() < 0 ? args.length + d.lastKey() : d.lastKey();
             for (int i = Math.max(d.firstKey(), 1); d.firstKey() > 0 && i <= last && i < args.length; i++) {
-                touched(args[i], false);
+                touched(db, args[i], false);
             }
             if (movable) {
                 for (int i = 1; i < args.length; i++) {
-                    touched(args[i], false);
+                    touched(db, args[i], false);
                 }
             }
             return;
@@ -332,7 +347,7 @@ final class Sequencer {
             // keys anywhere among the arguments (LMPOP, ZUNIONSTORE, SORT ... STORE): every argument is taken for
             // a key, so a watcher is never missed (one watching a key named like an option may abort needlessly)
             for (int i = 1; i < args.length; i++) {
-                touched(args[i], true);
+                touched(db, args[i], true);
             }
             return;
         }
@@ -345,28 +360,72 @@ final class Sequencer {
         int last = d.lastKey() < 0 ? args.length + d.lastKey() : d.lastKey();
         int step = Math.max(1, d.keyStep());
         for (int i = d.firstKey(); i <= last && i < args.length; i += step) {
-            touched(args[i], true);
+            touched(db, args[i], true);
         }
     }
 
-    private void touched(byte[] key, boolean wakes) {
-        if (!watches.isEmpty()) {
-            watches.touched(key);
-        }
-        if (wakes && !blocked.isEmpty()) {
-            blocked.touched(key, woken);
-        }
-    }
-
-    /** The arguments of the keyspace's commands among {@code commands}: the front end's are not journaled. */
-    private static List<byte[][]> args(List<Command> commands) {
-        List<byte[][]> args = new ArrayList<>(commands.size());
-        for (Command c : commands) {
-            if (c.isKeyspace()) {
-                args.add(c.args());
+    /**
+     * The writes that reach another database than their own: MOVE (its key there too), COPY … DB (its destination
+     * there), SWAPDB (every watcher and blocked client, as Redis touches every watched key of both databases and
+     * serves the blocked clients again). Their own database's keys are touched as any write's.
+     *
+     * @return true when nothing else is to be touched
+     */
+    private boolean otherDatabase(Command command) {
+        byte[][] args = command.args();
+        switch (command.descriptor().name()) {
+            case "swapdb" -> {
+                watches.touchedAll();
+                if (!blocked.isEmpty()) {
+                    blocked.touchedAll(woken);
+                }
+                return true;
+            }
+            case "move" -> touchedIn(args[2], args[1]);
+            case "copy" -> {
+                for (int i = 3; i + 1 < args.length; i++) {
+                    if (new String(args[i], StandardCharsets.ISO_8859_1).equalsIgnoreCase("db")) {
+                        touchedIn(args[i + 1], args[2]);
+                    }
+                }
+            }
+            default -> {
+                // touched in its own database only
             }
         }
-        return args;
+        return false;
+    }
+
+    /** Touches {@code key} in the database {@code index} names (nothing when it names none). */
+    private void touchedIn(byte[] index, byte[] key) {
+        try {
+            long db = tandem.protocol.command.String2ll.parse(index);
+            if (db >= 0 && db < Keyspace.DATABASES) {
+                touched((int) db, key, true);
+            }
+        } catch (NumberFormatException e) {
+            // the command fails: it touches nothing there
+        }
+    }
+
+    private void touched(int db, byte[] key, boolean wakes) {
+        if (!watches.isEmpty()) {
+            watches.touched(db, key);
+        }
+        if (wakes && !blocked.isEmpty()) {
+            blocked.touched(db, key, woken);
+        }
+    }
+
+    /** The keyspace's commands among {@code commands}: the front end's are not journaled. */
+    private static List<Command> keyspaceCommands(List<Command> commands) {
+        List<Command> out = new ArrayList<>(commands.size());
+        for (Command c : commands) {
+            if (c.isKeyspace()) {
+                out.add(c);
+            }
+        }
+        return out;
     }
 
     static String journalStopped(JournalStoppedException e) {

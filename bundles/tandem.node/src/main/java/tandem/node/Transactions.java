@@ -33,6 +33,7 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
         } else {
             c.transaction = new ArrayList<>();
             c.transactionFailed = false;
+            c.queuedDb = c.db;
             turns.add(Pending.immediate(c, command, "+OK"));
         }
     }
@@ -45,6 +46,10 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
                 c.transactionFailed = true;
                 immediate(c, command, refused);
             } else {
+                int selected = Client.selected(command);
+                if (selected >= 0) {
+                    c.queuedDb = selected; // the commands queued after it work there, as they will at EXEC
+                }
                 c.transaction.add(command);
                 turns.add(Pending.immediate(c, command, "+QUEUED"));
             }
@@ -72,6 +77,7 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
             immediate(c, command, refused);
             return;
         }
+        command.db(c.queuedDb);
         c.transaction.add(command);
         turns.add(Pending.immediate(c, command, "+QUEUED"));
     }
@@ -110,6 +116,7 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
         }
         if (!writes) {
             turns.add(Pending.transaction(c, 0, 0, commands));
+            c.db = c.queuedDb; // its SELECTs ran
             return;
         }
         String refused = sequencer.writeRefusal();
@@ -121,12 +128,15 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
         }
         if (refused != null) {
             immediate(c, command, refused);
+        } else {
+            c.db = c.queuedDb; // its SELECTs ran
         }
     }
 
     /** {@code RESET}, inside MULTI or not: the transaction and the watched keys go, as in Redis; then the front end's. */
     void reset(Client c, Command command) {
         c.transaction = null;
+        c.db = 0;
         watches.unwatchAll(c);
         turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));
     }
@@ -152,7 +162,7 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
             immediate(c, command, "ERR WATCH inside MULTI is not allowed");
         } else {
             for (int i = 1; i < args.length; i++) {
-                watches.watch(c, args[i]);
+                watches.watch(c, c.db, args[i]);
             }
             turns.add(Pending.immediate(c, command, "+OK"));
         }

@@ -13,23 +13,23 @@ import java.util.Set;
  */
 final class WatchRegistry {
 
-    /** A key with value semantics. */
-    record Key(byte[] bytes) {
+    /** A key of database {@code db}, with value semantics. */
+    record Key(int db, byte[] bytes) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(bytes, k.bytes);
+            return o instanceof Key k && k.db == db && Arrays.equals(bytes, k.bytes);
         }
 
         @Override
         public int hashCode() {
-            return Arrays.hashCode(bytes);
+            return Arrays.hashCode(bytes) * 31 + db;
         }
     }
 
     private final Map<Key, Set<Client>> watchers = new HashMap<>();
 
-    void watch(Client c, byte[] key) {
-        Key k = new Key(key);
+    void watch(Client c, int db, byte[] key) {
+        Key k = new Key(db, key);
         if (watchers.computeIfAbsent(k, x -> new HashSet<>()).add(c)) {
             c.watched.add(k);
         }
@@ -53,8 +53,8 @@ final class WatchRegistry {
         return watchers.isEmpty();
     }
 
-    void touched(byte[] key) {
-        Set<Client> set = watchers.get(new Key(key));
+    void touched(int db, byte[] key) {
+        Set<Client> set = watchers.get(new Key(db, key));
         if (set != null) {
             for (Client c : set) {
                 c.watchTouched = true;

@@ -68,7 +68,7 @@ class BlockedTest {
 
     private List<Client> touch(String key) {
         List<Blocked.Block> woken = new ArrayList<>();
-        blocked.touched(key.getBytes(StandardCharsets.UTF_8), woken);
+        blocked.touched(0, key.getBytes(StandardCharsets.UTF_8), woken);
         List<Client> clients = new ArrayList<>();
         woken.forEach(b -> clients.add(b.client));
         return clients;
@@ -179,5 +179,21 @@ class BlockedTest {
         Blocked.NilProbe error = new Blocked.NilProbe(sink);
         error.error("WRONGTYPE Operation against a key holding the wrong kind of value");
         assertThat(error.nilOnly()).isFalse();
+    }
+
+    @Test
+    void aClientBlockedInADatabaseIsWokenByItsKeyThereOnlyAndBySwapdb() {
+        Client c = client();
+        blocked.block(c, args("blpop", "k", "0").db(3), waitOn("k"));
+        assertThat(blocked.park(c)).isTrue();
+        assertThat(touch("k")).as("the same key in database 0").isEmpty();
+        List<Blocked.Block> woken = new ArrayList<>();
+        blocked.touched(3, "k".getBytes(StandardCharsets.UTF_8), woken);
+        assertThat(woken).extracting(b -> b.client).containsExactly(c);
+        Client d = parkedOn("other");
+        assertThat(blocked.park(c)).isTrue(); // its try found nothing
+        woken.clear();
+        blocked.touchedAll(woken);
+        assertThat(woken).extracting(b -> b.client).containsExactly(c, d);
     }
 }

@@ -170,7 +170,8 @@ class RespConnectionHandlerTest {
     @Timeout(10)
     void select() {
         assertReplies("SELECT 0\r\n", "+OK\r\n");
-        assertReplies("SELECT 1\r\n", "-ERR DB index is out of range\r\n");
+        assertReplies("SELECT 15\r\n", "+OK\r\n");
+        assertReplies("SELECT 16\r\n", "-ERR DB index is out of range\r\n");
         assertReplies("SELECT -1\r\n", "-ERR DB index is out of range\r\n");
         assertReplies("SELECT x\r\n", "-ERR value is not an integer or out of range\r\n");
         assertReplies("SELECT 00\r\n", "-ERR value is not an integer or out of range\r\n");
@@ -354,7 +355,7 @@ class RespConnectionHandlerTest {
         assertReplies("CONFIG GET maxcl*\r\n", "*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n");
         assertReplies("CONFIG GET save sav? SAVE appendonly databases io-threads\r\n", "*8\r\n"
                 + "$4\r\nsave\r\n$0\r\n\r\n$10\r\nappendonly\r\n$2\r\nno\r\n"
-                + "$9\r\ndatabases\r\n$1\r\n1\r\n$10\r\nio-threads\r\n$1\r\n2\r\n");
+                + "$9\r\ndatabases\r\n$2\r\n16\r\n$10\r\nio-threads\r\n$1\r\n2\r\n");
         assertReplies("CONFIG GET *-max-ziplist-entries\r\n", "*4\r\n$24\r\nhash-max-ziplist-entries\r\n"
                 + "$3\r\n512\r\n$24\r\nzset-max-ziplist-entries\r\n$3\r\n128\r\n");
     }
@@ -547,7 +548,7 @@ class RespConnectionHandlerTest {
     @Test
     @Timeout(10)
     void longScriptByteByByteEqualsWhole() {
-        String script = "HELLO 2 SETNAME x\r\n*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\nPING\nCLIENT GETNAME\r\nSELECT 1\r\n"
+        String script = "HELLO 2 SETNAME x\r\n*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\nPING\nCLIENT GETNAME\r\nSELECT 16\r\n"
                 + "CONFIG GET save\r\nfoo bar\r\nCOMMAND COUNT\r\n\r\n*0\r\nCLIENT ID\r\nQUIT\r\nPING\r\n";
         String expected = HELLO_2_REPLY + "$3\r\nabc\r\n+PONG\r\n$1\r\nx\r\n-ERR DB index is out of range\r\n"
                 + "*2\r\n$4\r\nsave\r\n$0\r\n\r\n-ERR unknown command 'foo', with args beginning with: 'bar' \r\n"

@@ -9,7 +9,14 @@ package tandem.api.server;
  * @param ageSeconds    seconds since the connection was accepted
  * @param idleSeconds   seconds since the last command was received
  * @param lastCommand   the name of the last command received, lower case, empty before the first
+ * @param db            the database the connection selected ({@code SELECT}), 0 until it selects another
  */
 public record ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,
-        String lastCommand) {
+        String lastCommand, int db) {
+
+    /** A client in database 0. */
+    public ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,
+            String lastCommand) {
+        this(id, name, remoteAddress, ageSeconds, idleSeconds, lastCommand, 0);
+    }
 }

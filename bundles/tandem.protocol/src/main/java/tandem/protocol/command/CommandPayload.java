@@ -10,9 +10,14 @@ import java.util.List;
  *
  * <pre>
  * command:      *N\r\n ( $len\r\n bytes[len] \r\n ){N}          N &gt;= 1, decimal without sign or leading zeros
- * transaction:  *1\r\n$5\r\nMULTI\r\n  command*  *1\r\n$4\r\nEXEC\r\n
+ * select:       *2\r\n$6\r\nSELECT\r\n$d\r\n&lt;1..15&gt;\r\n       the database of the commands after it
+ * single:       [select] command
+ * transaction:  *1\r\n$5\r\nMULTI\r\n  ( [select] command )*  *1\r\n$4\r\nEXEC\r\n
  * </pre>
  *
+ * An entry starts in database 0: a {@code select} precedes a command of another database, and, in a transaction, a
+ * command whose database differs from the one before it (back to 0 too), as Redis's replication stream selects. A
+ * {@code SELECT} is never journaled as a command of its own (it is the connection's), so the array always means this.
  * The form is canonical: one encoding per command, so {@code encode(decode(p))} equals {@code p} and replicas that
  * re-encode produce the same bytes. Decoding checks every length against what remains before it allocates.
  */
@@ -20,6 +25,10 @@ public final class CommandPayload {
 
     private static final byte[] MULTI = encode(new byte[][] {"MULTI".getBytes(StandardCharsets.US_ASCII)});
     private static final byte[] EXEC = encode(new byte[][] {"EXEC".getBytes(StandardCharsets.US_ASCII)});
+    /** The bytes every {@code select} starts with. */
+    public static final byte[] SELECT = "*2\r\n$6\r\nSELECT\r\n".getBytes(StandardCharsets.US_ASCII);
+    /** The databases an entry may select: 0 to 15. */
+    public static final int DATABASES = 16;
 
     private CommandPayload() {
     }
@@ -30,6 +39,47 @@ public final class CommandPayload {
         byte[] out = new byte[size];
         write(args, out, 0);
         return out;
+    }
+
+    /** @return the canonical payload of {@code args} in database {@code db}: a {@code select} first unless 0 */
+    public static byte[] encode(int db, byte[][] args) {
+        return db == 0 ? encode(args) : concat(select(db), encode(args));
+    }
+
+    /** @return the {@code select} of database {@code db} */
+    public static byte[] select(int db) {
+        if (db < 0 || db >= DATABASES) {
+            throw new IllegalArgumentException("database " + db + " is not within 0.." + (DATABASES - 1));
+        }
+        return encode(new byte[][] {"SELECT".getBytes(StandardCharsets.US_ASCII),
+            Integer.toString(db).getBytes(StandardCharsets.US_ASCII)});
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /**
+     * @return the canonical transaction payload: {@code MULTI}, the commands (command i in database {@code dbs[i]},
+     *         selected when it differs from the one before), {@code EXEC}
+     */
+    public static byte[] encodeTransaction(List<byte[][]> commands, int[] dbs) {
+        if (dbs.length != commands.size()) {
+            throw new IllegalArgumentException(dbs.length + " databases for " + commands.size() + " commands");
+        }
+        List<byte[][]> withSelects = new ArrayList<>(commands.size());
+        int db = 0;
+        for (int i = 0; i < commands.size(); i++) {
+            if (dbs[i] != db) {
+                db = dbs[i];
+                withSelects.add(new byte[][] {"SELECT".getBytes(StandardCharsets.US_ASCII),
+                    Integer.toString(db).getBytes(StandardCharsets.US_ASCII)});
+            }
+            withSelects.add(commands.get(i));
+        }
+        return encodeTransaction(withSelects);
     }
 
     /** @return the canonical transaction payload: {@code MULTI}, the commands, {@code EXEC} */
@@ -96,13 +146,62 @@ public final class CommandPayload {
     }
 
     /** @return true when {@code payload} is a transaction ({@code MULTI} … {@code EXEC}) */
+    /** A command of a payload and the database it works in. */
+    public record Decoded(int db, byte[][] args) {
+    }
+
+    /**
+     * Decodes a payload into its commands, each with its database: a {@code select} is taken as the database of the
+     * commands after it, not as a command.
+     *
+     * @throws IllegalArgumentException for a payload that is not canonical, a {@code select} of a database out of
+     *                                  range, or one that no command follows
+     */
+    public static List<Decoded> decodeInDatabases(byte[] payload) {
+        List<Decoded> out = new ArrayList<>();
+        int db = 0;
+        boolean selected = false;
+        for (byte[][] args : decode(payload)) {
+            if (isSelect(args)) {
+                db = database(args[1]);
+                selected = true;
+                continue;
+            }
+            out.add(new Decoded(db, args));
+            selected = false;
+        }
+        if (selected) {
+            throw new IllegalArgumentException("the payload ends with a SELECT");
+        }
+        return out;
+    }
+
+    private static boolean isSelect(byte[][] args) {
+        return args.length == 2 && args[0].length == 6 && new String(args[0], StandardCharsets.US_ASCII)
+                .equals("SELECT");
+    }
+
+    private static int database(byte[] index) {
+        String s = new String(index, StandardCharsets.US_ASCII);
+        if (!s.matches("[0-9]|1[0-5]")) {
+            throw new IllegalArgumentException("SELECT of database '" + s + "' in a payload");
+        }
+        return Integer.parseInt(s);
+    }
+
+    /** @return whether the payload (not a transaction) starts with a {@code select} */
+    public static boolean startsWithSelect(byte[] payload) {
+        return payload.length >= SELECT.length && Arrays.equals(payload, 0, SELECT.length, SELECT, 0, SELECT.length);
+    }
+
     public static boolean isTransaction(byte[] payload) {
         return payload.length >= MULTI.length && Arrays.equals(payload, 0, MULTI.length, MULTI, 0, MULTI.length);
     }
 
     /**
-     * Decodes a payload into its commands: one for a plain command; for a transaction the commands between
-     * {@code MULTI} and {@code EXEC} (without them).
+     * Decodes a payload into its arrays: one for a plain command (two when a {@code select} precedes it); for a
+     * transaction the arrays between {@code MULTI} and {@code EXEC} (without them). {@link #decodeInDatabases} tells
+     * the commands from the {@code select}s.
      *
      * @throws IllegalArgumentException when the payload is not canonical, with the offset where it breaks
      */
@@ -123,6 +222,9 @@ public final class CommandPayload {
             }
         }
         commands.add(readArray(payload, at));
+        if (at[0] < payload.length && isSelect(commands.get(0))) {
+            commands.add(readArray(payload, at)); // the command of the database selected
+        }
         if (at[0] != payload.length) {
             throw new IllegalArgumentException("payload has " + (payload.length - at[0])
                     + " bytes after its command at offset " + at[0]);

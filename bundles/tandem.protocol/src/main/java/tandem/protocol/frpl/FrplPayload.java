@@ -18,7 +18,8 @@ import tandem.protocol.replication.InputBatch;
  *
  * <pre>
  * App command [a1 … aN]    *&lt;N+2&gt;\r\n $9\r\nTANDEM.AT\r\n $&lt;d&gt;\r\n&lt;ts&gt;\r\n  $&lt;|a1|&gt;\r\na1\r\n … $&lt;|aN|&gt;\r\naN\r\n
- * App transaction          *1\r\n$5\r\nMULTI\r\n,  each command wrapped as above,  *1\r\n$4\r\nEXEC\r\n
+ *                          (after SELECT n when the command is of database n: TANDEM.AT ts SELECT n, wrapped alike)
+ * App transaction          *1\r\n$5\r\nMULTI\r\n,  each command (and SELECT) wrapped as above,  *1\r\n$4\r\nEXEC\r\n
  * Tick                     *2\r\n$11\r\nTANDEM.TICK\r\n $&lt;d&gt;\r\n&lt;ts&gt;\r\n
  * Publish [PUBLISH c m]    as an App command: *5\r\n $9\r\nTANDEM.AT\r\n $&lt;d&gt;\r\n&lt;ts&gt;\r\n $7\r\nPUBLISH\r\n … (or SPUBLISH)
  * EpochBump, fragment      nothing (length 0)
@@ -77,11 +78,17 @@ public final class FrplPayload {
         int limit = payload.limit();
         if (!isTransaction(payload, from, limit)) {
             int end = RespArray.end(payload, from, limit);
+            long total = 0;
+            if (end != limit && isSelectAt(payload, from, limit)) {
+                total = commandLength(2, end - from, wrapped);
+                from = end;
+                end = RespArray.end(payload, from, limit);
+            }
             if (end != limit) {
                 throw new IllegalArgumentException("App payload has " + (limit - end)
-                        + " bytes after its command at offset " + (end - from));
+                        + " bytes after its command at offset " + (end - payload.position()));
             }
-            return commandLength(RespArray.count(payload, from, limit), limit - from, wrapped);
+            return total + commandLength(RespArray.count(payload, from, limit), limit - from, wrapped);
         }
         long total = MULTI.length + EXEC.length;
         int at = from + MULTI.length;
@@ -157,6 +164,11 @@ public final class FrplPayload {
             throw new IllegalArgumentException("negative timestamp " + timestampNs);
         }
         return CommandPayload.digits(timestampNs);
+    }
+
+    /** @return whether the bytes at {@code at} start a {@code select} ({@link CommandPayload#SELECT}) */
+    static boolean isSelectAt(ByteBuffer p, int at, int limit) {
+        return limit - at >= CommandPayload.SELECT.length && equalsAt(p, at, CommandPayload.SELECT);
     }
 
     /** @return whether the bytes at {@code at} start a transaction ({@code MULTI}) */
@@ -275,7 +287,8 @@ public final class FrplPayload {
             bytes = 0;
             transaction = null;
             int at = first.position();
-            if (isTransaction(first, at, first.limit())) {
+            // a transaction's length, or a selected command's, depends on more than its first array: kept whole
+            if (isTransaction(first, at, first.limit()) || isSelectAt(first, at, first.limit())) {
                 transaction = new ByteArrayOutputStream();
             } else {
                 count = RespArray.count(first, at, first.limit());

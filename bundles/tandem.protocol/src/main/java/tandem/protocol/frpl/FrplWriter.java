@@ -61,9 +61,15 @@ public final class FrplWriter {
         int limit = payload.limit();
         if (!FrplPayload.isTransaction(payload, from, limit)) {
             int end = RespArray.end(payload, from, limit);
+            if (end != limit && FrplPayload.isSelectAt(payload, from, limit)) {
+                FrplPayload.length(tag, timestampNs, payload); // the command is sound before a frame is written
+                offset = command(payload, from, end, timestampNs, d, offset);
+                from = end;
+                end = RespArray.end(payload, from, limit);
+            }
             if (end != limit) {
                 throw new IllegalArgumentException("App payload has " + (limit - end)
-                        + " bytes after its command at offset " + (end - from));
+                        + " bytes after its command at offset " + (end - payload.position()));
             }
             return command(payload, from, limit, timestampNs, d, offset);
         }

@@ -49,6 +49,34 @@ class CommandPayloadTest {
     }
 
     @Test
+    void aCommandOfAnotherDatabaseIsPrecededByItsSelect() {
+        assertThat(ascii(CommandPayload.encode(3, args("SET", "k", "v"))))
+                .isEqualTo("*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n" + SET_K_V);
+        assertThat(ascii(CommandPayload.encode(0, args("SET", "k", "v")))).isEqualTo(SET_K_V);
+        assertThat(ascii(CommandPayload.encodeTransaction(List.of(args("INCR", "a"), args("INCR", "b"),
+                args("INCR", "c"), args("INCR", "d")), new int[] {0, 12, 12, 0})))
+                .isEqualTo("*1\r\n$5\r\nMULTI\r\n*2\r\n$4\r\nINCR\r\n$1\r\na\r\n"
+                        + "*2\r\n$6\r\nSELECT\r\n$2\r\n12\r\n*2\r\n$4\r\nINCR\r\n$1\r\nb\r\n"
+                        + "*2\r\n$4\r\nINCR\r\n$1\r\nc\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n"
+                        + "*2\r\n$4\r\nINCR\r\n$1\r\nd\r\n*1\r\n$4\r\nEXEC\r\n");
+        List<CommandPayload.Decoded> one = CommandPayload.decodeInDatabases(CommandPayload.encode(15,
+                args("GET", "k")));
+        assertThat(one).hasSize(1);
+        assertThat(one.get(0).db()).isEqualTo(15);
+        assertThat(ascii(one.get(0).args()[0])).isEqualTo("GET");
+        List<CommandPayload.Decoded> txn = CommandPayload.decodeInDatabases(CommandPayload.encodeTransaction(
+                List.of(args("INCR", "a"), args("INCR", "b"), args("INCR", "c")), new int[] {5, 5, 0}));
+        assertThat(txn).extracting(CommandPayload.Decoded::db).containsExactly(5, 5, 0);
+        for (String bad : List.of("*2\r\n$6\r\nSELECT\r\n$2\r\n16\r\n" + SET_K_V,
+                "*2\r\n$6\r\nSELECT\r\n$1\r\nx\r\n" + SET_K_V,
+                "*1\r\n$5\r\nMULTI\r\n*2\r\n$6\r\nSELECT\r\n$1\r\n1\r\n*1\r\n$4\r\nEXEC\r\n")) {
+            assertThatThrownBy(() -> CommandPayload.decodeInDatabases(bytes(bad))).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> CommandPayload.select(16)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void keyHashIsFnv1a64() {
         assertThat(KeyHash.fnv1a64(new byte[0])).isEqualTo(0xcbf29ce484222325L);
         assertThat(KeyHash.fnv1a64(bytes("a"))).isEqualTo(0xaf63dc4c8601ec8cL);

@@ -15,7 +15,7 @@ public final class ClientSession {
     private volatile long lastCommandNanos = createdNanos;
     private volatile String lastCommand = "";
     private volatile byte[] name;
-    private int db;
+    private volatile int db;
     private volatile boolean authenticated;
     private volatile boolean replica;
     private int listeningPort;
@@ -125,7 +125,7 @@ public final class ClientSession {
 
     /** @return a snapshot for {@code CLIENT LIST} and the shell */
     public ClientInfo info() {
-        return new ClientInfo(id, nameAsString(), remoteAddress, ageSeconds(), idleSeconds(), lastCommand);
+        return new ClientInfo(id, nameAsString(), remoteAddress, ageSeconds(), idleSeconds(), lastCommand, db);
     }
 
     public long idleSeconds() {

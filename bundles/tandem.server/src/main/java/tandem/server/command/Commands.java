@@ -265,12 +265,13 @@ public final class Commands {
             c.reply().error("ERR value is not an integer or out of range");
             return;
         }
+        // the node core dispatches the connection's next commands in this database (its Client.selected agrees)
         if (index > Integer.MAX_VALUE || index < Integer.MIN_VALUE) {
             c.reply().error("ERR value is out of range, value must between -2147483648 and 2147483647");
-        } else if (index != 0) {
+        } else if (index < 0 || index >= tandem.api.store.Keyspace.DATABASES) {
             c.reply().error("ERR DB index is out of range");
         } else {
-            c.session().db(0);
+            c.session().db((int) index);
             c.reply().ok();
         }
     }

@@ -279,7 +279,8 @@ public final class RedisConfig {
             p("shutdown-on-sigint", SHUTDOWN_FLAGS, "default"),
             p("shutdown-on-sigterm", SHUTDOWN_FLAGS, "default"),
 
-            new Param("databases", null, null, "16", IMMUTABLE, "1", null, null),
+            new Param("databases", null, null, "16", IMMUTABLE, Integer.toString(
+                    tandem.api.store.Keyspace.DATABASES), null, null),
             p("port", integer(0, 65535), "6379").fixed(null, LISTENER),
             immutable("io-threads", "1").with(OWNED),
             p("auto-aof-rewrite-percentage", integer(0, INT_MAX), "100"),

@@ -395,9 +395,11 @@ public final class ServerInfo {
 
     private static void keyspace(StringBuilder sb, StoreStatus st) {
         sb.append("# Keyspace\r\n");
-        if (st != null && st.keys() > 0) {
-            line(sb, "db0", "keys=" + st.keys() + ",expires=" + st.keysWithExpiry() + ",avg_ttl="
-                    + st.averageTtlMillis());
+        if (st != null) {
+            for (StoreStatus.Database d : st.databases()) {
+                line(sb, "db" + d.index(), "keys=" + d.keys() + ",expires=" + d.keysWithExpiry() + ",avg_ttl="
+                        + d.averageTtlMillis());
+            }
         }
     }
 
@@ -412,9 +414,9 @@ public final class ServerInfo {
     /** One {@code CLIENT LIST} line, without its trailing newline. */
     public static String clientLine(ClientInfo c, tandem.server.pubsub.Subscriptions s) {
         boolean subscribed = s != null && s.active();
-        return String.format(Locale.ROOT, "id=%d addr=%s name=%s age=%d idle=%d flags=%s db=0 sub=%d psub=%d ssub=%d "
+        return String.format(Locale.ROOT, "id=%d addr=%s name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d "
                 + "cmd=%s", c.id(), c.remoteAddress(), c.name(), c.ageSeconds(), c.idleSeconds(),
-                subscribed ? "P" : "N", s == null ? 0 : s.channels(), s == null ? 0 : s.patterns(),
+                subscribed ? "P" : "N", c.db(), s == null ? 0 : s.channels(), s == null ? 0 : s.patterns(),
                 s == null ? 0 : s.shards(),
                 c.lastCommand().isEmpty() ? "NULL" : c.lastCommand());
     }

@@ -696,8 +696,7 @@ class RedisConfigTest {
                 expected.put(name, value);
             }
         });
-        // Tandem's departures: one keyspace, no RDB snapshots; the owned values are the server's
-        expected.put("databases", "1");
+        // Tandem's departures: no RDB snapshots; the owned values are the server's
         expected.put("save", "");
         expected.putAll(server.values);
         expected.put("slaveof", "");

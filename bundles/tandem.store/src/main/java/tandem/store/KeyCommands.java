@@ -460,11 +460,15 @@ final class KeyCommands {
         tx.select(here);
     }
 
-    /** {@code getIntFromObjectOrReply} with {@code error}, then a database index within range. */
+    /**
+     * {@code getIntFromObjectOrReply} with {@code error} (null: Redis's own texts, a long beyond an int has one of
+     * its own), then a database index within range.
+     */
     private static int databaseIndex(byte[] arg, String error) {
-        long index = Numbers.parseLong(arg, error);
+        long index = Numbers.parseLong(arg, error == null ? CommandError.NOT_INTEGER : error);
         if (index < Integer.MIN_VALUE || index > Integer.MAX_VALUE) {
-            throw new CommandError(error);
+            throw new CommandError(error != null ? error
+                    : "ERR value is out of range, value must between -2147483648 and 2147483647");
         }
         return checkedIndex(index);
     }
@@ -477,12 +481,12 @@ final class KeyCommands {
     }
 
     static void checkMove(byte[][] a, long nowMs) {
-        databaseIndex(a[2], CommandError.NOT_INTEGER);
+        databaseIndex(a[2], null);
     }
 
     /** MOVE key db: to another database, where it must be absent; its deadline goes with it. */
     static void move(Tx tx, byte[][] a, Reply r) {
-        int to = databaseIndex(a[2], CommandError.NOT_INTEGER);
+        int to = databaseIndex(a[2], null);
         int here = tx.currentIndex;
         if (to == here) {
             throw new CommandError("ERR source and destination objects are the same");
@@ -513,6 +517,7 @@ final class KeyCommands {
     }
 
     private static int[] swapIndexes(byte[][] a) {
+        // both parsed before either is checked against the range, as Redis's dbSwapDatabases
         long first = Numbers.parseLong(a[1], "ERR invalid first DB index");
         if (first < Integer.MIN_VALUE || first > Integer.MAX_VALUE) {
             throw new CommandError("ERR invalid first DB index");

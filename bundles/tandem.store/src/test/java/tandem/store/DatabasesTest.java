@@ -81,6 +81,8 @@ class DatabasesTest {
             assertThat(h.run("move s 0")).isEqualTo("-ERR source and destination objects are the same\\r\\n");
             assertThat(h.run("move s 16")).isEqualTo("-ERR DB index is out of range\\r\\n");
             assertThat(h.run("move s x")).isEqualTo("-ERR value is not an integer or out of range\\r\\n");
+            assertThat(h.run("move s 2147483648"))
+                    .isEqualTo("-ERR value is out of range, value must between -2147483648 and 2147483647\\r\\n");
             assertThat(h.run("move nope 2")).isEqualTo(":0\\r\\n");
             h.db = 2;
             assertThat(h.run("lrange l 0 -1")).isEqualTo("*3\\r\\n$1\\r\\na\\r\\n$1\\r\\nb\\r\\n$1\\r\\nc\\r\\n");

@@ -625,29 +625,47 @@ final class Fuzzer implements AutoCloseable {
 
     // ---- state --------------------------------------------------------------------------------------------------
 
-    /** Compares the two keyspaces: the keys, then each key's type, value and expiry. */
+    /** The databases the generator works in ({@code Gen#database}), whose keyspaces an episode's end compares. */
+    static final int DATABASES = 4;
+
+    /**
+     * Compares the two keyspaces, database by database: the keys, then each key's type, value and expiry. The
+     * connection is left in database 0 on both.
+     */
     private void compareState(long seed, long index) throws IOException {
+        for (int db = DATABASES - 1; db >= 0; db--) {
+            List<byte[]> select = Commands.of("SELECT", Integer.toString(db));
+            Conn.Result[] res = exchange(session, 0, List.of(select));
+            report.harnessCommands++;
+            if (!stateReplies(seed, index, List.of(select), res) || !compareDatabase(seed, index)) {
+                return;
+            }
+        }
+    }
+
+    /** Compares the keyspaces of the database the connection is in; false after a difference. */
+    private boolean compareDatabase(long seed, long index) throws IOException {
         List<byte[]> keys = Commands.of("KEYS", "*");
         Conn.Result[] res = exchange(session, 0, List.of(keys));
         report.harnessCommands++;
         if (!stateReplies(seed, index, List.of(keys), res)) {
-            return;
+            return false;
         }
         Reply rk = res[0].replies().get(0);
         if (!rk.isArray()) {
-            return;
+            return true;
         }
         List<List<byte[]>> types = new ArrayList<>();
         for (Reply k : rk.items.subList(0, Math.min(rk.items.size(), 200))) {
             types.add(List.of(b("TYPE"), k.data));
         }
         if (types.isEmpty()) {
-            return;
+            return true;
         }
         res = exchange(session, 0, types);
         report.harnessCommands += types.size();
         if (!stateReplies(seed, index, types, res)) {
-            return;
+            return false;
         }
         List<List<byte[]>> values = new ArrayList<>();
         for (int i = 0; i < types.size(); i++) {
@@ -670,9 +688,10 @@ final class Fuzzer implements AutoCloseable {
             res = exchange(session, 0, chunk);
             report.harnessCommands += chunk.size();
             if (!stateReplies(seed, index, chunk, res)) {
-                return;
+                return false;
             }
         }
+        return true;
     }
 
     /** @return whether every reply agreed (a difference is a STATE finding) */

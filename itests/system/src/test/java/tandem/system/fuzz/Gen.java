@@ -26,7 +26,8 @@ import tandem.system.fuzz.Step.Segment;
  * scores. The stream of steps is a function of the seed and the catalogue only.
  *
  * <p>What it never sends: commands that stop, reconfigure or re-role a node ({@link #DENIED}); a {@code HELLO} that
- * switches to the other protocol than the run's; {@code SELECT} of a database other than 0; expiries that fall due during a run
+ * switches to the other protocol than the run's; a database beyond 3 (SELECT, MOVE, COPY … DB, SWAPDB work in 0 to 3, whose
+ * keyspaces the episode's end compares); expiries that fall due during a run
  * (relative ones are hours or more ahead, or already past); {@code CONFIG SET} of anything but harmless values;
  * {@code WAIT} that could block; {@code QUIT} other than at the end of a batch; a {@code WATCH} whose keys could be
  * touched by a write that changes nothing (Tandem's documented over-abort); an {@code SPOP} whose effect depends on
@@ -436,8 +437,10 @@ final class Gen {
             case "ping" -> r.nextBoolean() ? args("PING") : r.nextInt(5) == 0 ? args("PING", value(), value())
                     : args("PING", value());
             case "echo" -> r.nextInt(10) == 0 ? args("ECHO") : args("ECHO", value());
-            case "select" -> args("SELECT", b(pick(new String[] {"0", "0", "0", "16", "-1", "abc", "99999999999",
-                    "", "00", "0x0", "2147483648"})));
+            case "select" -> args("SELECT", b(pick(new String[] {"0", "0", "0", "1", "2", "3", "16", "-1", "abc",
+                "99999999999", "", "00", "0x0", "2147483648"})));
+            case "move" -> args("MOVE", key(), database());
+            case "swapdb" -> args("SWAPDB", database(), database());
             case "hello" -> hello();
             case "auth" -> auth();
             case "exec", "discard", "unwatch" -> args(name.toUpperCase(Locale.ROOT));
@@ -829,9 +832,15 @@ final class Gen {
             c.add(b("REPLACE"));
         }
         if (r.nextInt(5) == 0) {
-            c.addAll(args("DB", b(pick(new String[] {"0", "16", "abc", "-1", "99999999999"}))));
+            c.addAll(args("DB", database()));
         }
         return c;
+    }
+
+    /** A database argument: mostly 0 to 3, the databases compared at an episode's end; sometimes out of range. */
+    private byte[] database() {
+        return b(r.nextInt(6) == 0 ? pick(new String[] {"16", "-1", "abc", "99999999999", "2147483648", ""})
+                : Integer.toString(r.nextInt(4)));
     }
 
     private List<byte[]> hset(String name) {

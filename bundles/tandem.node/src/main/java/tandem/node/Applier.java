@@ -209,6 +209,7 @@ final class Applier {
         int mark = c.front.replyMark();
         if (failure == null) {
             // not through guarded(...): the hottest apply allocates no lambda
+            long writer = relay.writer(c.front.id()); // NOLOOP: a tracking client is not told of its own writes
             try {
                 Keyspace k = services.keyspace();
                 if (p.command() != null) {
@@ -225,6 +226,8 @@ final class Applier {
             } catch (RuntimeException | Error e) {
                 failed(p.sequence(), p.command() != null ? p.command().toString().toUpperCase(Locale.ROOT)
                         : "MULTI … EXEC", e);
+            } finally {
+                relay.writer(writer);
             }
         }
         c.front.resetReply(mark);

@@ -15,6 +15,15 @@ final class EventRelay implements KeyspaceEvents {
     private volatile PubSub to;
     /** True while a journal is replayed; the logic thread's alone. */
     private boolean muted;
+    /** The id of the client whose write applies now, 0 for none; the logic thread's alone. */
+    private long writer;
+
+    /** The write of client {@code id} (0: none) applies from now on; returns the previous writer. */
+    long writer(long id) {
+        long was = writer;
+        writer = id;
+        return was;
+    }
 
     void to(PubSub next) {
         to = next;
@@ -41,7 +50,7 @@ final class EventRelay implements KeyspaceEvents {
     public void event(int type, String event, int db, byte[] key) {
         PubSub p = to;
         if (p != null && !muted) {
-            p.keyspaceEvent(type, event, db, key);
+            p.keyspaceEvent(type, event, db, key, writer);
         }
     }
 }

@@ -395,8 +395,8 @@ class NodeCoreTest {
         }
 
         @Override
-        public void keyspaceEvent(int type, String event, int db, byte[] key) {
-            events.add(event + " " + new String(key, StandardCharsets.ISO_8859_1));
+        public void keyspaceEvent(int type, String event, int db, byte[] key, long writer) {
+            events.add(event + " " + new String(key, StandardCharsets.ISO_8859_1) + (writer == 0 ? "" : " by client"));
         }
     }
 
@@ -418,7 +418,7 @@ class NodeCoreTest {
         core.follow(null); // promoted: its own writes apply live too
         c.send("SET", "p", "v");
         c.awaitReplies("$1\r\nv\r\n+OK\r\n");
-        assertThat(subscribers.events).containsExactly("set new", "set p");
+        assertThat(subscribers.events).as("a client's write names it").containsExactly("set new", "set p by client");
     }
 
     @Test

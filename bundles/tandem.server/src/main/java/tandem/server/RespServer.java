@@ -252,6 +252,10 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         this.channelClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         this.config.onMonitoringChange(this::monitoring);
+        pubsub.tracking(new tandem.server.pubsub.Tracking(id -> {
+            Connection c = connections.get(id);
+            return c == null ? null : c.session().trackingTarget();
+        }));
         this.config.onCommit(this::fromConfig);
         fromConfig();
         monitor(config);
@@ -596,8 +600,8 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     }
 
     @Override
-    public void keyspaceEvent(int type, String event, int db, byte[] key) {
-        pubsub.keyspaceEvent(type, event, db, key);
+    public void keyspaceEvent(int type, String event, int db, byte[] key, long writer) {
+        pubsub.keyspaceEvent(type, event, db, key, writer);
     }
 
     @Override

@@ -82,13 +82,13 @@ class PubSubConnectionTest {
         a.expect("PSUBSCRIBE __key*__:*\r\n", confirm("psubscribe", "__key*__:*", 1));
         registry.keyspaceEvents(KeyspaceEvents.KEYSPACE | KeyspaceEvents.KEYEVENT | KeyspaceEvents.STRING);
         assertThat(registry.keyspaceEventClasses()).isEqualTo(0x0B);
-        registry.keyspaceEvent(KeyspaceEvents.STRING, "set", 0, bytes("k"));
-        registry.keyspaceEvent(KeyspaceEvents.GENERIC, "del", 0, bytes("k")); // not a class asked for
+        registry.keyspaceEvent(KeyspaceEvents.STRING, "set", 0, bytes("k"), 0);
+        registry.keyspaceEvent(KeyspaceEvents.GENERIC, "del", 0, bytes("k"), 0); // not a class asked for
         assertThat(a.take()).isEqualTo("*4\r\n$8\r\npmessage\r\n$10\r\n__key*__:*\r\n$16\r\n__keyspace@0__:k\r\n"
                 + "$3\r\nset\r\n*4\r\n$8\r\npmessage\r\n$10\r\n__key*__:*\r\n$18\r\n__keyevent@0__:set\r\n"
                 + "$1\r\nk\r\n");
         registry.keyspaceEvents(KeyspaceEvents.KEYEVENT | KeyspaceEvents.GENERIC);
-        registry.keyspaceEvent(KeyspaceEvents.GENERIC, "del", 3, bytes("k"));
+        registry.keyspaceEvent(KeyspaceEvents.GENERIC, "del", 3, bytes("k"), 0);
         assertThat(a.take()).isEqualTo("*4\r\n$8\r\npmessage\r\n$10\r\n__key*__:*\r\n$18\r\n__keyevent@3__:del\r\n"
                 + "$1\r\nk\r\n");
         registry.keyspaceEvents(KeyspaceEvents.GENERIC | KeyspaceEvents.STRING); // neither K nor E: nothing at all

@@ -627,6 +627,7 @@ final class KeyCommands {
         } else {
             deleteAll(tx);
         }
+        tx.event(KeyspaceEvents.FLUSHED, "flush", new byte[0]);
         r.simple("OK");
     }
 

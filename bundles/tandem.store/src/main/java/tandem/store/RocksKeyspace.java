@@ -362,6 +362,8 @@ final class RocksKeyspace implements AutoCloseable {
             for (Database d : flushed) {
                 d.cleared();
             }
+            tx.select(Math.max(index, 0));
+            tx.event(KeyspaceEvents.FLUSHED, "flush", new byte[0]);
             batch.put(meta, APPLIED, meta(sequence));
             db.write(writeOptions, batch);
         } catch (RocksDBException e) {
@@ -369,6 +371,7 @@ final class RocksKeyspace implements AutoCloseable {
         }
         appliedSequence = sequence;
         rounds.writtenUpTo(sequence);
+        raiseEvents();
         reply.simple("OK");
     }
 

@@ -124,4 +124,20 @@ class KeyspaceEventsTest {
             assertThat(r.seen).containsExactly("keymiss nope", "sunionstore d", "keymiss nope", "del d");
         }
     }
+
+    @Test
+    void aFlushRaisesFlushedForClientSideCachingAloneOrInATransaction() {
+        try (Harness h = new Harness(dir)) {
+            Recorder r = new Recorder();
+            h.run("set k v");
+            h.ks.events(r);
+            h.run("flushall");
+            h.db = 4;
+            h.transaction("set k v", "flushdb");
+            assertThat(r.seen).containsExactly("flush ", "new k db4", "set k db4", "flush  db4");
+            r.classes = KeyspaceEvents.KEYSPACE | KeyspaceEvents.KEYEVENT | KeyspaceEvents.GENERIC;
+            h.run("flushdb");
+            assertThat(r.seen).as("a class of its own").hasSize(4);
+        }
+    }
 }

@@ -3,6 +3,7 @@ package tandem.system;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +17,7 @@ import redis.clients.jedis.Jedis;
 import tandem.testsupport.Await;
 
 /**
- * {@code SAVE}, {@code BGSAVE} and {@code LASTSAVE} on a node: each keeps one consistent copy of the store in
+ * {@code SAVE}, {@code BGSAVE}, {@code BGREWRITEAOF} and {@code LASTSAVE} on a node: each keeps one consistent copy of the store in
  * {@code data/checkpoint/saved} (its {@code SAVED} file names the applied sequence it holds), {@code LASTSAVE} and
  * {@code INFO persistence} follow, and the writes go on meanwhile.
  */
@@ -64,6 +65,20 @@ class SaveSystemTest {
             assertThat(seq2).as("the second copy holds the write after the first").isGreaterThan(seq1);
             try (var files = Files.list(saved.getParent())) {
                 assertThat(files.map(p -> p.getFileName().toString())).containsExactly("saved");
+            }
+            // the journal is Tandem's AOF: a rewrite is the same copy
+            jedis.set("s:after-rewrite", "v");
+            assertThat(jedis.bgrewriteaof()).isEqualTo("Background append only file rewriting started");
+            Await.until("the rewrite's copy ends", Duration.ofSeconds(30), () -> {
+                try (Jedis j = new Jedis("127.0.0.1", node.port(), 5000)) {
+                    return j.info("persistence").contains("rdb_saves:3");
+                }
+            });
+            long seq3 = Long.parseLong(Files.readString(saved.resolve("SAVED"))
+                    .replaceAll("(?s)applied_sequence=(\\d+).*", "$1"));
+            assertThat(seq3).isGreaterThan(seq2);
+            try (Socket s = RespSockets.connect(node.port())) {
+                assertThat(RespSockets.exchange(s, "SYNC\r\n", 1)).startsWith("-ERR SYNC is not supported by Tandem");
             }
         }
     }

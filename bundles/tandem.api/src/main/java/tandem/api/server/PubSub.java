@@ -44,11 +44,13 @@ public interface PubSub {
     }
 
     /**
-     * Publishes one keyspace notification, as {@code notify-keyspace-events} selects: to
-     * {@code __keyspace@<db>__:<key>} (message: the event) and {@code __keyevent@<db>__:<event>} (message: the key).
+     * One keyspace event: published as {@code notify-keyspace-events} selects, to {@code __keyspace@<db>__:<key>}
+     * (message: the event) and {@code __keyevent@<db>__:<event>} (message: the key); and, as a modified key, an
+     * invalidation for the clients that track it ({@code CLIENT TRACKING}).
      *
+     * @param writer the id of the client whose command raised it, 0 for none (a replicated write, a Tick)
      * @since 1.7
      */
-    default void keyspaceEvent(int type, String event, int db, byte[] key) {
+    default void keyspaceEvent(int type, String event, int db, byte[] key, long writer) {
     }
 }

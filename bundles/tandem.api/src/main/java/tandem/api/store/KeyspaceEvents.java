@@ -43,6 +43,11 @@ public interface KeyspaceEvents {
     int MODULE = 1 << 13;
     /** {@code n}: a key created. */
     int NEW = 1 << 14;
+    /**
+     * Tandem's, never published: a database was emptied ({@code FLUSHDB}, {@code FLUSHALL}); the key is empty. For
+     * client-side caching, which tells every tracking client.
+     */
+    int FLUSHED = 1 << 16;
 
     /**
      * @return the event classes wanted now (the bits above, or 0 for none); asked on the logic thread before each

@@ -54,6 +54,17 @@ public final class ClientSession {
         return db;
     }
 
+    private volatile tandem.server.pubsub.Tracking.Target trackingTarget;
+
+    /** @return where this connection's invalidations of client-side caching go, or null */
+    public tandem.server.pubsub.Tracking.Target trackingTarget() {
+        return trackingTarget;
+    }
+
+    public void trackingTarget(tandem.server.pubsub.Tracking.Target target) {
+        this.trackingTarget = target;
+    }
+
     public void db(int index) {
         this.db = index;
     }

@@ -98,7 +98,7 @@ public final class CommandTable {
     }
 
     /** Redis' commands flagged {@code no-multi} that Tandem has. */
-    private static final java.util.Set<String> NO_MULTI = java.util.Set.of("shutdown", "psync", "save");
+    private static final java.util.Set<String> NO_MULTI = java.util.Set.of("shutdown", "psync", "save", "sync");
     /**
      * The commands Tandem does not queue inside {@code MULTI} although Redis does: they change the connection's
      * subscriptions, or wait for replication, whose work the node core does not run at {@code EXEC}.

@@ -21,6 +21,7 @@ public final class Commands {
     private static final List<String> CONN = List.of("noscript", "loading", "stale", "fast");
     private static final List<String> CONN_SLOW = List.of("noscript", "loading", "stale");
     private static final List<String> ADMIN = List.of("admin", "noscript", "loading", "stale");
+    private static final List<String> CONN_FRESH = List.of("noscript", "loading");
     private static final List<String> CONFIG_HELP = List.of(
             "GET <pattern>",
             "    Return parameters matching the glob-like <pattern> and their values.",
@@ -63,6 +64,16 @@ public final class Commands {
         client.put("unblock", sub("client", "unblock", -3, ADMIN, "connection", "5.0.0",
                 "Unblocks a client blocked by a blocking command from a different connection.",
                 Commands::clientUnblock));
+        client.put("tracking", sub("client", "tracking", -3, CONN_FRESH, "connection", "6.0.0",
+                "Enable or disable server assisted client side caching support", Commands::clientTracking));
+        client.put("caching", sub("client", "caching", 3, CONN_FRESH, "connection", "6.0.0",
+                "Instruct the server about tracking or not keys in the next request", Commands::clientCaching));
+        client.put("getredir", sub("client", "getredir", 2, CONN_FRESH, "connection", "6.0.0",
+                "Get tracking notifications redirection client ID if any",
+                (c, a) -> c.reply().integer(tracking(c).redirect(c.session().id()))));
+        client.put("trackinginfo", sub("client", "trackinginfo", 2, CONN_FRESH, "connection", "6.2.0",
+                "Return information about server assisted client side caching for the current connection",
+                Commands::clientTrackingInfo));
         client.put("help", sub("client", "help", 2, CONN_SLOW, "connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CLIENT", client)));
 
@@ -152,6 +163,13 @@ public final class Commands {
                 .add("bgsave", -1, List.of("admin", "noscript", "no_async_loading"),
                         List.of("admin", "slow", "dangerous"), "server", "1.0.0",
                         "Asynchronously saves the database(s) to disk.", Commands::bgsave)
+                .add("bgrewriteaof", 1, List.of("admin", "noscript", "no_async_loading"),
+                        List.of("admin", "slow", "dangerous"), "server", "1.0.0",
+                        "Asynchronously rewrite the append-only file", Commands::bgrewriteaof)
+                .add("sync", 1, List.of("admin", "noscript", "no_async_loading", "no_multi"),
+                        List.of("admin", "slow", "dangerous"), "server", "1.0.0",
+                        "Internal command used for replication", (c, a) -> c.reply().error("ERR SYNC is not "
+                                + "supported by Tandem: a replica syncs with PSYNC (docs/psync-protocol.md)"))
                 .add("lastsave", 1, List.of("loading", "stale", "fast"), List.of("fast", "dangerous"),
                         "server", "1.0.0", "Returns the Unix timestamp of the last successful save to disk.",
                         (c, a) -> c.reply().integer(c.server().saves() == null ? 0 : c.server().saves().lastSave()))
@@ -312,6 +330,17 @@ public final class Commands {
             return;
         }
         CommandContext.replyLine(c.reply(), saves.bgsave(checkpoints, schedule));
+    }
+
+    /** {@code BGREWRITEAOF}: a checkpoint, as {@code BGSAVE} cuts (see {@link Saves#bgrewriteaof}). */
+    private static void bgrewriteaof(CommandContext c, byte[][] a) {
+        tandem.api.checkpoint.Checkpoints checkpoints = c.server().checkpoints();
+        Saves saves = c.server().saves();
+        if (checkpoints == null || saves == null) {
+            c.reply().error(NO_CHECKPOINTS);
+            return;
+        }
+        CommandContext.replyLine(c.reply(), saves.bgrewriteaof(checkpoints));
     }
 
     private static final String NO_CHECKPOINTS = "ERR the checkpoint bundle (tandem.checkpoint) is not active: "
@@ -576,6 +605,103 @@ public final class Commands {
             }
         }
         c.reply().integer(c.server().unblock(id, error) ? 1 : 0);
+    }
+
+    private static tandem.server.pubsub.Tracking tracking(CommandContext c) {
+        tandem.server.pubsub.PubSubRegistry registry = c.server().pubsub();
+        return registry == null ? NO_TRACKING : registry.tracking();
+    }
+
+    /** A server without a registry (tests of the table alone): nobody tracks, and nobody can. */
+    private static final tandem.server.pubsub.Tracking NO_TRACKING = new tandem.server.pubsub.Tracking(id -> null);
+
+    /**
+     * {@code CLIENT TRACKING ON|OFF [REDIRECT id] [PREFIX p ...] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]}: the options are
+     * parsed first, in Redis's order, then checked against each other and the connection's current mode.
+     */
+    private static void clientTracking(CommandContext c, byte[][] a) {
+        long redirect = 0;
+        boolean bcast = false;
+        boolean optin = false;
+        boolean optout = false;
+        boolean noloop = false;
+        List<byte[]> prefixes = new ArrayList<>();
+        for (int j = 3; j < a.length; j++) {
+            boolean more = j < a.length - 1;
+            if (is(a[j], "redirect") && more) {
+                j++;
+                if (redirect != 0) {
+                    c.reply().error("ERR A client can only redirect to a single other client");
+                    return;
+                }
+                try {
+                    redirect = String2ll.parse(a[j]);
+                } catch (NumberFormatException e) {
+                    c.reply().error("ERR value is not an integer or out of range");
+                    return;
+                }
+                long target = redirect;
+                if (c.server().clients().stream().noneMatch(info -> info.id() == target)) {
+                    c.reply().error("ERR The client ID you want redirect to does not exist");
+                    return;
+                }
+            } else if (is(a[j], "bcast")) {
+                bcast = true;
+            } else if (is(a[j], "optin")) {
+                optin = true;
+            } else if (is(a[j], "optout")) {
+                optout = true;
+            } else if (is(a[j], "noloop")) {
+                noloop = true;
+            } else if (is(a[j], "prefix") && more) {
+                prefixes.add(a[++j]);
+            } else {
+                c.reply().error("ERR syntax error");
+                return;
+            }
+        }
+        tandem.server.pubsub.Tracking tracking = tracking(c);
+        if (is(a[2], "on")) {
+            String refused = tracking.on(c.session().id(), redirect, bcast, optin, optout, noloop, prefixes);
+            if (refused != null) {
+                c.reply().error(refused);
+                return;
+            }
+        } else if (is(a[2], "off")) {
+            tracking.off(c.session().id());
+        } else {
+            c.reply().error("ERR syntax error");
+            return;
+        }
+        c.reply().ok();
+    }
+
+    /** {@code CLIENT CACHING YES|NO}: for the next command, in OPTIN or OPTOUT mode. */
+    private static void clientCaching(CommandContext c, byte[][] a) {
+        boolean yes = is(a[2], "yes");
+        if (!yes && !is(a[2], "no")) {
+            String refused = tracking(c).cachingRefusal(c.session().id()); // the mode is checked first, as Redis
+            c.reply().error(refused != null ? refused : "ERR syntax error");
+            return;
+        }
+        String refused = tracking(c).caching(c.session().id(), yes);
+        if (refused != null) {
+            c.reply().error(refused);
+        } else {
+            c.reply().ok();
+        }
+    }
+
+    /** {@code CLIENT TRACKINGINFO}: a map of flags (a set), redirect and prefixes. */
+    private static void clientTrackingInfo(CommandContext c, byte[][] a) {
+        tandem.server.pubsub.Tracking.Info info = tracking(c).info(c.session().id());
+        RespWriter r = c.reply();
+        r.map(3);
+        r.bulk("flags").set(info.flags().size());
+        info.flags().forEach(r::bulk);
+        r.bulk("redirect").integer(info.redirect());
+        r.bulk("prefixes").array(info.prefixes().size());
+        info.prefixes().forEach(r::bulk);
     }
 
     private static void clientNoEvict(CommandContext c, byte[][] a) {

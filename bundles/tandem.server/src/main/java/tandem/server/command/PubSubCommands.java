@@ -144,11 +144,14 @@ final class PubSubCommands {
 
     /**
      * {@code RESET}: the connection as it was when it connected, as far as the front end keeps it: no subscription,
-     * no name, database 0, RESP2, and authenticated only when no password is required. (What the node core keeps, a
+     * no name, no tracking, database 0, RESP2, and authenticated only when no password is required. (What the node core keeps, a
      * transaction and watched keys, the node core discards before this runs.)
      */
     private static void reset(CommandContext c, byte[][] a) {
         subscriptions(c).clear();
+        if (c.server().pubsub() != null) {
+            c.server().pubsub().tracking().off(c.session().id()); // RESET ends client-side caching too
+        }
         c.session().name(null);
         c.session().db(0);
         c.session().authenticated(c.server().requirePass() == null);

@@ -47,6 +47,21 @@ public final class Saves implements AutoCloseable {
     }
 
     /**
+     * {@code BGREWRITEAOF}: the journal is Tandem's append-only file, and a rewritten one is the state without its
+     * history, which a checkpoint is: the same copy as {@code BGSAVE}, scheduled behind one that runs.
+     *
+     * @return the reply line
+     */
+    public synchronized String bgrewriteaof(Checkpoints checkpoints) {
+        if (running) {
+            scheduled = true;
+            return "+Background append only file rewriting scheduled";
+        }
+        bgsave(checkpoints, false);
+        return "+Background append only file rewriting started";
+    }
+
+    /**
      * {@code BGSAVE [SCHEDULE]}: starts the copy on its own thread.
      *
      * @return the reply line

@@ -31,7 +31,7 @@ public final class Connection implements CommandContext, NodeClient {
     private final RespWriter writer = new RespWriter();
     private ByteBuf out;
     private boolean closeAfterReply;
-    /** The connection as publishers see it, from its first subscription on; its event loop's. */
+    /** The connection as publishers see it, from its first subscription (or invalidation) on. */
     private Subscriber subscriber;
     /**
      * The connection's Pub/Sub commands handed to the node core and not yet run: while there are, whether a keyspace
@@ -87,6 +87,32 @@ public final class Connection implements CommandContext, NodeClient {
         if (monitor != null) {
             writer.errorSink(monitor::error);
         }
+        session.trackingTarget(new tandem.server.pubsub.Tracking.Target() {
+            @Override
+            public boolean push(ByteBuf frame) {
+                Subscriber s = subscriber();
+                return s != null && s.push(frame);
+            }
+
+            @Override
+            public int protocol() {
+                return writer.protocol();
+            }
+
+            @Override
+            public boolean subscribed() {
+                return session.subscriptions().active();
+            }
+        });
+    }
+
+    /** The connection as publishers see it, made at its first use; null without a registry. Any thread. */
+    private synchronized Subscriber subscriber() {
+        if (subscriber == null && server != null && server.pubsub() != null) {
+            subscriber = new Subscriber(channel, "id=" + session.id() + " addr=" + session.remoteAddress(),
+                    server.pubsub(), writer::protocol);
+        }
+        return subscriber;
     }
 
     /** Connects this connection to the node core: its requests go to {@code session}. */
@@ -186,9 +212,42 @@ public final class Connection implements CommandContext, NodeClient {
     @Override
     public void released(tandem.api.store.Command command) {
         frontend.released(this, command.args());
+        tandem.server.pubsub.Tracking tracking = server == null || server.pubsub() == null ? null
+                : server.pubsub().tracking();
+        if (tracking != null && tracking.active()) {
+            // on the logic thread, right after the command ran: no write comes between the read and this
+            tracking.ran(session.id(), readKeys(command), command.isFrontend() && command.name().equals("client")
+                    && command.args().length > 1 && new String(command.args()[1], java.nio.charset.StandardCharsets.ISO_8859_1)
+                            .equalsIgnoreCase("caching"));
+        }
         if (NodeSink.changesSubscriptions(command) && pubsubInFlight.decrementAndGet() == 0 && holding) {
             eventLoop().execute(resume);
         }
+    }
+
+    /**
+     * The keys a read command names, for client-side caching ({@code getKeysFromCommand}): by its key positions;
+     * every argument of one whose keys move (a few names taken for keys cost an invalidation each, never a stale
+     * cache); null for a write or a command without keys.
+     */
+    static java.util.List<byte[]> readKeys(tandem.api.store.Command command) {
+        tandem.api.store.CommandDescriptor d = command.descriptor();
+        if (d == null || d.write()) {
+            return null;
+        }
+        byte[][] args = command.args();
+        java.util.List<byte[]> keys = new java.util.ArrayList<>();
+        if (d.flags().contains("movablekeys")) {
+            for (int i = 1; i < args.length; i++) {
+                keys.add(args[i]);
+            }
+        } else if (d.firstKey() > 0) {
+            int last = d.lastKey() < 0 ? args.length + d.lastKey() : d.lastKey();
+            for (int i = d.firstKey(); i <= last && i < args.length; i += Math.max(1, d.keyStep())) {
+                keys.add(args[i]);
+            }
+        }
+        return keys.isEmpty() ? null : keys;
     }
 
     @Override
@@ -244,12 +303,8 @@ public final class Connection implements CommandContext, NodeClient {
             return;
         }
         if (changes != null && !close && server.pubsub() != null) {
-            if (subscriber == null) {
-                subscriber = new Subscriber(channel, "id=" + session.id() + " addr=" + session.remoteAddress(),
-                        server.pubsub(), writer::protocol);
-            }
             // before the confirmations are written, on this loop: nothing written to the channel comes between
-            server.pubsub().apply(subscriber, changes);
+            server.pubsub().apply(subscriber(), changes);
         }
         if (close) {
             channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE);
@@ -262,8 +317,15 @@ public final class Connection implements CommandContext, NodeClient {
 
     /** The channel closed: its subscriptions end. On its event loop. */
     public void closed() {
-        if (subscriber != null && server.pubsub() != null) {
-            server.pubsub().closed(subscriber);
+        Subscriber s;
+        synchronized (this) {
+            s = subscriber;
+        }
+        if (server != null && server.pubsub() != null) {
+            server.pubsub().tracking().closed(session.id());
+            if (s != null) {
+                server.pubsub().closed(s);
+            }
         }
     }
 

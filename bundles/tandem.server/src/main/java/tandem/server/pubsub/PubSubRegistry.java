@@ -32,6 +32,7 @@ public final class PubSubRegistry implements PubSub {
     private volatile OutputLimit limit = OutputLimit.PUBSUB_DEFAULT;
     /** The keyspace notification classes, {@code NOTIFY_*} bits; 0: none. */
     private volatile int keyspaceEvents;
+    private volatile Tracking tracking = new Tracking(id -> null);
     private final Monitors monitors = new Monitors();
 
     public PubSubRegistry() {
@@ -55,16 +56,42 @@ public final class PubSubRegistry implements PubSub {
         keyspaceEvents = classes;
     }
 
+    /** The events client-side caching needs: every modification, a flush. */
+    private static final int MODIFICATIONS = KeyspaceEvents.GENERIC | KeyspaceEvents.STRING | KeyspaceEvents.LIST
+            | KeyspaceEvents.SET | KeyspaceEvents.HASH | KeyspaceEvents.ZSET | KeyspaceEvents.EXPIRED
+            | KeyspaceEvents.FLUSHED;
+
+    /** The clients that track keys ({@code CLIENT TRACKING}). */
+    public Tracking tracking() {
+        return tracking;
+    }
+
+    /** Sets where tracking clients are found (the server's connections). */
+    public void tracking(Tracking next) {
+        tracking = next;
+    }
+
     @Override
     public int keyspaceEventClasses() {
         int classes = keyspaceEvents;
         // notifyKeyspaceEvent publishes only to the K and E channels: without either, nothing is raised at all
-        return (classes & (KeyspaceEvents.KEYSPACE | KeyspaceEvents.KEYEVENT)) == 0 ? 0 : classes;
+        int published = (classes & (KeyspaceEvents.KEYSPACE | KeyspaceEvents.KEYEVENT)) == 0 ? 0 : classes;
+        return tracking.active() ? published | MODIFICATIONS : published;
     }
 
-    /** {@code notifyKeyspaceEvent}: {@code __keyspace@<db>__:<key>} first, then {@code __keyevent@<db>__:<event>}. */
+    /**
+     * {@code notifyKeyspaceEvent}: {@code __keyspace@<db>__:<key>} first, then {@code __keyevent@<db>__:<event>};
+     * and the invalidations of the clients that track the key ({@code signalModifiedKey}).
+     */
     @Override
-    public void keyspaceEvent(int type, String event, int db, byte[] key) {
+    public void keyspaceEvent(int type, String event, int db, byte[] key, long writer) {
+        if (type == KeyspaceEvents.FLUSHED) {
+            tracking.flushed();
+            return;
+        }
+        if ((type & MODIFICATIONS) != 0) {
+            tracking.modified(key, writer);
+        }
         int classes = keyspaceEvents;
         if ((classes & type) == 0) {
             return;

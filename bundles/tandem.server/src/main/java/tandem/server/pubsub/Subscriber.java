@@ -113,6 +113,16 @@ public final class Subscriber {
         return true;
     }
 
+    /**
+     * Queues a frame written as it is, whatever the subscriptions (an invalidation of client-side caching); any
+     * thread. The frame is retained, not released.
+     *
+     * @return false when the subscriber is closed
+     */
+    public boolean push(ByteBuf frame) {
+        return offer(new Delivery(null, null, frame));
+    }
+
     /** Writes what the mailbox holds, for the subscriptions still in effect; on the event loop. */
     void drain() {
         ArrayDeque<Delivery> batch;

@@ -117,7 +117,8 @@ final class Compare {
             case SCAN_UNION, CONFIG_SET_RANGE -> redis.equals(tandem);
             case RANDOM, INFO, CLIENT, CLIENT_ID, WAIT, OBJECT, MEMORY -> type(redis).equals(type(tandem));
             case RANDOM_FIELD -> type(redis).equals(type(tandem))
-                    && (!redis.isArray() || redis.items.size() == tandem.items.size());
+                    && (!redis.isArray() || redis.items.size() == tandem.items.size())
+                    && draw(cmd, redis) && draw(cmd, tandem) && wholeDraw(cmd, redis, tandem);
             case SORT_NOSORT -> redis.equals(tandem) || unsorted(Sort.of(cmd), redis, tandem);
             case TIME -> time(redis) && time(tandem);
             case HELLO -> masked(redis, Set.of("id", "version")).equals(masked(tandem, Set.of("id", "version")));
@@ -129,6 +130,82 @@ final class Compare {
                     && redis.items.get(0).equals(tandem.items.get(0));
         };
         return new Outcome(same, rule);
+    }
+
+    /**
+     * The count rules of a random draw ({@code HRANDFIELD}, {@code SRANDMEMBER}, {@code ZRANDMEMBER} with a count):
+     * a positive count draws distinct elements, a negative one exactly that many (repeats allowed) from a key that
+     * exists. An element is a
+     * member (or field) with its score (or value) when asked for: two replies in a flat RESP2 array, one pair in
+     * RESP3.
+     */
+    static boolean draw(List<byte[]> cmd, Reply r) {
+        Long count = drawCount(cmd);
+        if (count == null || !r.isArray()) {
+            return true;
+        }
+        List<Reply> names = drawNames(cmd, r);
+        if (count < 0) {
+            return names.size() == -count || names.isEmpty(); // empty: no such key
+        }
+        return names.size() <= count && new java.util.HashSet<>(names).size() == names.size();
+    }
+
+    /**
+     * A positive count that covers the whole collection (fewer elements came than asked for) draws all of it: the
+     * same elements from both servers, in any order.
+     */
+    static boolean wholeDraw(List<byte[]> cmd, Reply redis, Reply tandem) {
+        Long count = drawCount(cmd);
+        if (count == null || count <= 0 || !redis.isArray() || !tandem.isArray()) {
+            return true;
+        }
+        List<Reply> r = drawElements(cmd, redis);
+        if (r.size() >= count) {
+            return true; // a true draw: Redis's choice and Tandem's differ
+        }
+        List<Reply> t = drawElements(cmd, tandem);
+        Comparator<Reply> order = Comparator.comparing(Reply::bytes, Arrays::compare);
+        r.sort(order);
+        t.sort(order);
+        return r.equals(t);
+    }
+
+    /** The count argument of a draw, or null without one (or one that is no number: the reply is an error). */
+    private static Long drawCount(List<byte[]> cmd) {
+        if (cmd.size() < 3) {
+            return null;
+        }
+        try {
+            return Long.parseLong(new String(cmd.get(2), java.nio.charset.StandardCharsets.ISO_8859_1));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    private static boolean withPairs(List<byte[]> cmd) {
+        return cmd.size() > 3 && (new String(cmd.get(3), java.nio.charset.StandardCharsets.ISO_8859_1)
+                .equalsIgnoreCase("withscores") || new String(cmd.get(3), java.nio.charset.StandardCharsets.ISO_8859_1)
+                .equalsIgnoreCase("withvalues"));
+    }
+
+    /** The draw's elements, each a pair (as one reply) when asked for with scores or values. */
+    private static List<Reply> drawElements(List<byte[]> cmd, Reply r) {
+        List<Reply> out = new ArrayList<>();
+        boolean flatPairs = withPairs(cmd) && !r.items.isEmpty() && !r.items.get(0).isArray();
+        for (int i = 0; i < r.items.size(); i += flatPairs ? 2 : 1) {
+            out.add(flatPairs ? Reply.array(r.items.subList(i, Math.min(i + 2, r.items.size()))) : r.items.get(i));
+        }
+        return out;
+    }
+
+    /** The names drawn: the members or fields, without their scores or values. */
+    private static List<Reply> drawNames(List<byte[]> cmd, Reply r) {
+        List<Reply> out = new ArrayList<>();
+        for (Reply e : drawElements(cmd, r)) {
+            out.add(e.isArray() && !e.items.isEmpty() ? e.items.get(0) : e);
+        }
+        return out;
     }
 
     /** The reply type, and whether it is nil: what a shape-only rule compares. */

@@ -15,7 +15,9 @@ enum Rule {
     SCAN_UNION("`SCAN` cursors", "a SCAN/HSCAN/SSCAN/ZSCAN from cursor 0 iterated to its end on each server: the "
             + "sorted unions"),
     RANDOM("`RANDOMKEY`", "nil or not"),
-    RANDOM_FIELD("`HRANDFIELD`, `SRANDMEMBER`, `ZRANDMEMBER`", "nil or not; with a count, the number of elements"),
+    RANDOM_FIELD("`HRANDFIELD`, `SRANDMEMBER`, `ZRANDMEMBER`", "nil or not; with a count, the number of elements, "
+            + "distinct ones for a positive count and exactly |count| for a negative one, on both servers; a positive "
+            + "count that covers the collection, the same elements"),
     SORT_NOSORT("`SORT … BY nosort` of a set", "SORT/SORT_RO with a BY pattern without '*' and without STORE: "
             + "without LIMIT the elements sorted (in groups of the GET patterns), with LIMIT their number"),
     TIME("`TIME`, `INFO` values", "two integer bulk strings"),

@@ -96,6 +96,22 @@ class DatabasesSystemTest {
     }
 
     @Test
+    void aClientTrackingKeysOnAReplicaIsToldWhenThePrimaryWritesThem() throws IOException {
+        for (TandemNode replica : new TandemNode[] {journalReplica, psyncReplica}) {
+            try (Socket tracker = connect(replica.port()); Socket writer = connect(cluster.primary.port())) {
+                exchange(writer, "SELECT 10\r\nSET cached:k v1\r\n", 2);
+                Await.until("the replica holds the key", Duration.ofSeconds(30), () -> String.valueOf(
+                        TandemNode.tryExchange(replica.port(), "SELECT 10\r\nGET cached:k\r\n")).contains("v1"));
+                assertThat(exchange(tracker, "HELLO 3\r\nCLIENT TRACKING ON\r\nSELECT 10\r\nGET cached:k\r\n", 4))
+                        .endsWith("+OK\r\n+OK\r\n$2\r\nv1\r\n");
+                exchange(writer, "SET cached:k v2\r\n", 1);
+                assertThat(exchange(tracker, "", 1)).as("replica %d", replica.port())
+                        .isEqualTo(">2\r\n$10\r\ninvalidate\r\n*1\r\n$8\r\ncached:k\r\n");
+            }
+        }
+    }
+
+    @Test
     void aClientBlockedInADatabaseIsServedByAPushThereOnly() throws IOException {
         try (Socket blocked = connect(cluster.primary.port()); Socket writer = connect(cluster.primary.port())) {
             exchange(blocked, "SELECT 6\r\n", 1);

@@ -65,15 +65,15 @@ public final class Commands {
                 "Unblocks a client blocked by a blocking command from a different connection.",
                 Commands::clientUnblock));
         client.put("tracking", sub("client", "tracking", -3, CONN_FRESH, "connection", "6.0.0",
-                "Enable or disable server assisted client side caching support", Commands::clientTracking));
+                "Enable or disable server assisted client side caching support", TrackingCommands::tracking));
         client.put("caching", sub("client", "caching", 3, CONN_FRESH, "connection", "6.0.0",
-                "Instruct the server about tracking or not keys in the next request", Commands::clientCaching));
+                "Instruct the server about tracking or not keys in the next request", TrackingCommands::caching));
         client.put("getredir", sub("client", "getredir", 2, CONN_FRESH, "connection", "6.0.0",
                 "Get tracking notifications redirection client ID if any",
-                (c, a) -> c.reply().integer(tracking(c).redirect(c.session().id()))));
+                TrackingCommands::getredir));
         client.put("trackinginfo", sub("client", "trackinginfo", 2, CONN_FRESH, "connection", "6.2.0",
                 "Return information about server assisted client side caching for the current connection",
-                Commands::clientTrackingInfo));
+                TrackingCommands::trackingInfo));
         client.put("help", sub("client", "help", 2, CONN_SLOW, "connection", "5.0.0",
                 "Returns helpful text about the different subcommands.", (c, a) -> help(c, "CLIENT", client)));
 
@@ -605,103 +605,6 @@ public final class Commands {
             }
         }
         c.reply().integer(c.server().unblock(id, error) ? 1 : 0);
-    }
-
-    private static tandem.server.pubsub.Tracking tracking(CommandContext c) {
-        tandem.server.pubsub.PubSubRegistry registry = c.server().pubsub();
-        return registry == null ? NO_TRACKING : registry.tracking();
-    }
-
-    /** A server without a registry (tests of the table alone): nobody tracks, and nobody can. */
-    private static final tandem.server.pubsub.Tracking NO_TRACKING = new tandem.server.pubsub.Tracking(id -> null);
-
-    /**
-     * {@code CLIENT TRACKING ON|OFF [REDIRECT id] [PREFIX p ...] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]}: the options are
-     * parsed first, in Redis's order, then checked against each other and the connection's current mode.
-     */
-    private static void clientTracking(CommandContext c, byte[][] a) {
-        long redirect = 0;
-        boolean bcast = false;
-        boolean optin = false;
-        boolean optout = false;
-        boolean noloop = false;
-        List<byte[]> prefixes = new ArrayList<>();
-        for (int j = 3; j < a.length; j++) {
-            boolean more = j < a.length - 1;
-            if (is(a[j], "redirect") && more) {
-                j++;
-                if (redirect != 0) {
-                    c.reply().error("ERR A client can only redirect to a single other client");
-                    return;
-                }
-                try {
-                    redirect = String2ll.parse(a[j]);
-                } catch (NumberFormatException e) {
-                    c.reply().error("ERR value is not an integer or out of range");
-                    return;
-                }
-                long target = redirect;
-                if (c.server().clients().stream().noneMatch(info -> info.id() == target)) {
-                    c.reply().error("ERR The client ID you want redirect to does not exist");
-                    return;
-                }
-            } else if (is(a[j], "bcast")) {
-                bcast = true;
-            } else if (is(a[j], "optin")) {
-                optin = true;
-            } else if (is(a[j], "optout")) {
-                optout = true;
-            } else if (is(a[j], "noloop")) {
-                noloop = true;
-            } else if (is(a[j], "prefix") && more) {
-                prefixes.add(a[++j]);
-            } else {
-                c.reply().error("ERR syntax error");
-                return;
-            }
-        }
-        tandem.server.pubsub.Tracking tracking = tracking(c);
-        if (is(a[2], "on")) {
-            String refused = tracking.on(c.session().id(), redirect, bcast, optin, optout, noloop, prefixes);
-            if (refused != null) {
-                c.reply().error(refused);
-                return;
-            }
-        } else if (is(a[2], "off")) {
-            tracking.off(c.session().id());
-        } else {
-            c.reply().error("ERR syntax error");
-            return;
-        }
-        c.reply().ok();
-    }
-
-    /** {@code CLIENT CACHING YES|NO}: for the next command, in OPTIN or OPTOUT mode. */
-    private static void clientCaching(CommandContext c, byte[][] a) {
-        boolean yes = is(a[2], "yes");
-        if (!yes && !is(a[2], "no")) {
-            String refused = tracking(c).cachingRefusal(c.session().id()); // the mode is checked first, as Redis
-            c.reply().error(refused != null ? refused : "ERR syntax error");
-            return;
-        }
-        String refused = tracking(c).caching(c.session().id(), yes);
-        if (refused != null) {
-            c.reply().error(refused);
-        } else {
-            c.reply().ok();
-        }
-    }
-
-    /** {@code CLIENT TRACKINGINFO}: a map of flags (a set), redirect and prefixes. */
-    private static void clientTrackingInfo(CommandContext c, byte[][] a) {
-        tandem.server.pubsub.Tracking.Info info = tracking(c).info(c.session().id());
-        RespWriter r = c.reply();
-        r.map(3);
-        r.bulk("flags").set(info.flags().size());
-        info.flags().forEach(r::bulk);
-        r.bulk("redirect").integer(info.redirect());
-        r.bulk("prefixes").array(info.prefixes().size());
-        info.prefixes().forEach(r::bulk);
     }
 
     private static void clientNoEvict(CommandContext c, byte[][] a) {

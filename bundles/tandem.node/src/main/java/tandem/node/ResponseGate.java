@@ -60,15 +60,18 @@ public final class ResponseGate {
 
         @Override
         public void seed(long sequence) {
+            lastAckNanos = System.nanoTime(); // before acked: a reader that sees this slot engaged sees its time
             acked = sequence;
             inMemory = sequence;
             held(sequence);
-            lastAckNanos = System.nanoTime();
             changed();
         }
 
         @Override
         public void ack(long inMemorySequence, long ackedSequence) {
+            // Before acked: the quorum fence, on another thread, counted a first-engaged slot whose time was still 0
+            // as an acknowledgement 'forever ago' and refused writes for a moment.
+            lastAckNanos = System.nanoTime();
             if (ackedSequence > acked) {
                 acked = ackedSequence;
             }
@@ -76,7 +79,6 @@ public final class ResponseGate {
                 inMemory = inMemorySequence;
             }
             held(Math.max(inMemorySequence, ackedSequence));
-            lastAckNanos = System.nanoTime();
             changed();
         }
 

@@ -168,6 +168,11 @@ final class Commands {
                 "Rename a key, only if the new key does not exist", KeyCommands::renamenx);
         d("copy", -3, true, 1, 2, 1, List.of("write", "denyoom"), "generic", "6.2.0",
                 "Copy a key", KeyCommands::copy, KeyCommands::checkCopy);
+        d("dump", 2, false, 1, 1, 1, List.of("readonly"), "generic", "2.6.0",
+                "Return a serialized version of the value stored at the specified key.", DumpCommands::dump);
+        d("restore", -4, true, 1, 1, 1, List.of("write", "denyoom"), "generic", "2.6.0",
+                "Create a key using the provided serialized value, previously obtained using DUMP.",
+                DumpCommands::restore, (Parse) DumpCommands::checkRestore);
         d("move", 3, true, 1, 1, 1, List.of("write", "fast"), "generic", "1.0.0",
                 "Move a key to another database", KeyCommands::move, KeyCommands::checkMove);
         d("swapdb", 3, true, 0, 0, 0, List.of("write", "fast"), "server", "4.0.0",

@@ -1,0 +1,529 @@
+package tandem.store;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import tandem.store.Tx.Rec;
+
+/**
+ * The value format of {@code DUMP} and {@code RESTORE}: one object as Redis 7.0 writes it into an RDB file, then
+ * the RDB version and a CRC-64 ({@link Crc64}) of everything before it.
+ *
+ * <pre>
+ * [type u8][object …][RDB version u16 LE = 10][CRC-64 u64 LE]
+ * length:  00LLLLLL | 01LLLLLL LLLLLLLL (BE) | 0x80 u32 BE | 0x81 u64 BE
+ * string:  length bytes | 0xC0 i8 | 0xC1 i16 LE | 0xC2 i32 LE (an integer's text) | 0xC3 clen len lzf-data
+ * objects written:  0 string | 16 hash listpack | 4 hash: count, field, value… | 11 set intset | 2 set: count,
+ *                   member… | 17 zset listpack | 5 zset: count, (member, score f64 LE)… from the highest score |
+ *                   18 list: node count, (2, listpack)… as RPUSH would have filled the nodes
+ * objects also read: 1 list, 3 zset with text scores, 10 list ziplist, 12 zset ziplist, 13 hash ziplist,
+ *                   14 list of ziplists, 18 list with plain nodes (1, element)
+ * </pre>
+ *
+ * A string is written as Redis's {@code rdbSaveRawString} writes it: an integer of at most 11 characters that fits
+ * 32 bits in its integer form, one longer than 20 bytes LZF-compressed when that saves at least 4 bytes. The
+ * encoding of a collection follows the key's ({@code OBJECT ENCODING}), so that a payload is Redis's own where Redis's
+ * bytes depend on the value alone (strings, intsets, sorted sets, lists of one node); a hash or a hashtable set comes
+ * in Tandem's order (field bytes), Redis's in its own, and either side reads the other's.
+ *
+ * <p>Reading checks every byte as Redis's deep sanitization would and more: lengths within the payload, blobs
+ * valid, no duplicate, no empty collection, no NaN score, nothing after the object. A payload Redis would take only
+ * without sanitization is "Bad data format" here: no input stops a node.
+ */
+final class DumpPayload {
+
+    static final int RDB_VERSION = 10;
+    static final String VERSION_OR_CHECKSUM = "ERR DUMP payload version or checksum are wrong";
+    static final String BAD_FORMAT = "ERR Bad data format";
+
+    static final int STRING = 0;
+    static final int LIST = 1;
+    static final int SET = 2;
+    static final int ZSET = 3;
+    static final int HASH = 4;
+    static final int ZSET_2 = 5;
+    static final int LIST_ZIPLIST = 10;
+    static final int SET_INTSET = 11;
+    static final int ZSET_ZIPLIST = 12;
+    static final int HASH_ZIPLIST = 13;
+    static final int LIST_QUICKLIST = 14;
+    static final int STREAM_LISTPACKS = 15;
+    static final int HASH_LISTPACK = 16;
+    static final int ZSET_LISTPACK = 17;
+    static final int LIST_QUICKLIST_2 = 18;
+    static final int STREAM_LISTPACKS_2 = 19;
+
+    private static final int NODE_PLAIN = 1;
+    private static final int NODE_PACKED = 2;
+    /** quicklist's {@code SIZE_SAFETY_LIMIT} with {@code list-max-listpack-size -2}: a node's 8 kB. */
+    private static final int NODE_LIMIT = 8192;
+    /** quicklist's {@code SIZE_ESTIMATE_OVERHEAD}. */
+    private static final int NODE_OVERHEAD = 8;
+    /** {@code proto-max-bulk-len}: no decompressed string is longer. */
+    private static final long MAX_STRING = 512L * 1024 * 1024;
+
+    private DumpPayload() {
+    }
+
+    // ---------------------------------------------------------------- DUMP
+
+    /** The payload of the live key {@code key}, record {@code rec}. */
+    static byte[] dump(Tx tx, byte[] key, Rec rec) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        if (rec.isString()) {
+            out.write(STRING);
+            string(out, rec.value());
+        } else if (rec.isHash()) {
+            List<byte[][]> pairs = tx.fields(key);
+            if (ObjectCommands.encoding(rec).equals("listpack")) {
+                out.write(HASH_LISTPACK);
+                List<byte[]> flat = new ArrayList<>(pairs.size() * 2);
+                for (byte[][] p : pairs) {
+                    flat.add(p[0]);
+                    flat.add(p[1]);
+                }
+                string(out, Listpack.encode(flat));
+            } else {
+                out.write(HASH);
+                length(out, pairs.size());
+                for (byte[][] p : pairs) {
+                    string(out, p[0]);
+                    string(out, p[1]);
+                }
+            }
+        } else if (rec.isSet()) {
+            List<byte[]> members = Sets.members(tx, key);
+            if (Sets.encodingName(rec).equals("intset")) {
+                out.write(SET_INTSET);
+                string(out, Intset.encode(members));
+            } else {
+                out.write(SET);
+                length(out, members.size());
+                members.forEach(m -> string(out, m));
+            }
+        } else if (rec.isZset()) {
+            List<Zsets.Entry> entries = Zsets.all(tx, key);
+            if (!Zsets.skiplist(rec)) {
+                out.write(ZSET_LISTPACK);
+                List<byte[]> flat = new ArrayList<>(entries.size() * 2);
+                for (Zsets.Entry e : entries) {
+                    flat.add(e.member());
+                    flat.add(Doubles.formatListpack(e.score()));
+                }
+                string(out, Listpack.encode(flat));
+            } else {
+                out.write(ZSET_2);
+                length(out, entries.size());
+                for (int i = entries.size() - 1; i >= 0; i--) { // from the skiplist's tail, as Redis saves it
+                    string(out, entries.get(i).member());
+                    long bits = Double.doubleToRawLongBits(entries.get(i).score());
+                    for (int k = 0; k < 8; k++) {
+                        out.write((int) (bits >>> (8 * k)) & 0xff);
+                    }
+                }
+            }
+        } else {
+            out.write(LIST_QUICKLIST_2);
+            List<byte[][]> elements = tx.fields(key);
+            List<List<byte[]>> nodes = new ArrayList<>();
+            long nodeBytes = 0;
+            for (byte[][] e : elements) {
+                byte[] element = e[1];
+                if (nodes.isEmpty() || nodeBytes + element.length + NODE_OVERHEAD > NODE_LIMIT) {
+                    nodes.add(new ArrayList<>());
+                    nodeBytes = 7; // an empty listpack: header and end
+                }
+                nodes.get(nodes.size() - 1).add(element);
+                nodeBytes += Listpack.entrySize(element);
+            }
+            length(out, nodes.size());
+            for (List<byte[]> node : nodes) {
+                length(out, NODE_PACKED);
+                string(out, Listpack.encode(node));
+            }
+        }
+        out.write(RDB_VERSION & 0xff);
+        out.write(RDB_VERSION >> 8);
+        byte[] body = out.toByteArray();
+        long crc = Crc64.of(body, 0, body.length);
+        byte[] payload = new byte[body.length + 8];
+        System.arraycopy(body, 0, payload, 0, body.length);
+        for (int k = 0; k < 8; k++) {
+            payload[body.length + k] = (byte) (crc >>> (8 * k));
+        }
+        return payload;
+    }
+
+    /** {@code rdbSaveLen}. */
+    private static void length(ByteArrayOutputStream out, long n) {
+        if (n < 1 << 6) {
+            out.write((int) n);
+        } else if (n < 1 << 14) {
+            out.write((int) (n >> 8) | 0x40);
+            out.write((int) n & 0xff);
+        } else if (n <= 0xffffffffL) {
+            out.write(0x80);
+            for (int k = 3; k >= 0; k--) {
+                out.write((int) (n >>> (8 * k)) & 0xff);
+            }
+        } else {
+            out.write(0x81);
+            for (int k = 7; k >= 0; k--) {
+                out.write((int) (n >>> (8 * k)) & 0xff);
+            }
+        }
+    }
+
+    /** {@code rdbSaveRawString}: an integer's form, else LZF when it pays, else the bytes. */
+    private static void string(ByteArrayOutputStream out, byte[] s) {
+        if (s.length <= 11 && Numbers.isLong(s)) {
+            long v = Numbers.parseLong(s);
+            if (v >= -(1 << 7) && v <= (1 << 7) - 1) {
+                out.write(0xc0);
+                out.write((int) v & 0xff);
+                return;
+            }
+            if (v >= -(1 << 15) && v <= (1 << 15) - 1) {
+                out.write(0xc1);
+                out.write((int) v & 0xff);
+                out.write((int) (v >> 8) & 0xff);
+                return;
+            }
+            if (v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE) {
+                out.write(0xc2);
+                for (int k = 0; k < 4; k++) {
+                    out.write((int) (v >>> (8 * k)) & 0xff);
+                }
+                return;
+            }
+        }
+        if (s.length > 20) {
+            byte[] compressed = Lzf.compress(s, s.length - 4);
+            if (compressed != null) {
+                out.write(0xc3);
+                length(out, compressed.length);
+                length(out, s.length);
+                out.writeBytes(compressed);
+                return;
+            }
+        }
+        length(out, s.length);
+        out.writeBytes(s);
+    }
+
+    // ---------------------------------------------------------------- RESTORE
+
+    /**
+     * A value read from a payload, as RESTORE writes it: its type ({@link Tx#STRING}…), the string, or the elements
+     * (a list's in order, a set's members, a hash's fields and values alternating), or the sorted set's entries; and
+     * the encoding flags Redis's load would leave on it.
+     */
+    record Value(byte type, byte[] string, List<byte[]> elements, List<Zsets.Entry> entries, int flags) {
+    }
+
+    /**
+     * Reads {@code payload} as RESTORE does: the version and CRC, then the object.
+     *
+     * @throws CommandError {@link #VERSION_OR_CHECKSUM} or {@link #BAD_FORMAT}, as Redis answers
+     */
+    static Value restore(byte[] payload) {
+        if (payload.length < 10) {
+            throw new CommandError(VERSION_OR_CHECKSUM);
+        }
+        int footer = payload.length - 10;
+        int version = (payload[footer] & 0xff) | (payload[footer + 1] & 0xff) << 8;
+        long crc = Listpack.getLe(payload, footer + 2, 8);
+        if (version > RDB_VERSION || crc != Crc64.of(payload, 0, footer + 2)) {
+            throw new CommandError(VERSION_OR_CHECKSUM);
+        }
+        Reader in = new Reader(payload, footer);
+        try {
+            Value v = in.object();
+            if (in.p != footer) {
+                throw Reader.BAD;
+            }
+            return v;
+        } catch (Bad e) {
+            throw new CommandError(e.getMessage() == null ? BAD_FORMAT : BAD_FORMAT + ": " + e.getMessage());
+        }
+    }
+
+    /** A malformed payload, answered as {@link #BAD_FORMAT} (with a reason when Redis would have taken it). */
+    private static final class Bad extends RuntimeException {
+        Bad(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    private static final class Reader {
+        static final Bad BAD = new Bad(null);
+
+        final byte[] b;
+        final int end;
+        int p;
+
+        Reader(byte[] b, int end) {
+            this.b = b;
+            this.end = end;
+        }
+
+        int u8() {
+            if (p >= end) {
+                throw BAD;
+            }
+            return b[p++] & 0xff;
+        }
+
+        /** {@code rdbLoadLen}; an encoded string's marker is not a length. */
+        long length() {
+            int first = u8();
+            return switch (first >> 6) {
+                case 0 -> first & 0x3f;
+                case 1 -> ((first & 0x3f) << 8) | u8();
+                case 2 -> {
+                    int bytes = first == 0x80 ? 4 : first == 0x81 ? 8 : -1;
+                    if (bytes < 0) {
+                        throw BAD;
+                    }
+                    long n = 0;
+                    for (int k = 0; k < bytes; k++) {
+                        n = (n << 8) | u8();
+                    }
+                    yield n;
+                }
+                default -> throw BAD;
+            };
+        }
+
+        /** A length that must fit what is left of the payload (a count of elements each at least a byte long). */
+        int count() {
+            long n = length();
+            if (n < 0 || n > end - p) {
+                throw BAD;
+            }
+            return (int) n;
+        }
+
+        byte[] bytes(long n) {
+            if (n < 0 || n > end - p) {
+                throw BAD;
+            }
+            byte[] s = Listpack.slice(b, p, (int) n);
+            p += (int) n;
+            return s;
+        }
+
+        long le(int bytes) {
+            if (end - p < bytes) {
+                throw BAD;
+            }
+            long v = Listpack.getLe(b, p, bytes);
+            p += bytes;
+            return v;
+        }
+
+        /** {@code rdbGenericLoadStringObject}. */
+        byte[] string() {
+            if (p >= end) {
+                throw BAD;
+            }
+            int first = b[p] & 0xff;
+            if (first >> 6 != 3) {
+                return bytes(length());
+            }
+            p++;
+            switch (first & 0x3f) {
+                case 0 -> {
+                    return Numbers.bytes((byte) le(1));
+                }
+                case 1 -> {
+                    return Numbers.bytes((short) le(2));
+                }
+                case 2 -> {
+                    return Numbers.bytes((int) le(4));
+                }
+                case 3 -> {
+                    long clen = length();
+                    long len = length();
+                    // LZF yields at most 264 bytes for 3 of input: a longer claim is a lie, refused before allocating
+                    if (clen > end - p || len > MAX_STRING || len > 88 * clen + 32) {
+                        throw BAD;
+                    }
+                    byte[] out = Lzf.decompress(b, p, p + (int) clen, (int) len);
+                    if (out == null) {
+                        throw BAD;
+                    }
+                    p += (int) clen;
+                    return out;
+                }
+                default -> throw BAD;
+            }
+        }
+
+        double binaryDouble() {
+            return Double.longBitsToDouble(le(8));
+        }
+
+        /** {@code rdbLoadDoubleValue}: a length byte (253 NaN, 254 +inf, 255 -inf), then the number's text. */
+        double textDouble() {
+            int n = u8();
+            return switch (n) {
+                case 253 -> Double.NaN;
+                case 254 -> Double.POSITIVE_INFINITY;
+                case 255 -> Double.NEGATIVE_INFINITY;
+                default -> Doubles.parse(bytes(n), BAD_FORMAT);
+            };
+        }
+
+        Value object() {
+            int type = u8();
+            return switch (type) {
+                case STRING -> new Value(Tx.STRING, string(), null, null, 0);
+                case LIST -> {
+                    int n = count();
+                    List<byte[]> elements = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        elements.add(string());
+                    }
+                    yield list(elements);
+                }
+                case LIST_ZIPLIST -> list(blob(Ziplist.decode(string())));
+                case LIST_QUICKLIST, LIST_QUICKLIST_2 -> {
+                    int nodes = count();
+                    List<byte[]> elements = new ArrayList<>();
+                    for (int i = 0; i < nodes; i++) {
+                        long container = type == LIST_QUICKLIST_2 ? length() : NODE_PACKED;
+                        byte[] data = string();
+                        if (data.length == 0) {
+                            throw BAD;
+                        }
+                        if (container == NODE_PLAIN) {
+                            elements.add(data);
+                        } else if (container == NODE_PACKED) {
+                            // an empty node is skipped, as Redis skips it
+                            elements.addAll(blob(type == LIST_QUICKLIST_2 ? Listpack.decode(data)
+                                    : Ziplist.decode(data)));
+                        } else {
+                            throw BAD;
+                        }
+                    }
+                    yield list(elements);
+                }
+                case SET -> {
+                    int n = count();
+                    List<byte[]> members = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        members.add(string());
+                    }
+                    yield set(members, Sets.encoding(0, members.size(), members));
+                }
+                case SET_INTSET -> {
+                    List<byte[]> members = blob(Intset.decode(string()));
+                    yield set(members, members.size() > Sets.MAX_INTSET ? Tx.ENC_RAW : 0);
+                }
+                case ZSET, ZSET_2 -> {
+                    int n = count();
+                    List<Zsets.Entry> entries = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        byte[] member = string();
+                        entries.add(new Zsets.Entry(member, type == ZSET_2 ? binaryDouble() : textDouble()));
+                    }
+                    boolean table = entries.size() > Zsets.MAX_LISTPACK;
+                    for (Zsets.Entry e : entries) {
+                        table |= e.member().length > Zsets.MAX_LISTPACK_VALUE;
+                    }
+                    yield zset(entries, table ? Tx.ENC_RAW : 0);
+                }
+                case ZSET_ZIPLIST, ZSET_LISTPACK -> {
+                    List<byte[]> flat = pairs(type == ZSET_LISTPACK ? Listpack.decode(string())
+                            : Ziplist.decode(string()));
+                    List<Zsets.Entry> entries = new ArrayList<>();
+                    for (int i = 0; i < flat.size(); i += 2) {
+                        entries.add(new Zsets.Entry(flat.get(i), Doubles.parse(flat.get(i + 1), BAD_FORMAT)));
+                    }
+                    yield zset(entries, entries.size() > Zsets.MAX_LISTPACK ? Tx.ENC_RAW : 0);
+                }
+                case HASH -> {
+                    int n = count();
+                    List<byte[]> flat = new ArrayList<>();
+                    boolean table = n > HashCommands.SMALL_HASH;
+                    for (int i = 0; i < n; i++) {
+                        byte[] field = string();
+                        byte[] value = string();
+                        table |= field.length > HashCommands.LISTPACK_VALUE || value.length > HashCommands.LISTPACK_VALUE;
+                        flat.add(field);
+                        flat.add(value);
+                    }
+                    yield hash(flat, table ? Tx.ENC_RAW : 0);
+                }
+                case HASH_ZIPLIST, HASH_LISTPACK -> {
+                    List<byte[]> flat = pairs(type == HASH_LISTPACK ? Listpack.decode(string())
+                            : Ziplist.decode(string()));
+                    yield hash(flat, flat.size() / 2 > HashCommands.SMALL_HASH ? Tx.ENC_RAW : 0);
+                }
+                case STREAM_LISTPACKS, STREAM_LISTPACKS_2 -> throw new Bad("a stream, which Tandem does not keep yet");
+                default -> throw new Bad("object type " + type + " is not one Tandem reads");
+            };
+        }
+
+        private static List<byte[]> blob(List<byte[]> decoded) {
+            if (decoded == null) {
+                throw BAD;
+            }
+            return decoded;
+        }
+
+        private static List<byte[]> pairs(List<byte[]> decoded) {
+            if (blob(decoded).size() % 2 != 0) {
+                throw BAD;
+            }
+            return decoded;
+        }
+
+        private static Value list(List<byte[]> elements) {
+            if (elements.isEmpty()) {
+                throw BAD;
+            }
+            return new Value(Tx.LIST, null, elements, null, 0);
+        }
+
+        private static Value set(List<byte[]> members, int flags) {
+            distinct(members, 1);
+            return new Value(Tx.SET, null, members, null, flags);
+        }
+
+        private static Value hash(List<byte[]> flat, int flags) {
+            distinct(flat, 2);
+            return new Value(Tx.HASH, null, flat, null, flags);
+        }
+
+        private static Value zset(List<Zsets.Entry> entries, int flags) {
+            List<byte[]> members = new ArrayList<>(entries.size());
+            for (Zsets.Entry e : entries) {
+                if (Double.isNaN(e.score())) {
+                    throw BAD;
+                }
+                members.add(e.member());
+            }
+            distinct(members, 1);
+            return new Value(Tx.ZSET, null, null, entries, flags);
+        }
+
+        /** Every {@code step}-th element from the first must be distinct, and there must be one. */
+        private static void distinct(List<byte[]> elements, int step) {
+            if (elements.isEmpty()) {
+                throw BAD;
+            }
+            Set<ByteBuffer> seen = new HashSet<>();
+            for (int i = 0; i < elements.size(); i += step) {
+                if (!seen.add(ByteBuffer.wrap(elements.get(i)))) {
+                    throw BAD;
+                }
+            }
+        }
+    }
+}

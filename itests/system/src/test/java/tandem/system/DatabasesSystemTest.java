@@ -112,6 +112,29 @@ class DatabasesSystemTest {
     }
 
     @Test
+    void aRestoredKeyHasTheSameDeadlineOnEveryReplica() throws IOException {
+        try (Socket c = connect(cluster.primary.port())) {
+            String dumped = exchange(c, "SELECT 5\r\nRPUSH restored:src a b 1\r\nDUMP restored:src\r\n", 3);
+            String bulk = dumped.substring(dumped.indexOf("$", dumped.indexOf(":3\r\n")));
+            int header = bulk.indexOf("\r\n");
+            String payload = bulk.substring(header + 2, header + 2 + Integer.parseInt(bulk.substring(1, header)));
+            // the payload's bytes go as they are (ISO-8859-1 keeps each byte): a relative TTL and a replace
+            String restore = "*4\r\n$7\r\nRESTORE\r\n$12\r\nrestored:ttl\r\n$6\r\n900000\r\n$" + payload.length()
+                    + "\r\n" + payload + "\r\n";
+            assertThat(exchange(c, restore, 1)).isEqualTo("+OK\r\n");
+        }
+        JournalCluster.awaitDigestOf(cluster.primary, journalReplica, psyncReplica);
+        String deadline = TandemNode.tryExchange(cluster.primary.port(), "SELECT 5\r\nPEXPIRETIME restored:ttl\r\n");
+        assertThat(deadline).matches("\\+OK\r\n:\\d{13}\r\n");
+        for (TandemNode replica : new TandemNode[] {journalReplica, psyncReplica}) {
+            assertThat(TandemNode.tryExchange(replica.port(), "SELECT 5\r\nPEXPIRETIME restored:ttl\r\n"))
+                    .isEqualTo(deadline);
+            assertThat(TandemNode.tryExchange(replica.port(), "SELECT 5\r\nLRANGE restored:ttl 0 -1\r\n"))
+                    .isEqualTo("+OK\r\n*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\n1\r\n");
+        }
+    }
+
+    @Test
     void aClientBlockedInADatabaseIsServedByAPushThereOnly() throws IOException {
         try (Socket blocked = connect(cluster.primary.port()); Socket writer = connect(cluster.primary.port())) {
             exchange(blocked, "SELECT 6\r\n", 1);

@@ -1,0 +1,148 @@
+package tandem.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.RestoreArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.RestoreParams;
+
+/**
+ * DUMP and RESTORE between a real Redis 7 and Tandem, both ways, as a migration tool copies keys: every type in
+ * every encoding Redis chooses (strings of all three, LZF-compressed ones, listpacks and hashtables, intsets,
+ * skiplists, lists of many nodes), read back whole on the other side; where Redis's payload depends on the value
+ * alone, Tandem's is the same bytes. Jedis copies one way, Lettuce the other.
+ */
+@Timeout(180)
+class DumpRestoreSystemTest {
+
+    private static RedisProcess redis;
+    private static TandemNode tandem;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = RedisProcess.start();
+        tandem = TandemNode.start("dump");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        PerClass.closeAll(tandem);
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    /** Builds the same keys on a server: one per type and encoding. */
+    private static List<String> populate(Jedis j) {
+        Random random = new Random(11);
+        j.flushAll();
+        j.set("str:int", "123456");
+        j.set("str:embstr", "hello world");
+        j.set("str:raw", "r".repeat(200));
+        j.set("str:noise", randomText(random, 3000));
+        for (int i = 0; i < 2500; i++) {
+            j.rpush("list:nodes", randomText(random, random.nextInt(30)));
+        }
+        j.rpush("list:small", "a", "1", "-70000", "4294967296", "x".repeat(100));
+        for (int i = 0; i < 50; i++) {
+            j.sadd("set:intset", Integer.toString(random.nextInt(100_000) - 50_000));
+        }
+        for (int i = 0; i < 700; i++) {
+            j.sadd("set:table", "m" + i);
+            j.hset("hash:table", "f" + i, randomText(random, 10));
+            j.zadd("zset:skiplist", random.nextGaussian() * 1000, "m" + i);
+        }
+        j.hset("hash:small", Map.of("a", "1", "b", "two", "c", "-3"));
+        j.zadd("zset:small", Map.of("a", 1.0, "b", 2.5, "c", -1e300, "d", Double.POSITIVE_INFINITY));
+        return List.of("str:int", "str:embstr", "str:raw", "str:noise", "list:nodes", "list:small", "set:intset",
+                "set:table", "hash:table", "zset:skiplist", "hash:small", "zset:small");
+    }
+
+    private static String randomText(Random random, int n) {
+        StringBuilder b = new StringBuilder(n);
+        for (int i = 0; i < n; i++) {
+            b.append((char) ('a' + random.nextInt(random.nextBoolean() ? 3 : 26)));
+        }
+        return b.toString();
+    }
+
+    /** A key's type, value (sets and hashes in order) and encoding, to compare across servers. */
+    private static String describe(Jedis j, String key) {
+        String type = j.type(key);
+        Object value = switch (type) {
+            case "string" -> j.get(key);
+            case "list" -> j.lrange(key, 0, -1);
+            case "set" -> new TreeSet<>(j.smembers(key));
+            case "zset" -> j.zrangeWithScores(key, 0, -1);
+            default -> new TreeMap<>(j.hgetAll(key));
+        };
+        return type + " " + j.objectEncoding(key) + " " + value;
+    }
+
+    /** Where Redis's bytes depend on the value alone, and on one node of a list: the payloads are equal. */
+    private static final Set<String> SAME_BYTES = Set.of("str:int", "str:embstr", "str:raw", "str:noise",
+            "list:small", "set:intset", "zset:skiplist", "zset:small");
+
+    @Test
+    void redisPayloadsRestoreIntoTandemWithJedis() {
+        try (Jedis r = new Jedis("127.0.0.1", redis.port()); Jedis t = new Jedis("127.0.0.1", tandem.port())) {
+            List<String> keys = populate(r);
+            t.flushAll();
+            for (String key : keys) {
+                byte[] payload = r.dump(key);
+                assertThat(t.restore(key, 0, payload)).isEqualTo("OK");
+                assertThat(describe(t, key)).as(key).isEqualTo(describe(r, key));
+                if (SAME_BYTES.contains(key)) {
+                    assertThat(t.dump(key)).as(key).isEqualTo(payload);
+                }
+            }
+            byte[] payload = r.dump("str:raw");
+            assertThat(t.restore("str:raw", 100_000, payload, RestoreParams.restoreParams().replace()))
+                    .isEqualTo("OK");
+            assertThat(t.pttl("str:raw")).isBetween(1L, 100_000L);
+        }
+    }
+
+    @Test
+    void tandemPayloadsRestoreIntoRedisWithLettuce() {
+        try (Jedis r = new Jedis("127.0.0.1", redis.port()); Jedis t = new Jedis("127.0.0.1", tandem.port())) {
+            List<String> keys = populate(t);
+            r.flushAll();
+            RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redis.port()));
+            RedisClient fromClient = RedisClient.create(RedisURI.create("127.0.0.1", tandem.port()));
+            try (StatefulRedisConnection<byte[], byte[]> to = client.connect(ByteArrayCodec.INSTANCE);
+                    StatefulRedisConnection<byte[], byte[]> from = fromClient.connect(ByteArrayCodec.INSTANCE)) {
+                List<String> failures = new ArrayList<>();
+                for (String key : keys) {
+                    byte[] payload = from.sync().dump(key.getBytes());
+                    assertThat(to.sync().restore(key.getBytes(), payload, RestoreArgs.Builder.ttl(0)))
+                            .as(key).isEqualTo("OK");
+                    if (!describe(r, key).equals(describe(t, key))) {
+                        failures.add(key);
+                    }
+                }
+                assertThat(failures).as("keys Redis read differently").isEmpty();
+            } finally {
+                client.shutdown();
+                fromClient.shutdown();
+            }
+        }
+    }
+}

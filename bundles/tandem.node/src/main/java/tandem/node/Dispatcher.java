@@ -102,11 +102,13 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
                     turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));
                 }
             }
-            case "replicaof", "slaveof" -> {
+            case "replicaof", "slaveof", "migrate" -> {
                 if (Transactions.open(c)) {
                     transactions.queue(c, command);
                 } else {
-                    c.parked = true; // nothing after it runs before its answer: the role may change
+                    // nothing after it runs before its answer: the role may change; the keys may move away.
+                    // MIGRATE's work runs off this thread and calls back into the node for its reads and deletes
+                    c.parked = true;
                     turns.add(Pending.of(c, Pending.Kind.CONNECTION, command));
                 }
             }

@@ -758,6 +758,11 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     }
 
     @Override
+    public tandem.server.command.InternalClient internalClient() {
+        return new tandem.server.command.InternalClient(node::open, args -> table.resolve(args, node::resolve));
+    }
+
+    @Override
     public String requirePass() {
         return settings.requirePass();
     }

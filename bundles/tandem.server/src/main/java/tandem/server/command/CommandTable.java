@@ -104,7 +104,8 @@ public final class CommandTable {
      * subscriptions, or wait for replication, whose work the node core does not run at {@code EXEC}.
      */
     private static final java.util.Set<String> NOT_IN_MULTI = java.util.Set.of("subscribe", "unsubscribe",
-            "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "wait", "replicaof", "slaveof", "failover");
+            "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "wait", "replicaof", "slaveof", "failover",
+            "migrate");
 
     /**
      * Checks a request sent inside {@code MULTI}, as Redis checks it before it queues it.

@@ -183,6 +183,7 @@ public final class Commands {
                         config)
                 .container("command", -1, "server", "2.8.13", "Returns detailed information about all commands.",
                         Commands::commandInfo, command);
+        Migrate.register(builder);
         return SentinelCommands.register(PubSubCommands.register(MonitorCommands.register(
                 ReplicationCommands.register(builder)))).build();
     }

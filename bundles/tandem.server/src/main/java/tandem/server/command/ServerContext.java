@@ -161,4 +161,12 @@ public interface ServerContext extends ServerStatus {
      *         answered {@code -LOADING} ({@code INFO}'s {@code loading})
      */
     boolean loading();
+
+    /**
+     * @return a new client of the node core for the server's own requests ({@code MIGRATE}), to be closed after
+     *         use; null where no node core runs commands
+     */
+    default InternalClient internalClient() {
+        return null;
+    }
 }

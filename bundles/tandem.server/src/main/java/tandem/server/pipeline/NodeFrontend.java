@@ -112,9 +112,9 @@ public final class NodeFrontend implements Frontend {
     @Override
     public void executed(NodeClient client, Command command, long durationNs, boolean failed) {
         String name = statName(command);
-        if (name != null) {
-            monitor.executed(name, isFast(command), command.args(), ((Connection) client).session(), durationNs,
-                    failed);
+        // the server's own client (MIGRATE's reads and deletes) is part of the command that uses it: not counted
+        if (name != null && client instanceof Connection connection) {
+            monitor.executed(name, isFast(command), command.args(), connection.session(), durationNs, failed);
             feedMonitors(client, command);
         }
     }
@@ -151,13 +151,16 @@ public final class NodeFrontend implements Frontend {
     @Override
     public void rejected(NodeClient client, Command command) {
         String name = statName(command);
-        if (name != null) {
+        if (name != null && client instanceof Connection) {
             monitor.rejected(name);
         }
     }
 
     @Override
     public void executedTransaction(NodeClient client, List<Command> commands, long durationNs, boolean failed) {
+        if (!(client instanceof Connection)) {
+            return; // the server's own client, as above
+        }
         for (Command command : commands) {
             monitor.counted(command.name() != null ? command.name() : name(command.args()[0]));
             feedMonitors(client, command);

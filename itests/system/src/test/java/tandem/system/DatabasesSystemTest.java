@@ -112,7 +112,7 @@ class DatabasesSystemTest {
     }
 
     @Test
-    void aRestoredKeyHasTheSameDeadlineOnEveryReplica() throws IOException {
+    void aRestoredKeyHasTheSameDeadlineOnEveryReplicaWhichRefusesMigrate() throws IOException {
         try (Socket c = connect(cluster.primary.port())) {
             String dumped = exchange(c, "SELECT 5\r\nRPUSH restored:src a b 1\r\nDUMP restored:src\r\n", 3);
             String bulk = dumped.substring(dumped.indexOf("$", dumped.indexOf(":3\r\n")));
@@ -131,6 +131,9 @@ class DatabasesSystemTest {
                     .isEqualTo(deadline);
             assertThat(TandemNode.tryExchange(replica.port(), "SELECT 5\r\nLRANGE restored:ttl 0 -1\r\n"))
                     .isEqualTo("+OK\r\n*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\n1\r\n");
+            // MIGRATE writes (it deletes what it moved): a replica refuses it before it reaches any target
+            assertThat(TandemNode.tryExchange(replica.port(), "SELECT 5\r\nMIGRATE 127.0.0.1 1 restored:ttl 0 100\r\n"))
+                    .isEqualTo("+OK\r\n-READONLY You can't write against a read only replica.\r\n");
         }
     }
 

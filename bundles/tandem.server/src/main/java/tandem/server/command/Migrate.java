@@ -39,6 +39,11 @@ final class Migrate {
     }
 
     private static void migrate(CommandContext c, byte[][] a) {
+        if (c.server().upstream() != null) {
+            // a write, as Redis flags it, refused before its options are read and before anything reaches the target
+            c.reply().error("READONLY You can't write against a read only replica.");
+            return;
+        }
         boolean copy = false;
         boolean replace = false;
         byte[] user = null;

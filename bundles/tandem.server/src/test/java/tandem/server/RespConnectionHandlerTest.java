@@ -470,12 +470,12 @@ class RespConnectionHandlerTest {
     @Test
     @Timeout(10)
     void commandCountListInfoDocs() {
-        assertReplies("COMMAND COUNT\r\n", ":47\r\n");
-        assertReplies("COMMAND LIST\r\n", "*47\r\n$4\r\nping\r\n$4\r\necho\r\n$7\r\nmonitor\r\n$4\r\nquit\r\n$6\r\nselect\r\n"
+        assertReplies("COMMAND COUNT\r\n", ":48\r\n");
+        assertReplies("COMMAND LIST\r\n", "*48\r\n$4\r\nping\r\n$4\r\necho\r\n$7\r\nmonitor\r\n$4\r\nquit\r\n$6\r\nselect\r\n"
                 + "$5\r\nhello\r\n$5\r\nmulti\r\n$4\r\nexec\r\n$7\r\ndiscard\r\n$5\r\nwatch\r\n$7\r\nunwatch\r\n"
                 + "$4\r\nauth\r\n$4\r\nwait\r\n"
                 + "$8\r\nreadonly\r\n$9\r\nreadwrite\r\n$6\r\nasking\r\n$8\r\nshutdown\r\n"
-                + "$4\r\ntime\r\n$4\r\nsave\r\n$6\r\nbgsave\r\n$12\r\nbgrewriteaof\r\n$4\r\nsync\r\n$8\r\nlastsave\r\n$6\r\nlolwut\r\n$4\r\ninfo\r\n$6\r\nclient\r\n$6\r\nconfig\r\n$7\r\ncommand\r\n"
+                + "$4\r\ntime\r\n$4\r\nsave\r\n$6\r\nbgsave\r\n$12\r\nbgrewriteaof\r\n$4\r\nsync\r\n$8\r\nlastsave\r\n$6\r\nlolwut\r\n$4\r\ninfo\r\n$6\r\nclient\r\n$6\r\nconfig\r\n$7\r\ncommand\r\n$7\r\nmigrate\r\n"
                 + "$8\r\nreplconf\r\n$5\r\npsync\r\n$9\r\nreplicaof\r\n$7\r\nslaveof\r\n$8\r\nfailover\r\n$4\r\nrole\r\n"
                 + "$7\r\nslowlog\r\n$7\r\nlatency\r\n"
                 + "$9\r\nsubscribe\r\n$11\r\nunsubscribe\r\n$10\r\npsubscribe\r\n$12\r\npunsubscribe\r\n"
@@ -489,7 +489,7 @@ class RespConnectionHandlerTest {
                 + "$25\r\nReturns the given string.\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n"
                 + "$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
         assertReplies("COMMAND DOCS nosuch\r\n", "*0\r\n");
-        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*47\r\n*10\r\n$4\r\nping\r\n");
+        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*48\r\n*10\r\n$4\r\nping\r\n");
         assertThat(run(bytes("COMMAND INFO client|id\r\n"), true).replies)
                 .startsWith("*1\r\n*10\r\n$9\r\nclient|id\r\n:2\r\n");
     }
@@ -552,7 +552,7 @@ class RespConnectionHandlerTest {
                 + "CONFIG GET save\r\nfoo bar\r\nCOMMAND COUNT\r\n\r\n*0\r\nCLIENT ID\r\nQUIT\r\nPING\r\n";
         String expected = HELLO_2_REPLY + "$3\r\nabc\r\n+PONG\r\n$1\r\nx\r\n-ERR DB index is out of range\r\n"
                 + "*2\r\n$4\r\nsave\r\n$0\r\n\r\n-ERR unknown command 'foo', with args beginning with: 'bar' \r\n"
-                + ":47\r\n:7\r\n+OK\r\n";
+                + ":48\r\n:7\r\n+OK\r\n";
         assertThat(assertReplies(script, expected).open).isFalse();
     }
 

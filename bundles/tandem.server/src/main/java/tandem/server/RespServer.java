@@ -407,6 +407,8 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         InetSocketAddress remote = ch.remoteAddress();
         ClientSession session = new ClientSession(nextClientId.getAndIncrement(),
                 remote.getAddress().getHostAddress() + ":" + remote.getPort());
+        InetSocketAddress local = ch.localAddress();
+        session.localAddress(local.getAddress().getHostAddress() + ":" + local.getPort());
         connections.put(session.id(), new Connection(ch, session));
         ch.closeFuture().addListener(f -> connections.remove(session.id()));
         ch.pipeline()

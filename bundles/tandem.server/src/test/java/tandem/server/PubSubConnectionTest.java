@@ -199,9 +199,12 @@ class PubSubConnectionTest {
                 + "+HELP\r\n"
                 + "+    Prints this help.\r\n");
         String list = b.send("CLIENT LIST\r\n");
-        assertThat(list).contains("id=1 ").contains(" flags=P db=0 sub=2 psub=1 ssub=0 cmd=psubscribe\n")
-                .contains("id=3 ").contains(" flags=P db=0 sub=0 psub=1 ssub=1 cmd=ssubscribe\n")
-                .contains("id=2 ").contains(" flags=N db=0 sub=0 psub=0 ssub=0 cmd=client\n");
+        assertThat(list).contains("id=1 ").contains(" flags=P db=0 sub=2 psub=1 ssub=0 multi=-1 ")
+                .contains(" cmd=psubscribe user=default redir=-1 resp=2\n")
+                .contains("id=3 ").contains(" flags=P db=0 sub=0 psub=1 ssub=1 multi=-1 ")
+                .contains(" cmd=ssubscribe user=default")
+                .contains("id=2 ").contains(" flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 ")
+                .contains(" cmd=client|list user=default");
         assertThat(b.send("CLIENT LIST TYPE pubsub\r\n")).contains("id=1 ").contains("id=3 ").doesNotContain("id=2 ");
         assertThat(b.send("INFO stats\r\n")).contains("\r\npubsub_channels:2\r\npubsub_patterns:1\r\n"
                 + "pubsubshard_channels:1\r\n");

@@ -227,14 +227,18 @@ class RespConnectionHandlerTest {
     void clientList() {
         server.clients.add(new ClientInfo(7, "", "127.0.0.1:5000", 3, 1, "client"));
         server.clients.add(new ClientInfo(9, "worker", "127.0.0.1:5001", 10, 0, ""));
-        String list = "id=7 addr=127.0.0.1:5000 name= age=3 idle=1 flags=N db=0 sub=0 psub=0 ssub=0 cmd=client\n"
-                + "id=9 addr=127.0.0.1:5001 name=worker age=10 idle=0 flags=N db=0 sub=0 psub=0 ssub=0 cmd=NULL\n";
+        String fields = " multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 "
+                + "events=r ";
+        String list = "id=7 addr=127.0.0.1:5000 laddr= fd=-1 name= age=3 idle=1 flags=N db=0 sub=0 psub=0 ssub=0"
+                + fields + "cmd=client user=default redir=-1 resp=2\n"
+                + "id=9 addr=127.0.0.1:5001 laddr= fd=-1 name=worker age=10 idle=0 flags=N db=0 sub=0 psub=0 ssub=0"
+                + fields + "cmd=NULL user=default redir=-1 resp=2\n";
         assertReplies("CLIENT LIST\r\n", "$" + list.length() + "\r\n" + list + "\r\n");
         assertReplies("CLIENT LIST TYPE normal\r\n", "$" + list.length() + "\r\n" + list + "\r\n");
         assertReplies("CLIENT LIST TYPE replica\r\n", "$0\r\n\r\n");
         assertReplies("CLIENT LIST TYPE foo\r\n", "-ERR Unknown client type 'foo'\r\n");
-        String nine = "id=9 addr=127.0.0.1:5001 name=worker age=10 idle=0 flags=N db=0 sub=0 psub=0 ssub=0 "
-                + "cmd=NULL\n";
+        String nine = "id=9 addr=127.0.0.1:5001 laddr= fd=-1 name=worker age=10 idle=0 flags=N db=0 sub=0 psub=0 "
+                + "ssub=0" + fields + "cmd=NULL user=default redir=-1 resp=2\n";
         assertReplies("CLIENT LIST ID 9 5 9\r\n", "$" + 2 * nine.length() + "\r\n" + nine + nine + "\r\n");
         assertReplies("CLIENT LIST ID 9 x\r\n", "-ERR Invalid client ID\r\n");
         assertReplies("CLIENT LIST FOO\r\n", "-ERR syntax error\r\n");
@@ -245,7 +249,8 @@ class RespConnectionHandlerTest {
     void clientInfo() {
         String reply = run(bytes("CLIENT SETNAME me\r\nCLIENT INFO\r\n"), true).replies;
         assertThat(reply).startsWith("+OK\r\n$").endsWith("\n\r\n")
-                .contains("\r\nid=7 addr=127.0.0.1:5000 name=me age=").contains(" cmd=client\n");
+                .contains("\r\nid=7 addr=127.0.0.1:5000 laddr= fd=-1 name=me age=")
+                .contains(" cmd=client|info user=default redir=-1 resp=2\n");
     }
 
     @Test
@@ -542,7 +547,7 @@ class RespConnectionHandlerTest {
     @Timeout(10)
     void sessionRecordsLastCommand() {
         run(bytes("PING\r\nCLIENT GETNAME\r\n"), true);
-        assertThat(session.lastCommand()).isEqualTo("client");
+        assertThat(session.lastCommand()).isEqualTo("client|getname");
     }
 
     @Test

@@ -65,4 +65,21 @@ final class Prerequisites {
             throw new AssertionError("cannot read the distribution's bundle/", e);
         }
     }
+
+    /**
+     * redis-py 5 or later (RESP3), as {@code .ci/test} unpacks it from Debian trixie's python3-redis into
+     * {@code ~/.cache/tandem/python3-redis}: required in CI, a skip elsewhere when it was never unpacked.
+     *
+     * @return the directory to put on {@code PYTHONPATH}
+     */
+    static Path requireRedisPy5() {
+        Path dir = Path.of(System.getProperty("user.home"), ".cache", "tandem", "python3-redis", "usr", "lib",
+                "python3", "dist-packages");
+        boolean present = Files.isDirectory(dir.resolve("redis"));
+        if (!present && !CI) {
+            Assumptions.abort("redis-py 5+ is not unpacked in " + dir + " (.ci/test unpacks trixie's python3-redis)");
+        }
+        assertThat(present).as("redis-py 5+ in %s (.ci/test unpacks trixie's python3-redis there)", dir).isTrue();
+        return dir;
+    }
 }

@@ -10,9 +10,19 @@ package tandem.api.server;
  * @param idleSeconds   seconds since the last command was received
  * @param lastCommand   the name of the last command received, lower case, empty before the first
  * @param db            the database the connection selected ({@code SELECT}), 0 until it selects another
+ * @param resp          the protocol the connection speaks, 2 or 3 ({@code HELLO}), as {@code CLIENT LIST}'s
+ *                      {@code resp=} (since 1.8)
+ * @param localAddress  this node's end of the connection as {@code ip:port}, {@code CLIENT LIST}'s {@code laddr=};
+ *                      empty when unknown (since 1.8)
  */
 public record ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,
-        String lastCommand, int db) {
+        String lastCommand, int db, int resp, String localAddress) {
+
+    /** A client speaking RESP2. */
+    public ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,
+            String lastCommand, int db) {
+        this(id, name, remoteAddress, ageSeconds, idleSeconds, lastCommand, db, 2, "");
+    }
 
     /** A client in database 0. */
     public ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,

@@ -16,6 +16,8 @@ public final class ClientSession {
     private volatile String lastCommand = "";
     private volatile byte[] name;
     private volatile int db;
+    private volatile int resp = 2;
+    private volatile String localAddress = "";
     private volatile boolean authenticated;
     private volatile boolean replica;
     private int listeningPort;
@@ -136,7 +138,22 @@ public final class ClientSession {
 
     /** @return a snapshot for {@code CLIENT LIST} and the shell */
     public ClientInfo info() {
-        return new ClientInfo(id, nameAsString(), remoteAddress, ageSeconds(), idleSeconds(), lastCommand, db);
+        return new ClientInfo(id, nameAsString(), remoteAddress, ageSeconds(), idleSeconds(), lastCommand, db, resp,
+                localAddress);
+    }
+
+    /** Sets this node's end of the connection, {@code ip:port}, for {@code CLIENT LIST}'s {@code laddr=}. */
+    public void localAddress(String address) {
+        localAddress = address;
+    }
+
+    /** @return the protocol the client speaks ({@code HELLO}), for {@code CLIENT LIST}'s {@code resp=} */
+    public int resp() {
+        return resp;
+    }
+
+    public void resp(int version) {
+        resp = version;
     }
 
     public long idleSeconds() {

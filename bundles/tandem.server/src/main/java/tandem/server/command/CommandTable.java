@@ -93,8 +93,24 @@ public final class CommandTable {
 
     /** Runs one request that arrived now: lookup, subcommand, arity, then the handler. */
     public void dispatch(CommandContext ctx, byte[][] args) {
-        ctx.session().commandReceived(ascii(args[0]).toLowerCase(Locale.ROOT));
-        dispatch(ctx, resolve(args, a -> null));
+        tandem.api.store.Command command = resolve(args, a -> null);
+        ctx.session().commandReceived(command.implementation() instanceof CommandSpec spec
+                ? receivedName(spec, args) : ascii(args[0]).toLowerCase(Locale.ROOT));
+        dispatch(ctx, command);
+    }
+
+    /**
+     * @return the name {@code CLIENT LIST}'s {@code cmd=} shows for a request of {@code spec}: a container's known
+     *         subcommand with it, as Redis names it ({@code client|info})
+     */
+    public static String receivedName(CommandSpec spec, byte[][] args) {
+        if (spec.isContainer() && args.length > 1) {
+            String sub = ascii(args[1]).toLowerCase(Locale.ROOT);
+            if (spec.subcommands().containsKey(sub)) {
+                return spec.name() + "|" + sub;
+            }
+        }
+        return spec.name();
     }
 
     /** Redis' commands flagged {@code no-multi} that Tandem has. */

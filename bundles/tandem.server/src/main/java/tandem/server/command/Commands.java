@@ -410,6 +410,7 @@ public final class Commands {
         RespWriter r = c.reply();
         if (version != 0) {
             r.protocol((int) version); // this reply is the first in the new protocol
+            c.session().resp((int) version);
         }
         r.map(7);
         r.bulk("server").bulk("redis");
@@ -651,7 +652,8 @@ public final class Commands {
             for (long id : ids) { // in the order asked for, as Redis looks each one up
                 for (ClientInfo info : clients) {
                     if (info.id() == id) {
-                        sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()))).append('\n');
+                        sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()), redirect(c, info.id())))
+                                .append('\n');
                     }
                 }
             }
@@ -664,14 +666,21 @@ public final class Commands {
         StringBuilder sb = new StringBuilder();
         for (ClientInfo info : clients) {
             if (shown.test(info)) {
-                sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()))).append('\n');
+                sb.append(ServerInfo.clientLine(info, c.server().subscriptions(info.id()), redirect(c, info.id())))
+                        .append('\n');
             }
         }
         c.reply().verbatim(sb.toString());
     }
 
     private static void clientInfo(CommandContext c, byte[][] a) {
-        c.reply().verbatim(ServerInfo.clientLine(c.session().info(), c.session().subscriptions()) + "\n");
+        c.reply().verbatim(ServerInfo.clientLine(c.session().info(), c.session().subscriptions(),
+                redirect(c, c.session().id())) + "\n");
+    }
+
+    /** {@code redir=}: -1 without client tracking, 0 tracking without a redirection, else the target's id. */
+    private static long redirect(CommandContext c, long id) {
+        return c.server().pubsub() == null ? -1 : c.server().pubsub().tracking().redirect(id);
     }
 
     private static void configGet(CommandContext c, byte[][] a) {

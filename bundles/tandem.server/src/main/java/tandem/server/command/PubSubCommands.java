@@ -156,6 +156,7 @@ final class PubSubCommands {
         c.session().db(0);
         c.session().authenticated(c.server().requirePass() == null);
         c.reply().protocol(2);
+        c.session().resp(2);
         c.reply().simple("RESET");
     }
 }

@@ -411,13 +411,22 @@ public final class ServerInfo {
         sb.append(key).append(':').append(value).append("\r\n");
     }
 
-    /** One {@code CLIENT LIST} line, without its trailing newline. */
-    public static String clientLine(ClientInfo c, tandem.server.pubsub.Subscriptions s) {
+    /**
+     * One {@code CLIENT LIST} line, without its trailing newline: Redis 7.0's fields in its order, so that clients
+     * which read every field (redis-py's {@code client_list}) find them. Tandem keeps no per-client query or output
+     * buffer accounting in the front end: those fields are 0; {@code fd} is -1 (a Netty channel has no descriptor
+     * to show on every transport) and {@code multi} -1 (the node core holds a transaction's queue).
+     *
+     * @param redirect {@code redir=}: -1 without client tracking
+     */
+    public static String clientLine(ClientInfo c, tandem.server.pubsub.Subscriptions s, long redirect) {
         boolean subscribed = s != null && s.active();
-        return String.format(Locale.ROOT, "id=%d addr=%s name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d "
-                + "cmd=%s", c.id(), c.remoteAddress(), c.name(), c.ageSeconds(), c.idleSeconds(),
-                subscribed ? "P" : "N", c.db(), s == null ? 0 : s.channels(), s == null ? 0 : s.patterns(),
-                s == null ? 0 : s.shards(),
-                c.lastCommand().isEmpty() ? "NULL" : c.lastCommand());
+        String flags = (subscribed ? "P" : "") + (redirect >= 0 ? "t" : "");
+        return String.format(Locale.ROOT, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d sub=%d "
+                + "psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 "
+                + "tot-mem=0 events=r cmd=%s user=default redir=%d resp=%d", c.id(), c.remoteAddress(),
+                c.localAddress(), c.name(), c.ageSeconds(), c.idleSeconds(), flags.isEmpty() ? "N" : flags, c.db(),
+                s == null ? 0 : s.channels(), s == null ? 0 : s.patterns(), s == null ? 0 : s.shards(),
+                c.lastCommand().isEmpty() ? "NULL" : c.lastCommand(), redirect, c.resp());
     }
 }

@@ -77,8 +77,10 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
         Command command = table.resolve(args, keyspace);
         String name = command.name() != null ? command.name()
                 : new String(args[0], StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
-        // CLIENT LIST's cmd= and idle=: every command counts, those the node core runs (GET, BLPOP…) too
-        c.session().commandReceived(name);
+        // CLIENT LIST's cmd= and idle=: every command counts, those the node core runs (GET, BLPOP…) too; a
+        // container's known subcommand is named with it, as Redis names it (client|info)
+        c.session().commandReceived(command.implementation() instanceof tandem.server.command.CommandSpec spec
+                ? CommandTable.receivedName(spec, args) : name);
         String password = requirePass.get();
         if (password != null && !c.session().authenticated()) {
             if (name.equals("auth") || name.equals("hello")) {

@@ -476,23 +476,27 @@ class RespConnectionHandlerTest {
     @Timeout(10)
     void commandCountListInfoDocs() {
         assertReplies("COMMAND COUNT\r\n", ":48\r\n");
-        assertReplies("COMMAND LIST\r\n", "*48\r\n$4\r\nping\r\n$4\r\necho\r\n$7\r\nmonitor\r\n$4\r\nquit\r\n$6\r\nselect\r\n"
-                + "$5\r\nhello\r\n$5\r\nmulti\r\n$4\r\nexec\r\n$7\r\ndiscard\r\n$5\r\nwatch\r\n$7\r\nunwatch\r\n"
-                + "$4\r\nauth\r\n$4\r\nwait\r\n"
-                + "$8\r\nreadonly\r\n$9\r\nreadwrite\r\n$6\r\nasking\r\n$8\r\nshutdown\r\n"
-                + "$4\r\ntime\r\n$4\r\nsave\r\n$6\r\nbgsave\r\n$12\r\nbgrewriteaof\r\n$4\r\nsync\r\n$8\r\nlastsave\r\n$6\r\nlolwut\r\n$4\r\ninfo\r\n$6\r\nclient\r\n$6\r\nconfig\r\n$7\r\ncommand\r\n$7\r\nmigrate\r\n"
-                + "$8\r\nreplconf\r\n$5\r\npsync\r\n$9\r\nreplicaof\r\n$7\r\nslaveof\r\n$8\r\nfailover\r\n$4\r\nrole\r\n"
-                + "$7\r\nslowlog\r\n$7\r\nlatency\r\n"
-                + "$9\r\nsubscribe\r\n$11\r\nunsubscribe\r\n$10\r\npsubscribe\r\n$12\r\npunsubscribe\r\n"
-                + "$10\r\nssubscribe\r\n$12\r\nsunsubscribe\r\n$7\r\npublish\r\n$8\r\nspublish\r\n$6\r\npubsub\r\n"
-                + "$5\r\nreset\r\n$8\r\nsentinel\r\n");
-        assertReplies("COMMAND LIST FILTERBY ACLCAT fast\r\n", "-ERR syntax error\r\n");
-        assertReplies("COMMAND INFO ping nosuch\r\n", "*2\r\n*10\r\n$4\r\nping\r\n:-1\r\n"
-                + "*4\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n"
-                + "*2\r\n+@fast\r\n+@connection\r\n*0\r\n*0\r\n*0\r\n$-1\r\n");
-        assertReplies("COMMAND DOCS echo\r\n", "*2\r\n$4\r\necho\r\n*8\r\n$7\r\nsummary\r\n"
-                + "$25\r\nReturns the given string.\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n"
-                + "$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
+        String list = run(bytes("COMMAND LIST\r\n"), true).replies;
+        // every command, then each container's subcommands after it, by full name
+        assertThat(list).startsWith("*98\r\n$4\r\nping\r\n$4\r\necho\r\n").contains("$6\r\nclient\r\n$9\r\nclient|id\r\n")
+                .contains("$15\r\ncommand|getkeys\r\n").contains("$7\r\nmigrate\r\n").contains("$8\r\nsentinel\r\n");
+        assertReplies("COMMAND LIST FILTERBY PATTERN cl*\r\n", "*17\r\n$6\r\nclient\r\n$9\r\nclient|id\r\n"
+                + "$14\r\nclient|setname\r\n$14\r\nclient|getname\r\n$11\r\nclient|list\r\n$11\r\nclient|info\r\n"
+                + "$11\r\nclient|kill\r\n$15\r\nclient|no-evict\r\n$12\r\nclient|reply\r\n$12\r\nclient|pause\r\n"
+                + "$14\r\nclient|unpause\r\n$14\r\nclient|unblock\r\n$15\r\nclient|tracking\r\n$14\r\nclient|caching\r\n"
+                + "$15\r\nclient|getredir\r\n$19\r\nclient|trackinginfo\r\n$11\r\nclient|help\r\n");
+        assertReplies("COMMAND LIST FILTERBY ACLCAT nosuch\r\nCOMMAND LIST FILTERBY MODULE m\r\n", "*0\r\n*0\r\n");
+        assertReplies("COMMAND LIST FILTERBY ACLCAT\r\nCOMMAND LIST FILTERBY COLOUR red\r\n",
+                "-ERR syntax error\r\n-ERR syntax error\r\n");
+        // Redis 7.0.15's own replies
+        assertReplies("COMMAND INFO ping nosuch\r\n", "*2\r\n*10\r\n$4\r\nping\r\n:-1\r\n*1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n"
+                + "*2\r\n+@fast\r\n+@connection\r\n*2\r\n$25\r\nrequest_policy:all_shards\r\n"
+                + "$29\r\nresponse_policy:all_succeeded\r\n*0\r\n*0\r\n$-1\r\n");
+        assertReplies("COMMAND DOCS echo\r\n", "*2\r\n$4\r\necho\r\n*10\r\n$7\r\nsummary\r\n$21\r\nEcho the given string\r\n"
+                + "$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"
+                + "$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\nstring\r\n");
+        assertReplies("COMMAND GETKEYS ping x\r\nCOMMAND GETKEYS nosuch k\r\nCOMMAND GETKEYS migrate h p k 0 1 x\r\n",
+                "-ERR The command has no key arguments\r\n-ERR Invalid command specified\r\n*1\r\n$1\r\nk\r\n");
         assertReplies("COMMAND DOCS nosuch\r\n", "*0\r\n");
         assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*48\r\n*10\r\n$4\r\nping\r\n");
         assertThat(run(bytes("COMMAND INFO client|id\r\n"), true).replies)

@@ -72,9 +72,11 @@ public final class CommandTable {
             return own;
         }
         String lower = name.toLowerCase(Locale.ROOT);
+        int bar = lower.indexOf('|');
+        String top = bar < 0 ? lower : lower.substring(0, bar);
         for (CommandSpec spec : others.get()) {
-            if (spec.name().equals(lower)) {
-                return spec;
+            if (spec.name().equals(top)) {
+                return bar < 0 ? spec : spec.subcommands().get(lower.substring(bar + 1));
             }
         }
         return null;

@@ -19,8 +19,29 @@ public final class KeyspaceCommands {
         for (CommandDescriptor d : descriptors) {
             List<String> acl = List.of(d.write() ? "write" : "read", d.group());
             specs.add(new CommandSpec(d.name(), d.name(), d.arity(), d.flags(), acl, d.group(), d.summary(),
-                    d.since(), "O(1)", null, Map.of()));
+                    d.since(), "O(1)", null, subcommands(d)));
         }
         return specs;
+    }
+
+    /**
+     * The subcommands the store answers of its two containers (its {@code ObjectCommands}), for {@code COMMAND}: the
+     * store's descriptors name commands, not subcommands.
+     */
+    private static final Map<String, List<String>> SUBCOMMANDS = Map.of(
+            "object", List.of("encoding", "freq", "help", "idletime", "refcount"),
+            "memory", List.of("help", "usage"));
+
+    private static Map<String, CommandSpec> subcommands(CommandDescriptor d) {
+        List<String> names = SUBCOMMANDS.get(d.name());
+        if (names == null) {
+            return Map.of();
+        }
+        Map<String, CommandSpec> subs = new java.util.LinkedHashMap<>();
+        for (String sub : names) {
+            subs.put(sub, new CommandSpec(sub, d.name() + "|" + sub, -2, d.flags(), List.of(d.write() ? "write"
+                    : "read", d.group()), d.group(), d.summary(), d.since(), "O(1)", null, Map.of()));
+        }
+        return subs;
     }
 }

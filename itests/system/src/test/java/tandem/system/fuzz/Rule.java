@@ -26,7 +26,9 @@ enum Rule {
     CLIENT_ID("`CLIENT ID`, `HELLO`'s `id`", "an integer"),
     HELLO("`HELLO`", "the values of `id` and `version` masked"),
     HELP("`<container> HELP`", "an array of simple strings"),
-    COMMAND("`COMMAND`, `COMMAND INFO`", "an array (COMMAND COUNT: an integer)"),
+    COMMAND("`COMMAND COUNT`, `COMMAND LIST`", "COMMAND and COMMAND INFO, DOCS or LIST of every command: each entry "
+            + "Tandem lists is Redis's, byte for byte; by name, the entries are equal; COMMAND COUNT: an integer "
+            + "(MEMORY, LATENCY and SENTINEL describe Tandem's own)"),
     CONFIG_SET_RANGE("`CONFIG SET`", "an out-of-range error with the bounds masked (Tandem names its own ranges)"),
     CONFIG_GET("`CONFIG GET`", "the pairs of parameters both servers have, sorted, with the values of port, "
             + "io-threads and databases masked"),

@@ -50,6 +50,7 @@ final class Compare {
             case "keys", "hkeys", "hvals", "hgetall", "smembers", "sinter", "sunion", "sdiff", "spop" -> Rule.SORTED;
             case "scan", "hscan", "sscan", "zscan" -> Rule.SCAN_PAGE;
             case "randomkey" -> Rule.RANDOM;
+            case "dump" -> Rule.DUMP;
             case "hrandfield", "srandmember", "zrandmember" -> Rule.RANDOM_FIELD;
             case "sort", "sort_ro" -> Sort.of(cmd).unsorted() ? Rule.SORT_NOSORT : Rule.EXACT;
             case "time" -> Rule.TIME;
@@ -128,6 +129,7 @@ final class Compare {
             case HELLO -> masked(redis, Set.of("id", "version")).equals(masked(tandem, Set.of("id", "version")));
             case HELP -> help(redis) && help(tandem);
             case COMMAND -> command(cmd, redis, tandem);
+            case DUMP -> dump(redis, tandem);
             case CONFIG_GET -> config(redis).equals(config(tandem));
             case TTL -> ttl(name(cmd), redis, tandem);
             case ROLE -> redis.isArray() && tandem.isArray() && !redis.items.isEmpty() && !tandem.items.isEmpty()
@@ -396,18 +398,17 @@ final class Compare {
         }
         if (sub.equals("list")) {
             Set<Reply> all = new java.util.HashSet<>(redis.items);
-            return tandem.items.stream().filter(n -> !n.text().equals("sentinel")).allMatch(all::contains);
+            return tandem.items.stream().filter(n -> !own(n.text())).allMatch(all::contains);
         }
         if (sub.equals("docs")) {
             // a map of name -> docs: Redis leaves out a name it does not know, and so does Tandem
-            java.util.Map<Reply, Reply> r = new java.util.HashMap<>();
+            java.util.Map<String, String> r = new java.util.HashMap<>();
             for (int i = 0; i + 1 < redis.items.size(); i += 2) {
-                r.put(redis.items.get(i), redis.items.get(i + 1));
+                r.put(redis.items.get(i).text(), canonical(redis.items.get(i + 1)));
             }
             for (int i = 0; i + 1 < tandem.items.size(); i += 2) {
                 String name = tandem.items.get(i).text();
-                if (!OWN_DESCRIPTION.contains(name.split("\\|")[0])
-                        && !tandem.items.get(i + 1).equals(r.get(tandem.items.get(i)))) {
+                if (!own(name) && !canonical(tandem.items.get(i + 1)).equals(r.get(name))) {
                     return false;
                 }
             }
@@ -420,14 +421,73 @@ final class Compare {
             }
             for (int i = 0; i < redis.items.size(); i++) {
                 Reply t = tandem.items.get(i);
-                boolean own = t.isArray() && OWN_DESCRIPTION.contains(t.items.get(0).text().split("\\|")[0]);
-                if (!own && !t.equals(redis.items.get(i))) {
+                if (!(t.isArray() && own(t.items.get(0).text()))
+                        && !canonical(t).equals(canonical(redis.items.get(i)))) {
                     return false;
                 }
             }
             return true;
         }
-        Set<Reply> all = new java.util.HashSet<>(redis.items);
-        return tandem.items.stream().filter(e -> !OWN_DESCRIPTION.contains(e.items.get(0).text())).allMatch(all::contains);
+        Set<String> all = new java.util.HashSet<>();
+        redis.items.forEach(e -> all.add(canonical(e)));
+        return tandem.items.stream().filter(e -> !own(e.items.get(0).text())).allMatch(e -> all.contains(canonical(e)));
+    }
+
+    /** @return whether {@code name} ({@code memory}, {@code sentinel|get-master-addr-by-name}) is described apart */
+    private static boolean own(String name) {
+        return name != null && OWN_DESCRIPTION.contains(name.split("\\|")[0]);
+    }
+
+    /**
+     * A COMMAND INFO entry or COMMAND DOCS map as text, with a container's subcommands (and every set) in sorted
+     * order: Redis lists them in the order of a hash table, which differs between two Redis processes.
+     */
+    static String canonical(Reply r) {
+        if (!r.isArray()) {
+            return r.type + String.valueOf(r.text()); // whole: toString() shortens
+        }
+        List<String> items = new ArrayList<>();
+        for (Reply item : r.items) {
+            items.add(canonical(item));
+        }
+        boolean entry = r.items.size() == 10 && r.items.get(0).isBulk() && r.items.get(1).type == ':'
+                && r.items.get(9).isArray();
+        if (entry) {
+            List<String> subs = new ArrayList<>();
+            r.items.get(9).items.forEach(x -> subs.add(canonical(x)));
+            java.util.Collections.sort(subs);
+            items.set(9, subs.toString());
+        }
+        for (int i = 0; i + 1 < r.items.size(); i++) {
+            if ("subcommands".equals(r.items.get(i).text()) && r.items.get(i + 1).isArray()) {
+                List<String> pairs = new ArrayList<>();
+                List<Reply> subs = r.items.get(i + 1).items;
+                for (int j = 0; j + 1 < subs.size(); j += 2) {
+                    pairs.add(canonical(subs.get(j)) + canonical(subs.get(j + 1)));
+                }
+                java.util.Collections.sort(pairs);
+                items.set(i + 1, pairs.toString());
+            }
+        }
+        if (r.type == '~') {
+            java.util.Collections.sort(items);
+        }
+        return r.type + items.toString();
+    }
+
+    /**
+     * DUMP: the bytes where Redis's depend on the value alone (a string, an intset, a sorted set, a list); a hash
+     * or a hashtable set comes in Tandem's field order, so there the object type and the length (the same fields
+     * and values, in another order).
+     */
+    private static boolean dump(Reply redis, Reply tandem) {
+        if (!redis.isBulk() || !tandem.isBulk() || redis.equals(tandem)) {
+            return redis.equals(tandem);
+        }
+        byte[] r = redis.text().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] t = tandem.text().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        int type = r.length > 0 ? r[0] & 0xff : -1;
+        boolean ordered = type == 2 || type == 4 || type == 16; // set, hash, hash listpack
+        return ordered && r.length == t.length && t.length > 0 && t[0] == r[0];
     }
 }

@@ -36,7 +36,9 @@ enum Rule {
     WAIT("`WAIT` in the fuzzer", "an integer"),
     ROLE("`ROLE` in the fuzzer", "the first element"),
     OBJECT("`OBJECT IDLETIME`, `OBJECT FREQ`", "the reply type"),
-    MEMORY("`MEMORY USAGE`", "the reply type");
+    MEMORY("`MEMORY USAGE`", "the reply type"),
+    DUMP("`DUMP`", "the payload's bytes, but for a hash or a hashtable set its object type and length (its fields in "
+            + "another order)");
 
     /** The first cell of the row in docs/departures.md; null for EXACT. */
     final String departure;

@@ -319,6 +319,9 @@ final class Fuzzer implements AutoCloseable {
             List<List<byte[]>> queued = name(cmd).equals("exec") ? session.queued(conn) : null;
             boolean inMulti = session.inMulti[conn];
             Compare.Outcome o = compare.compare(cmd, r, t, queued);
+            if (o.rule() == Rule.SORT_NOSORT && o.same() && !r.equals(t) && !isSet(session.db[conn], cmd.get(1))) {
+                o = new Compare.Outcome(false, Rule.SORT_NOSORT); // a list's or sorted set's order is Redis's
+            }
             report.normalised(o.rule());
             session.track(conn, cmd, r);
             history.add(new Sent(conn, cmd, write));
@@ -605,6 +608,22 @@ final class Fuzzer implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether {@code key} of database {@code db} holds a set, as Redis says: only a set's {@code SORT … BY nosort}
+     * comes in an order of Redis' choosing (a list's is its order, a sorted set's its score order).
+     */
+    private boolean isSet(int db, byte[] key) throws IOException {
+        Conn.Result res = redisSide.exchange(List.of(Commands.of("SELECT", Integer.toString(db)),
+                List.of(b("TYPE"), key), Commands.of("SELECT", "0")));
+        report.harnessCommands += 3;
+        if (res.end() != Conn.End.OK) {
+            redisSide.reconnect();
+            return true; // unknown: the comparison stands
+        }
+        Reply type = res.replies().get(1);
+        return "set".equals(type.text());
     }
 
     /** Whether an LCS would need more than {@link #MAX_LCS_CELLS} cells, from the lengths Redis reports. */
@@ -922,9 +941,13 @@ final class Fuzzer implements AutoCloseable {
         }
     }
 
-    private Reply[] verdict(Session s, int conn, List<byte[]> cmd, Reply r, Reply t, String signature) {
+    private Reply[] verdict(Session s, int conn, List<byte[]> cmd, Reply r, Reply t, String signature)
+            throws IOException {
         List<List<byte[]>> queued = name(cmd).equals("exec") ? s.queued(conn) : null;
         Compare.Outcome o = compare.compare(cmd, r, t, queued);
+        if (o.rule() == Rule.SORT_NOSORT && o.same() && !r.equals(t) && !isSet(s.db[conn], cmd.get(1))) {
+            o = new Compare.Outcome(false, Rule.SORT_NOSORT);
+        }
         if (o.same()) {
             return null;
         }

@@ -18,8 +18,9 @@ enum Rule {
     RANDOM_FIELD("`HRANDFIELD`, `SRANDMEMBER`, `ZRANDMEMBER`", "nil or not; with a count, the number of elements, "
             + "distinct ones for a positive count and exactly |count| for a negative one, on both servers; a positive "
             + "count that covers the collection, the same elements"),
-    SORT_NOSORT("`SORT … BY nosort` of a set", "SORT/SORT_RO with a BY pattern without '*' and without STORE: "
-            + "without LIMIT the elements sorted (in groups of the GET patterns), with LIMIT their number"),
+    SORT_NOSORT("`SORT … BY nosort` of a set", "SORT/SORT_RO of a set (Redis' TYPE, asked when the replies differ) "
+            + "with a BY pattern without '*' and without STORE: without LIMIT the elements sorted (in groups of the GET "
+            + "patterns), with LIMIT their number; of a list or a sorted set, the reply bytes"),
     TIME("`TIME`, `INFO` values", "two integer bulk strings"),
     INFO("`INFO`", "the reply type: a bulk string (a verbatim string in RESP3)"),
     CLIENT("`CLIENT LIST`, `CLIENT INFO`", "the reply type: a bulk string (a verbatim string in RESP3)"),

@@ -14,6 +14,8 @@ final class Session implements AutoCloseable {
     final Conn[] redis = new Conn[2];
     final Conn[] tandem = new Conn[2];
     final boolean[] inMulti = new boolean[2];
+    /** The database each connection has selected, as Redis' replies show it. */
+    final int[] db = new int[2];
     final List<List<List<byte[]>>> queued = List.of(new ArrayList<>(), new ArrayList<>());
 
     Session(int redisPort, int tandemPort, Duration timeout, int protocol) throws IOException {
@@ -29,6 +31,7 @@ final class Session implements AutoCloseable {
         tandem[conn].reconnect();
         inMulti[conn] = false;
         queued.get(conn).clear();
+        db[conn] = 0;
     }
 
     void reconnectAll() throws IOException {
@@ -42,6 +45,12 @@ final class Session implements AutoCloseable {
         if (inMulti[conn]) {
             switch (n) {
                 case "exec", "discard" -> {
+                    if (n.equals("exec") && redisReply.isArray()) {
+                        List<List<byte[]>> ran = queued.get(conn);
+                        for (int i = 0; i < ran.size() && i < redisReply.items.size(); i++) {
+                            selected(conn, ran.get(i), redisReply.items.get(i));
+                        }
+                    }
                     inMulti[conn] = false;
                     if (n.equals("discard") && redisReply.isError()) {
                         inMulti[conn] = true;
@@ -53,10 +62,26 @@ final class Session implements AutoCloseable {
                     }
                 }
             }
+        } else if (selected(conn, cmd, redisReply)) {
+            return;
         } else if (n.equals("multi") && redisReply.type == '+') {
             inMulti[conn] = true;
             queued.get(conn).clear();
         }
+    }
+
+    /** Follows SELECT and RESET on {@code conn}; true when {@code cmd} was one of them. */
+    private boolean selected(int conn, List<byte[]> cmd, Reply reply) {
+        String n = Commands.name(cmd);
+        if (n.equals("select") && reply.type == '+' && cmd.size() == 2) {
+            db[conn] = Integer.parseInt(new String(cmd.get(1), java.nio.charset.StandardCharsets.ISO_8859_1));
+            return true;
+        }
+        if (n.equals("reset") && reply.type == '+') {
+            db[conn] = 0;
+            return true;
+        }
+        return false;
     }
 
     /** The commands queued on {@code conn} (what an EXEC now answers). */

@@ -232,6 +232,7 @@ final class Fuzzer implements AutoCloseable {
         List<byte[]> flush = Commands.of("FLUSHALL");
         Conn.Result[] res = exchange(session, 0, List.of(flush));
         report.harnessCommands++;
+        session.flushed();
         if (res[1].end() != Conn.End.OK) {
             tandemFailed(seed, index, 0, flush, res[1], List.of(new Sent(0, flush, 0)));
         } else if (res[0].end() != Conn.End.OK) {
@@ -322,7 +323,14 @@ final class Fuzzer implements AutoCloseable {
             if (o.rule() == Rule.SORT_NOSORT && o.same() && !r.equals(t) && !isSet(session.db[conn], cmd.get(1))) {
                 o = new Compare.Outcome(false, Rule.SORT_NOSORT); // a list's or sorted set's order is Redis's
             }
+            if (o.rule() == Rule.TTL && exactDeadline(conn, cmd)) {
+                report.exactDeadlines++;
+                if (!r.equals(t)) {
+                    o = new Compare.Outcome(false, Rule.TTL); // both were given the same instant
+                }
+            }
             report.normalised(o.rule());
+            session.deadlines(conn, cmd, r, isWrite(cmd));
             session.track(conn, cmd, r);
             history.add(new Sent(conn, cmd, write));
             if (!o.same()) {
@@ -608,6 +616,19 @@ final class Fuzzer implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** EXPIRETIME or PEXPIRETIME of a key whose deadline both servers were given as the same instant. */
+    private boolean exactDeadline(int conn, List<byte[]> cmd) {
+        String n = name(cmd);
+        return (n.equals("expiretime") || n.equals("pexpiretime")) && cmd.size() == 2
+                && session.absoluteDeadline(conn, cmd.get(1));
+    }
+
+    /** @return whether the catalogue flags {@code cmd} as a write (an unknown command counts as one) */
+    private boolean isWrite(List<byte[]> cmd) {
+        Catalogue.Cmd c = catalogue.commands.get(name(cmd));
+        return c == null || c.isWrite();
     }
 
     /**

@@ -24,6 +24,9 @@ final class Report {
     long commands;
     long harnessCommands;
     long skipped;
+    /** EXPIRETIME/PEXPIRETIME replies compared to the millisecond (a deadline given as an instant). */
+    long exactDeadlines;
+
     long episodes;
     final Set<String> shapes = new HashSet<>();
     final Map<Rule, Long> normalised = new EnumMap<>(Rule.class);
@@ -113,6 +116,7 @@ final class Report {
         row(sb, "episodes (fresh keyspace each)", Long.toString(episodes));
         row(sb, "harness commands (FLUSHALL, state comparison, scan iterations)", Long.toString(harnessCommands));
         row(sb, "LCS skipped as too costly", Long.toString(skipped));
+        row(sb, "EXPIRETIME/PEXPIRETIME compared exactly (a deadline given as an instant)", Long.toString(exactDeadlines));
         row(sb, "mismatches (occurrences / distinct)", count(Finding.Kind.MISMATCH) + count(Finding.Kind.STATE)
                 + " / " + findings.values().stream().filter(g -> g.first.kind() == Finding.Kind.MISMATCH
                         || g.first.kind() == Finding.Kind.STATE).count());

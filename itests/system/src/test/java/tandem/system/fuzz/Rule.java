@@ -33,7 +33,9 @@ enum Rule {
     CONFIG_SET_RANGE("`CONFIG SET`", "an out-of-range error with the bounds masked (Tandem names its own ranges)"),
     CONFIG_GET("`CONFIG GET`", "the pairs of parameters both servers have, sorted, with the values of port, "
             + "io-threads and databases masked"),
-    TTL("remaining time to live", "TTL/EXPIRETIME within 2 s, PTTL/PEXPIRETIME within 2000 ms; negative exact"),
+    TTL("remaining time to live", "TTL/EXPIRETIME within 2 s, PTTL/PEXPIRETIME within 2000 ms; negative exact; "
+            + "EXPIRETIME/PEXPIRETIME exact for a key both servers were given the same instant (EXPIREAT, PEXPIREAT, "
+            + "EXAT, PXAT) and nothing wrote since"),
     WAIT("`WAIT` in the fuzzer", "an integer"),
     ROLE("`ROLE` in the fuzzer", "the first element"),
     OBJECT("`OBJECT IDLETIME`, `OBJECT FREQ`", "the reply type"),

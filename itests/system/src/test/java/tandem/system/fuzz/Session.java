@@ -16,6 +16,12 @@ final class Session implements AutoCloseable {
     final boolean[] inMulti = new boolean[2];
     /** The database each connection has selected, as Redis' replies show it. */
     final int[] db = new int[2];
+    /**
+     * The keys ({@code db:key}) whose deadline both servers were given as the same instant (EXPIREAT, PEXPIREAT,
+     * SET or GETEX with EXAT or PXAT) and that nothing has written since: their EXPIRETIME and PEXPIRETIME must be
+     * equal to the millisecond.
+     */
+    private final java.util.Set<String> absolute = new java.util.HashSet<>();
     final List<List<List<byte[]>>> queued = List.of(new ArrayList<>(), new ArrayList<>());
 
     Session(int redisPort, int tandemPort, Duration timeout, int protocol) throws IOException {
@@ -32,6 +38,11 @@ final class Session implements AutoCloseable {
         inMulti[conn] = false;
         queued.get(conn).clear();
         db[conn] = 0;
+    }
+
+    /** A fresh keyspace (an episode's FLUSHALL): no deadline is known. */
+    void flushed() {
+        absolute.clear();
     }
 
     void reconnectAll() throws IOException {
@@ -68,6 +79,49 @@ final class Session implements AutoCloseable {
             inMulti[conn] = true;
             queued.get(conn).clear();
         }
+    }
+
+    /**
+     * Follows which keys have a deadline given as an instant: marks the key of a command that set one (as Redis
+     * answered it), forgets every key a write names, and all of them after a write that may touch keys it does not
+     * name (a transaction, FLUSHALL, SWAPDB…).
+     */
+    void deadlines(int conn, List<byte[]> cmd, Reply redisReply, boolean write) {
+        String n = Commands.name(cmd);
+        if (inMulti[conn] && !n.equals("exec")) {
+            return;
+        }
+        if (java.util.Set.of("exec", "flushall", "flushdb", "swapdb", "move", "copy", "rename", "renamenx",
+                "restore", "migrate", "select", "reset", "quit").contains(n)) {
+            absolute.clear();
+            return;
+        }
+        if (!write || cmd.size() < 2) {
+            return;
+        }
+        for (byte[] arg : cmd.subList(1, cmd.size())) {
+            absolute.remove(key(conn, arg));
+        }
+        boolean instant = (n.equals("expireat") || n.equals("pexpireat")) && redisReply.type == ':'
+                && "1".equals(redisReply.text());
+        if ((n.equals("set") || n.equals("getex")) && !redisReply.isError()) {
+            for (byte[] arg : cmd) {
+                String a = new String(arg, java.nio.charset.StandardCharsets.ISO_8859_1);
+                instant |= a.equalsIgnoreCase("exat") || a.equalsIgnoreCase("pxat");
+            }
+        }
+        if (instant) {
+            absolute.add(key(conn, cmd.get(1)));
+        }
+    }
+
+    /** @return whether {@code key}, in {@code conn}'s database, has a deadline both servers were given alike */
+    boolean absoluteDeadline(int conn, byte[] key) {
+        return absolute.contains(key(conn, key));
+    }
+
+    private String key(int conn, byte[] key) {
+        return db[conn] + ":" + new String(key, java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 
     /** Follows SELECT and RESET on {@code conn}; true when {@code cmd} was one of them. */

@@ -298,5 +298,36 @@ final class Blocked {
             to.array(count);
             return call(false);
         }
+
+        // RESP3's types pass through as such: without these, a served BZPOPMIN answered its score as a bulk string
+        // to a RESP3 client (the fuzzer's finding)
+        @Override
+        public tandem.api.store.Reply map(int pairs) {
+            to.map(pairs);
+            return call(false);
+        }
+
+        @Override
+        public tandem.api.store.Reply set(int count) {
+            to.set(count);
+            return call(false);
+        }
+
+        @Override
+        public tandem.api.store.Reply doubleValue(byte[] text) {
+            to.doubleValue(text);
+            return call(false);
+        }
+
+        @Override
+        public tandem.api.store.Reply verbatim(byte[] text) {
+            to.verbatim(text);
+            return call(false);
+        }
+
+        @Override
+        public int protocol() {
+            return to.protocol();
+        }
     }
 }

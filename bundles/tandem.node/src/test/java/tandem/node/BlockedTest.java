@@ -182,6 +182,32 @@ class BlockedTest {
     }
 
     @Test
+    void theProbePassesRespThreeTypesThroughAsSuch() {
+        StringBuilder seen = new StringBuilder();
+        Reply resp3 = new Reply() {
+            public Reply simple(String text) { seen.append('+'); return this; }
+            public Reply error(String text) { seen.append('-'); return this; }
+            public Reply integer(long value) { seen.append(':'); return this; }
+            public Reply bulk(byte[] value) { seen.append('$'); return this; }
+            public Reply nullBulk() { seen.append('_'); return this; }
+            public Reply nullArray() { seen.append('_'); return this; }
+            public Reply array(int count) { seen.append('*'); return this; }
+            public Reply map(int pairs) { seen.append('%'); return this; }
+            public Reply set(int count) { seen.append('~'); return this; }
+            public Reply doubleValue(byte[] text) { seen.append(','); return this; }
+            public Reply verbatim(byte[] text) { seen.append('='); return this; }
+            public int protocol() { return 3; }
+        };
+        Blocked.NilProbe served = new Blocked.NilProbe(resp3);
+        assertThat(served.protocol()).isEqualTo(3);
+        // a served BZPOPMIN: key, member, score (a double in RESP3, as Redis sends it)
+        served.array(3).bulk(new byte[] {'z'}).bulk(new byte[] {'m'}).doubleValue(new byte[] {'1'});
+        served.map(1).set(0).verbatim(new byte[0]);
+        assertThat(seen).hasToString("*$$,%~=");
+        assertThat(served.nilOnly()).isFalse();
+    }
+
+    @Test
     void aClientBlockedInADatabaseIsWokenByItsKeyThereOnlyAndBySwapdb() {
         Client c = client();
         blocked.block(c, args("blpop", "k", "0").db(3), waitOn("k"));

@@ -265,6 +265,10 @@ final class Fuzzer implements AutoCloseable {
             scanIteration(seed, index, step.segments().get(0).commands().get(0));
             return;
         }
+        if (step.kind() == Step.Kind.BLOCKING) {
+            blocking(seed, index, step);
+            return;
+        }
         if (step.kind() == Step.Kind.SINGLE && Gen.SINGLE_ONLY.contains(name(step.segments().get(0).commands()
                 .get(0))) && tooCostly(step.segments().get(0).commands().get(0))) {
             report.skipped++;
@@ -515,6 +519,51 @@ final class Fuzzer implements AutoCloseable {
             writing.cancel(true);
             return new Raw(got.toString(java.nio.charset.StandardCharsets.ISO_8859_1), how);
         }
+    }
+
+    // ---- blocking commands ---------------------------------------------------------------------------------
+
+    /**
+     * Connection A's blocking command goes to both servers; once both show it blocked ({@code INFO clients}'s
+     * {@code blocked_clients}, or it answered at once), connection B's push serves it; then both replies of each
+     * connection are compared. A server that never shows the client blocked is served all the same after 4 s, and
+     * its reply tells.
+     */
+    private void blocking(long seed, long index, Step step) throws IOException {
+        Segment wait = step.segments().get(0);
+        Segment serve = step.segments().get(1);
+        Future<Conn.Result> r = pool.submit(() -> session.redis[0].exchange(wait.commands()));
+        Future<Conn.Result> t = pool.submit(() -> session.tandem[0].exchange(wait.commands()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        while (System.nanoTime() < deadline && !((r.isDone() || blocked(redisSide))
+                && (t.isDone() || blocked(tandemSide)))) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+        }
+        report.harnessCommands++;
+        if (!r.isDone() && !t.isDone()) {
+            report.blockingServed++; // blocked on both: the push serves it
+        }
+        Conn.Result[] served = exchange(session, serve.conn(), serve.commands());
+        Conn.Result[] waited;
+        try {
+            long bound = options.replyTimeout().toMillis() * 2 + 10_000;
+            waited = new Conn.Result[] {r.get(bound, TimeUnit.MILLISECONDS), t.get(bound, TimeUnit.MILLISECONDS)};
+        } catch (Exception e) {
+            throw new IOException("a blocking command did not complete", e);
+        }
+        if (process(seed, index, wait, waited[0], waited[1])) {
+            process(seed, index + 1, serve, served[0], served[1]);
+        }
+    }
+
+    /** @return whether the server behind {@code control} has a client blocked now */
+    private static boolean blocked(Conn control) {
+        Conn.Result res = control.exchange(List.of(Commands.of("INFO", "clients")));
+        if (res.end() != Conn.End.OK || !res.replies().get(0).isBulk() && res.replies().get(0).type != '=') {
+            return false;
+        }
+        String info = res.replies().get(0).text();
+        return info != null && info.contains("blocked_clients:") && !info.contains("blocked_clients:0");
     }
 
     // ---- scans --------------------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ final class Gen {
             "replconf", "monitor", "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe",
             "sunsubscribe", "publish", "spublish", "pubsub", "failover", "sentinel", "save", "bgsave", "bgrewriteaof", "module",
             "acl", "swapdb", "migrate",
+            // generated only in BLOCKING steps (blocking()): a batch must not wait behind one
             "blpop", "brpop", "brpoplpush", "blmove", "blmpop", "bzpopmin", "bzpopmax", "bzmpop", "xread",
             "xreadgroup", "waitaof", "cluster", "readonly", "readwrite", "reset", "script", "eval", "evalsha",
             "function", "fcall", "lastsave", "latency", "slowlog", "lolwut", "restore-asking", "asking", "pfdebug",
@@ -96,6 +97,8 @@ final class Gen {
 
     private final Random r;
     private final Catalogue cat;
+    /** {@link #BLOCKING}'s commands the catalogue has. */
+    private final List<String> blockingCommands;
     private final List<String> names = new ArrayList<>();
     private final double[] cumulative;
     private final List<String> keyspaceNames = new ArrayList<>();
@@ -135,6 +138,7 @@ final class Gen {
                 keyScans.add(s);
             }
         }
+        blockingCommands = BLOCKING.stream().filter(n -> cat.get(n) != null).toList();
         scanTypes = cat.get("sadd") != null || cat.get("zadd") != null
                 ? new String[] {"string", "hash", "none", "list", "set", "zset"}
                 : new String[] {"string", "hash", "none", "list"};
@@ -167,6 +171,9 @@ final class Gen {
 
     Step next() {
         int p = r.nextInt(100);
+        if (p < 3 && !blockingCommands.isEmpty()) {
+            return blocking();
+        }
         if (p < 35) {
             return Step.single(Kind.SINGLE, 0, command(true));
         }
@@ -192,6 +199,41 @@ final class Gen {
             return pressure();
         }
         return Step.single(Kind.SINGLE, 1, command(true)); // the other connection
+    }
+
+    /** The blocking commands: generated only as {@link #blocking()} steps (a batch would wait behind one). */
+    static final List<String> BLOCKING = List.of("blpop", "brpop", "brpoplpush", "blmove", "blmpop", "bzpopmin",
+            "bzpopmax", "bzmpop");
+
+    /**
+     * A blocking command on connection A over two keys of the pool. A quarter time out at once ({@code 0.01} s,
+     * or answer at once when a key holds something); the rest wait up to 5 s and connection B serves them with a
+     * push to one of their keys ({@link Kind#BLOCKING}).
+     */
+    private Step blocking() {
+        String name = pick(blockingCommands);
+        boolean zset = name.startsWith("bz");
+        String k1 = pick(KEYS);
+        String k2 = pick(KEYS);
+        boolean expire = r.nextInt(4) == 0;
+        String timeout = expire ? "0.01" : "5";
+        String end = zset ? pick(new String[] {"MIN", "MAX"}) : pick(new String[] {"LEFT", "RIGHT"});
+        List<byte[]> count = r.nextBoolean() ? List.of() : args("COUNT", pick(new String[] {"1", "2", "5"}));
+        List<byte[]> cmd = switch (name) {
+            case "brpoplpush" -> args("BRPOPLPUSH", k1, k2, timeout);
+            case "blmove" -> args("BLMOVE", k1, k2, end, pick(new String[] {"LEFT", "RIGHT"}), timeout);
+            case "blmpop", "bzmpop" -> args(name.toUpperCase(Locale.ROOT), timeout, "2", k1, k2, end, count);
+            default -> args(name.toUpperCase(Locale.ROOT), k1, k2, timeout);
+        };
+        if (expire) {
+            return Step.single(Kind.SINGLE, 0, cmd);
+        }
+        // the source of BRPOPLPUSH and BLMOVE is their first key; the others wait on either
+        String served = name.equals("brpoplpush") || name.equals("blmove") || r.nextBoolean() ? k1 : k2;
+        List<byte[]> push = zset
+                ? args("ZADD", served, pick(new String[] {"1", "2", "-1.5"}), pick(MEMBERS), "3", pick(MEMBERS))
+                : args(pick(new String[] {"RPUSH", "LPUSH"}), served, pick(MEMBERS), pick(MEMBERS));
+        return new Step(Kind.BLOCKING, List.of(new Segment(0, List.of(cmd)), new Segment(1, List.of(push))));
     }
 
     private Step batch() {

@@ -26,6 +26,8 @@ final class Report {
     long skipped;
     /** EXPIRETIME/PEXPIRETIME replies compared to the millisecond (a deadline given as an instant). */
     long exactDeadlines;
+    /** BLOCKING steps: a blocking command that blocked, served by the other connection's push. */
+    long blockingServed;
 
     long episodes;
     final Set<String> shapes = new HashSet<>();
@@ -116,6 +118,7 @@ final class Report {
         row(sb, "episodes (fresh keyspace each)", Long.toString(episodes));
         row(sb, "harness commands (FLUSHALL, state comparison, scan iterations)", Long.toString(harnessCommands));
         row(sb, "LCS skipped as too costly", Long.toString(skipped));
+        row(sb, "blocking commands served by a push from the other connection", Long.toString(blockingServed));
         row(sb, "EXPIRETIME/PEXPIRETIME compared exactly (a deadline given as an instant)", Long.toString(exactDeadlines));
         row(sb, "mismatches (occurrences / distinct)", count(Finding.Kind.MISMATCH) + count(Finding.Kind.STATE)
                 + " / " + findings.values().stream().filter(g -> g.first.kind() == Finding.Kind.MISMATCH

@@ -31,6 +31,11 @@ record Step(Kind kind, List<Segment> segments, byte[] raw) {
         SCAN_ITERATION,
         /** raw bytes on a fresh connection: the reply bytes and whether the connection closed are compared */
         RAW,
+        /**
+         * a blocking command on connection A (its first segment) that blocks on both servers, then a push on
+         * connection B (the second) that serves it; both replies are compared
+         */
+        BLOCKING,
         /** the fuzzer's own commands (FLUSHALL between episodes, the state comparison) */
         HARNESS
     }

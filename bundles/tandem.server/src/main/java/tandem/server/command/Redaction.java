@@ -7,7 +7,8 @@ import java.util.Set;
 /**
  * Hides secrets in a request before it is kept anywhere (the slow log), as Redis'
  * {@code redactClientCommandArgument} does: every argument of {@code AUTH}, the user and password after
- * {@code HELLO … AUTH}, and the value of a sensitive parameter in {@code CONFIG SET}.
+ * {@code HELLO … AUTH} and after MIGRATE's {@code AUTH}/{@code AUTH2}, and the value of a sensitive parameter in
+ * {@code CONFIG SET}.
  */
 public final class Redaction {
 
@@ -49,6 +50,21 @@ public final class Redaction {
                             out[i + 1] = REDACTED;
                         }
                     }
+                }
+            }
+            case "migrate" -> {
+                // MIGRATE host port key db timeout [COPY] [REPLACE] [AUTH pw] [AUTH2 user pw] [KEYS key...]
+                for (int i = 6; i < args.length; i++) {
+                    String option = lower(args[i]);
+                    int secrets = option.equals("auth") ? 1 : option.equals("auth2") ? 2 : 0;
+                    if (option.equals("keys")) {
+                        break;
+                    }
+                    for (int j = 1; j <= secrets && i + j < args.length; j++) {
+                        out = out == null ? args.clone() : out;
+                        out[i + j] = REDACTED;
+                    }
+                    i += secrets;
                 }
             }
             default -> {

@@ -83,6 +83,10 @@ class CommandMonitorTest {
                 1, false);
         assertThat(shown(monitor.slowlog(1).get(0)))
                 .containsExactly("CONFIG", "SET", "maxclients", "5", "requirepass", "(redacted)");
+        monitor.executed("migrate", false, args("MIGRATE", "h", "1", "", "0", "5", "COPY", "AUTH2", "u", "pw", "AUTH",
+                "pw2", "KEYS", "auth", "k"), client, 1, false);
+        assertThat(shown(monitor.slowlog(1).get(0))).containsExactly("MIGRATE", "h", "1", "", "0", "5", "COPY",
+                "AUTH2", "(redacted)", "(redacted)", "AUTH", "(redacted)", "KEYS", "auth", "k");
     }
 
     @Test

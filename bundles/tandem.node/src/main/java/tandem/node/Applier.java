@@ -71,6 +71,13 @@ final class Applier {
      */
     private final EventRelay relay = new EventRelay();
 
+    /** Answers a WAIT inside a transaction that writes; set once by the node core. */
+    private ResponseGate gate;
+
+    void gate(ResponseGate responseGate) {
+        gate = responseGate;
+    }
+
     Applier(Services services, Accounting accounting) {
         this.services = services;
         this.accounting = accounting;
@@ -220,7 +227,9 @@ final class Applier {
                     TransactionReplies replies = new TransactionReplies(c.front.reply().protocol());
                     k.applyTransaction(p.sequence(), p.timestampNs(), TransactionReplies.keyspace(p.commands()),
                             replies);
-                    replies.writeTo(c.front, p.commands());
+                    // a WAIT among them counts the replicas that hold what came before this transaction
+                    replies.writeTo(c.front, p.commands(), command -> gate != null && Waits.answerInTransaction(c,
+                            command, p.sequence() - 1, services.role().following(), gate));
                 }
                 return true;
             } catch (RuntimeException | Error e) {

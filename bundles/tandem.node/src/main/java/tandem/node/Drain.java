@@ -173,7 +173,10 @@ record Drain(Services services, Turns turns, Applier applier, Sequencer sequence
                 c.front.reply().array(p.commands().size());
                 for (tandem.api.store.Command command : p.commands()) {
                     if (command.isFrontend()) {
-                        c.front.run(command); // queueable: it answers at once
+                        if (!Waits.answerInTransaction(c, command, c.lastWriteSequence, services.role().following(),
+                                gate)) {
+                            c.front.run(command); // queueable: it answers at once
+                        }
                         continue;
                     }
                     keyspace.read(now, command, c.front.reply());

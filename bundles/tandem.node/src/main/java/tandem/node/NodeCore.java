@@ -46,6 +46,7 @@ public final class NodeCore implements AutoCloseable {
         Waits waits = new Waits(gate);
         services = new Services(pauseMillis, role, inbox);
         applier = new Applier(services, accounting);
+        applier.gate(gate);
         replies = new Replies(gate, inbox);
         replay = new Replay(services, applier, turns, replies, clock, role);
         Sequencer sequencer = new Sequencer(services, applier, admissions, gate, role, clock, turns, replies, watches,

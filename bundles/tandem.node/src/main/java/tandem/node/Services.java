@@ -48,6 +48,11 @@ final class Services {
     private volatile String stoppedReason;
     private final DurabilityListener durability;
 
+    /** @return the node's role, as the logic thread sees it */
+    RoleState role() {
+        return role;
+    }
+
     Services(long pauseMillis, RoleState role, Inbox inbox) {
         this.pauseMillis = pauseMillis;
         this.role = role;

@@ -51,14 +51,15 @@ final class TransactionReplies implements Reply {
     }
 
     /** Writes EXEC's array: each keyspace command's held reply, each front-end command run where it was queued. */
-    void writeTo(NodeClient client, List<Command> commands) {
+    /** @param own answers a command the node core runs itself (WAIT) and says so; the front end runs the rest */
+    void writeTo(NodeClient client, List<Command> commands, java.util.function.Predicate<Command> own) {
         client.reply().array(commands.size());
         int next = 0;
         for (Command c : commands) {
             if (c.isKeyspace()) {
                 Reply r = client.reply();
                 replies.get(next++).forEach(part -> part.accept(r));
-            } else {
+            } else if (!own.test(c)) {
                 client.run(c); // queueable: it answers at once
             }
         }

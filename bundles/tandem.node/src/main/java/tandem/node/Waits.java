@@ -1,5 +1,7 @@
 package tandem.node;
 
+import tandem.api.store.Command;
+
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -31,6 +33,28 @@ final class Waits {
 
     Waits(ResponseGate gate) {
         this.gate = gate;
+    }
+
+    /**
+     * {@code WAIT} inside {@code MULTI}, run at {@code EXEC}: it cannot block there, so it answers at once how many
+     * replicas acknowledged {@code sequence}, after Redis's checks of its arguments (Redis answers its
+     * {@code replicationCountAcksByOffset} of the client's write before {@code EXEC}).
+     *
+     * @return false when {@code command} is not a WAIT (it runs as any other)
+     */
+    static boolean answerInTransaction(Client c, Command command, long sequence, boolean replica,
+            ResponseGate gate) {
+        if (!command.isFrontend() || !"wait".equals(command.name())) {
+            return false;
+        }
+        tandem.api.store.Reply r = c.front.reply();
+        Object parsed = replica ? ON_REPLICA : parse(command.args(), sequence);
+        if (parsed instanceof String error) {
+            r.error(error);
+        } else {
+            r.integer(gate.acknowledged(sequence));
+        }
+        return true;
     }
 
     /**

@@ -32,7 +32,7 @@ class TransactionRepliesTest {
         Command ping = Command.frontend(new byte[][] {b("PING")}, "ping", null);
         List<Command> all = List.of(ping, keyspace("zrange"), keyspace("hgetall"), ping, keyspace("get"),
                 keyspace("lrange"));
-        replies.writeTo(client, all);
+        replies.writeTo(client, all, c -> false);
         assertThat(client.written()).isEqualTo("*6\r\n+PONG\r\n*2\r\n*2\r\n$1\r\na\r\n$1\r\n1\r\n*2\r\n$1\r\nb\r\n"
                 + "$3\r\n2.5\r\n*0\r\n+PONG\r\n$-1\r\n*2\r\n*0\r\n$1\r\nx\r\n");
     }

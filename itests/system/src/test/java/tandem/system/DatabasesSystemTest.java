@@ -138,6 +138,22 @@ class DatabasesSystemTest {
     }
 
     @Test
+    void waitInsideMultiCountsTheReplicasThatHoldTheClientsWriteWithoutBlocking() throws IOException {
+        try (Socket c = connect(cluster.primary.port())) {
+            // the write, then a WAIT outside MULTI until both replicas hold it; inside MULTI, WAIT cannot block and
+            // answers how many do (Redisson's batches send it so)
+            assertThat(exchange(c, "SELECT 8\r\nSET waited v\r\nWAIT 2 20000\r\n", 3))
+                    .isEqualTo("+OK\r\n+OK\r\n:2\r\n");
+            assertThat(exchange(c, "MULTI\r\nWAIT 2 0\r\nGET waited\r\nWAIT 5 0\r\nEXEC\r\n", 5))
+                    .isEqualTo("+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n:2\r\n$1\r\nv\r\n:2\r\n");
+        }
+        assertThat(TandemNode.tryExchange(journalReplica.port(), "MULTI\r\nWAIT 0 0\r\nEXEC\r\n"))
+                .as("a replica").endsWith("*1\r\n-ERR WAIT cannot be used with replica instances. Please also note "
+                        + "that since Redis 4.0 if a replica is configured to be writable (which is not the default) "
+                        + "writes to replicas are just local and are not propagated.\r\n");
+    }
+
+    @Test
     void aClientBlockedInADatabaseIsServedByAPushThereOnly() throws IOException {
         try (Socket blocked = connect(cluster.primary.port()); Socket writer = connect(cluster.primary.port())) {
             exchange(blocked, "SELECT 6\r\n", 1);

@@ -122,7 +122,7 @@ public final class CommandTable {
      * subscriptions, or wait for replication, whose work the node core does not run at {@code EXEC}.
      */
     private static final java.util.Set<String> NOT_IN_MULTI = java.util.Set.of("subscribe", "unsubscribe",
-            "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "wait", "replicaof", "slaveof", "failover",
+            "psubscribe", "punsubscribe", "ssubscribe", "sunsubscribe", "replicaof", "slaveof", "failover",
             "migrate");
 
     /**

@@ -35,7 +35,9 @@ class CommandTableSystemTest {
                         .hasMessageContaining("the store (tandem.store) is not active");
                 List<String> names = node.redisCli("COMMAND", "LIST").out().lines().toList();
                 assertThat(names).contains("get", "set", "hmset", "zadd", "ping", "command");
-                assertThat(Long.parseLong(node.redisCli("COMMAND", "COUNT").out().trim())).isEqualTo(names.size());
+                assertThat(names).contains("client|list", "object|encoding"); // the subcommands, by full name
+                assertThat(Long.parseLong(node.redisCli("COMMAND", "COUNT").out().trim()))
+                        .isEqualTo(names.stream().filter(n -> !n.contains("|")).count());
                 // redis-cli without a terminal prints each element of the nested reply on a line of its own
                 assertThat(node.redisCli("COMMAND", "INFO", "get").out().lines()).startsWith("get", "2")
                         .contains("readonly");

@@ -121,7 +121,8 @@ class Resp3SystemTest {
                 .startsWith("*1\r\n*10\r\n$3\r\nget\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n")
                 .containsPattern(":\\d+\r\n~\\d+\r\n\\+@read\r\n");
         assertThat(exchangeOnce(tandem.port(), "HELLO 3\r\nCOMMAND DOCS get\r\n"))
-                .startsWith("%1\r\n$3\r\nget\r\n%4\r\n$7\r\nsummary\r\n");
+                .startsWith("%1\r\n$3\r\nget\r\n%5\r\n$7\r\nsummary\r\n") // Redis's own, arguments included
+                .contains("$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n");
     }
 
     /** Opens a connection, sends {@code request} and reads one reply per line of it, the last one returned. */

@@ -202,7 +202,7 @@ final class ObjectCommands {
         if (encoding(rec).equals("listpack")) {
             long bytes = 6 + 1; // header and end byte
             for (byte[][] pair : tx.fields(key)) {
-                bytes += listpackEntry(pair[0]) + listpackEntry(pair[1]);
+                bytes += Listpack.entrySize(pair[0]) + Listpack.entrySize(pair[1]);
             }
             return usage + ROBJ + allocation(bytes);
         }
@@ -237,20 +237,5 @@ final class ObjectCommands {
     static long sdsAllocation(long length) {
         int header = length < 1 << 5 ? 1 : length < 1 << 8 ? 3 : length < 1 << 16 ? 5 : length < 1L << 32 ? 9 : 17;
         return allocation(header + length + 1);
-    }
-
-    /** One listpack element: an integer in the smallest of its encodings, else a string; then its back-length. */
-    private static long listpackEntry(byte[] element) {
-        long size;
-        if (Numbers.isLong(element)) {
-            long v = Numbers.parseLong(element);
-            size = v >= 0 && v <= 127 ? 1 : v >= -4096 && v <= 4095 ? 2 : v >= -32768 && v <= 32767 ? 3
-                    : v >= -8388608 && v <= 8388607 ? 4 : v >= Integer.MIN_VALUE && v <= Integer.MAX_VALUE ? 5 : 9;
-        } else {
-            int n = element.length;
-            size = (n < 64 ? 1 : n < 4096 ? 2 : 5) + n;
-        }
-        long backlen = size <= 127 ? 1 : size < 16383 ? 2 : size < 2097151 ? 3 : size < 268435455 ? 4 : 5;
-        return size + backlen;
     }
 }

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Predicate;
 
@@ -437,9 +436,5 @@ final class RedisCommandTable {
             }
         }
         return true;
-    }
-
-    static String lower(byte[] b) {
-        return new String(b, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
     }
 }

@@ -1,8 +1,9 @@
 /**
- * What Tandem's integration tests share: {@link tandem.testsupport.Await}, waiting for a condition with a deadline.
+ * What Tandem's tests share: {@link tandem.testsupport.Await}, waiting for a condition with a deadline, and
+ * {@link tandem.testsupport.TestPki}, a certificate authority that issues PEM files for TLS tests.
  */
 @Export
-@Version("1.0.0")
+@Version("1.1.0")
 package tandem.testsupport;
 
 import org.osgi.annotation.bundle.Export;

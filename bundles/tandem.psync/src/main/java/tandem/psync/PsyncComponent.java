@@ -146,6 +146,10 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile Keyspace keyspace;
+    /** The node's TLS material, for {@code tls-replication yes}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile tandem.api.tls.TlsMaterial tls;
 
     @Activate
     public PsyncComponent(Config config, BundleContext context, @Reference NodeHome home, @Reference Journal journal,
@@ -566,7 +570,24 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
     @Override
     public int listeningPort() {
         tandem.api.server.ServerStatus server = hub.frontend();
+        tandem.api.tls.TlsMaterial t = tls;
+        if (server != null && t != null && t.replication() && server.tlsPort() > 0) {
+            return server.tlsPort();
+        }
         return server == null ? -1 : server.port();
+    }
+
+    @Override
+    public tandem.api.tls.TlsMaterial replicationTls() throws IOException {
+        tandem.api.tls.TlsMaterial t = tls;
+        if (t == null || !t.replication()) {
+            return null;
+        }
+        if (!t.ready()) {
+            throw new IOException("tls-replication is yes but no TLS material is loaded (etc/tandem.tls.cfg): "
+                    + t.status().lastError());
+        }
+        return t;
     }
 
     /** @return {@code bind:port} of this node's RESP listener, or {@code ?:-1} while the server is not attached */

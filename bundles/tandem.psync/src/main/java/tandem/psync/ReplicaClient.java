@@ -63,8 +63,18 @@ final class ReplicaClient {
 
         PsyncSettings settings();
 
-        /** @return this node's RESP port, announced with {@code REPLCONF listening-port} */
+        /**
+         * @return this node's RESP port, announced with {@code REPLCONF listening-port}: its TLS port when it
+         *         connects over TLS (as Redis announces)
+         */
         int listeningPort();
+
+        /**
+         * @return the node's TLS material when the replica connects over TLS ({@code tls-replication yes}), else
+         *         null
+         * @throws IOException when TLS replication is configured but cannot be served (no material)
+         */
+        tandem.api.tls.TlsMaterial replicationTls() throws IOException;
 
         String version();
     }
@@ -196,6 +206,7 @@ final class ReplicaClient {
             throw new IOException("this node's RESP listener is not up (see the tandem.server log), so there is no "
                     + "port to announce to the primary");
         }
+        tandem.api.tls.TlsMaterial tls = ctx.replicationTls();
         Socket s = new Socket();
         socket = s;
         if (stopped) {
@@ -204,6 +215,16 @@ final class ReplicaClient {
         s.setTcpNoDelay(true);
         s.connect(primary, CONNECT_TIMEOUT_MS);
         s.setSoTimeout(ctx.settings().handshakeTimeoutMs());
+        if (tls != null) {
+            state = "tls handshake";
+            try {
+                s = tls.clientSocket(s, primary.getAddress().getHostAddress(), primary.getPort());
+            } catch (IOException e) {
+                throw new IOException("the TLS handshake with the primary failed: "
+                        + tandem.protocol.net.TlsFailures.reason(e), e);
+            }
+            socket = s;
+        }
         Wire wire = new Wire(s.getInputStream());
         OutputStream out = s.getOutputStream();
         state = "handshaking";

@@ -171,6 +171,11 @@ class ReplicaClientTest {
         }
 
         @Override
+        public tandem.api.tls.TlsMaterial replicationTls() {
+            return null;
+        }
+
+        @Override
         public String version() {
             return "0.1.0";
         }

@@ -100,8 +100,9 @@ final class RespConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         closeReason = String.valueOf(cause);
-        if (cause instanceof java.io.IOException) {
-            // the peer went away (a reset, a broken pipe): ordinary for clients that close without QUIT
+        if (cause instanceof java.io.IOException || tandem.protocol.net.TlsFailures.isTls(cause)) {
+            // the peer went away (a reset, a broken pipe): ordinary for clients that close without QUIT; or its TLS
+            // failed, which the handshake's listener logged once with the reason
             LOG.log(Level.DEBUG, "closing client id={0} addr={1}: {2}", session.id(), session.remoteAddress(),
                     closeReason);
         } else {

@@ -47,6 +47,7 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.CharsetUtil;
 import tandem.api.journal.JournalStatus;
 import tandem.api.metrics.MetricsSink;
@@ -61,6 +62,7 @@ import tandem.api.server.ClientInfo;
 import tandem.api.server.PubSub;
 import tandem.api.store.StoreStatus;
 import tandem.api.server.ServerStatus;
+import tandem.api.tls.TlsMaterial;
 import tandem.protocol.config.ConfigChange;
 import tandem.server.command.ClientSession;
 import tandem.server.command.CommandMonitor;
@@ -98,9 +100,15 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
             description = "The Redis-protocol listener of the node.")
     public @interface Config {
 
-        @AttributeDefinition(description = "TCP port of the RESP listener (0..65535; 0 picks a free port). "
-                + "A change rebinds the listener live; connected clients stay connected.")
+        @AttributeDefinition(description = "TCP port of the plain-text RESP listener (0..65535; 0 picks a free port; "
+                + "-1: none, for a node that serves TLS only). A change rebinds the listener live; connected clients "
+                + "stay connected.")
         int port() default 6379;
+
+        @AttributeDefinition(description = "TCP port of the TLS RESP listener, beside the plain one (Redis' "
+                + "tls-port): 1..65535, 0 picks a free port, -1 (default): none. Its certificate, CAs and whether "
+                + "clients must present a certificate are etc/tandem.tls.cfg's. A change rebinds it live.")
+        int tls_port() default -1;
 
         @AttributeDefinition(description = "IP address literal the listener binds to: 127.0.0.1 (default, loopback "
                 + "only), 0.0.0.0 for every IPv4 interface, ::1 or :: for IPv6. Host names are refused. A change "
@@ -175,8 +183,16 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
 
         @Override
         public String refusal(String name, String value) {
+            if (name.startsWith("tls-") && !name.equals("tls-port") && tls == null) {
+                return "the TLS component (tandem.tls) is not active";
+            }
             return FENCE_PARAMS.contains(name) && quorumFence == null
                     ? "the quorum fence (tandem.fencing) is not active" : null;
+        }
+
+        @Override
+        public Map.Entry<String, String> prepare(Map<String, String> changes) {
+            return prepareTls(changes);
         }
     });
     private static final java.util.Set<String> FENCE_PARAMS = java.util.Set.of("self-fence-on-replica-loss",
@@ -197,6 +213,11 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
 
     private volatile ServerSettings settings;
     private volatile Channel listener;
+    private volatile Channel tlsListener;
+    /** The node's TLS material, which the TLS listener's connections take their handshakes from. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile TlsMaterial tls;
     /** Every replication protocol's status, for {@code INFO replication}. */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             fieldOption = FieldOption.UPDATE)
@@ -263,15 +284,21 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         this.bossGroup = new MultiThreadIoEventLoopGroup(1, factory);
         this.workerGroup = new MultiThreadIoEventLoopGroup(s.ioThreads(), factory);
         apply(s);
-        try {
-            this.listener = bind(s);
-            LOG.log(Level.INFO, "RESP server listening on {0} ({1}, {2} I/O threads)", listener.localAddress(),
-                    transport, s.ioThreads());
-        } catch (RuntimeException e) {
-            // Stay active so that a configuration change (another port) can still bring the listener up; the
-            // configuration FileInstall delivers from etc/ may also simply arrive after this first activation.
-            LOG.log(Level.ERROR, "RESP server cannot listen on {0}:{1}: {2}; waiting for a configuration change",
-                    s.bind(), Integer.toString(s.port()), String.valueOf(e.getMessage()));
+        if (s.port() >= 0) {
+            try {
+                this.listener = bind(s.bindAddress(), s.port(), false);
+                LOG.log(Level.INFO, "RESP server listening on {0} ({1}, {2} I/O threads)", listener.localAddress(),
+                        transport, s.ioThreads());
+            } catch (RuntimeException e) {
+                // Stay active so that a configuration change (another port) can still bring the listener up; the
+                // configuration FileInstall delivers from etc/ may also simply arrive after this first activation.
+                LOG.log(Level.ERROR, "RESP server cannot listen on {0}:{1}: {2}; waiting for a configuration change",
+                        s.bind(), Integer.toString(s.port()), String.valueOf(e.getMessage()));
+            }
+        }
+        String refused = tlsListen(s);
+        if (refused != null) {
+            LOG.log(Level.ERROR, "RESP server: {0}; waiting for a configuration change", refused);
         }
     }
 
@@ -287,9 +314,17 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
             LOG.log(Level.WARNING, "{0}: transport and io.threads apply when the component next activates",
                     ServerSettings.PID);
         }
-        if (listener == null) {
+        if (next.port() < 0) {
+            Channel old = listener;
+            listener = null;
+            if (old != null) {
+                old.close();
+                LOG.log(Level.INFO, "RESP server: the plain-text listener on {0} is closed (port -1)",
+                        old.localAddress());
+            }
+        } else if (listener == null) {
             try {
-                listener = bind(next);
+                listener = bind(next.bindAddress(), next.port(), false);
                 LOG.log(Level.INFO, "RESP server listening on {0}", listener.localAddress());
             } catch (RuntimeException e) {
                 LOG.log(Level.ERROR, "RESP server cannot listen on {0}:{1}: {2}", next.bind(),
@@ -305,7 +340,46 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
                 return;
             }
         }
+        if (next.tlsPort() != previous.tlsPort() || !next.bindAddress().equals(previous.bindAddress())
+                || tlsListener == null) {
+            String refused = tlsListen(next);
+            if (refused != null) {
+                LOG.log(Level.ERROR, "RESP server: {0}", refused);
+            }
+        }
         apply(next);
+    }
+
+    /**
+     * Brings the TLS listener to {@code s.tlsPort()}: the new one is bound before the old one closes, so that
+     * connected clients stay and a port that cannot be bound leaves the old listener serving.
+     *
+     * @return null when it listens as configured, else why not
+     */
+    private synchronized String tlsListen(ServerSettings s) {
+        Channel old = tlsListener;
+        if (s.tlsPort() < 0) {
+            tlsListener = null;
+            if (old != null) {
+                old.close();
+                LOG.log(Level.INFO, "RESP server: the TLS listener on {0} is closed", old.localAddress());
+            }
+            return null;
+        }
+        if (old != null && s.tlsPort() == ((InetSocketAddress) old.localAddress()).getPort()
+                && s.bindAddress().equals(((InetSocketAddress) old.localAddress()).getAddress())) {
+            return null;
+        }
+        try {
+            tlsListener = bind(s.bindAddress(), s.tlsPort(), true);
+        } catch (RuntimeException e) {
+            return "cannot listen for TLS on " + s.bind() + ":" + s.tlsPort() + ": " + e.getMessage();
+        }
+        if (old != null) {
+            old.close();
+        }
+        LOG.log(Level.INFO, "RESP server listening for TLS on {0}", tlsListener.localAddress());
+        return null;
     }
 
     /**
@@ -354,7 +428,7 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         Channel old = listener;
         Channel fresh;
         try {
-            fresh = bind(next);
+            fresh = bind(next.bindAddress(), next.port(), false);
         } catch (RuntimeException e) {
             if (next.port() != ((InetSocketAddress) old.localAddress()).getPort()) {
                 throw e;
@@ -362,9 +436,9 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
             // same port on another address may collide with the old listener: release it, then retry
             old.close().syncUninterruptibly();
             try {
-                fresh = bind(next);
+                fresh = bind(next.bindAddress(), next.port(), false);
             } catch (RuntimeException again) {
-                listener = bind(settings);
+                listener = bind(settings.bindAddress(), settings.port(), false);
                 throw again;
             }
         }
@@ -373,7 +447,7 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         LOG.log(Level.INFO, "RESP server rebound from {0} to {1}", old.localAddress(), fresh.localAddress());
     }
 
-    private Channel bind(ServerSettings s) {
+    private Channel bind(java.net.InetAddress address, int port, boolean secure) {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(bossGroup, workerGroup)
                 .channel(channelClass)
@@ -384,10 +458,10 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        accept(ch);
+                        accept(ch, secure);
                     }
                 });
-        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(s.bindAddress(), s.port())).awaitUninterruptibly();
+        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, port)).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             // Netty rethrows the checked bind failure undeclared; wrap it so that callers can handle it
             throw new IllegalStateException(String.valueOf(bound.cause().getMessage()), bound.cause());
@@ -395,7 +469,29 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         return bound.channel();
     }
 
-    private void accept(SocketChannel ch) {
+    private void accept(SocketChannel ch, boolean secure) {
+        SslHandler ssl = null;
+        if (secure) {
+            TlsMaterial t = tls;
+            try {
+                if (t == null) {
+                    throw new IllegalStateException("the TLS component (tandem.tls) is not active");
+                }
+                ssl = new SslHandler(t.serverEngine(t.clientAuth()));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "TLS client {0} closed: {1}", ch.remoteAddress(), e.getMessage());
+                ch.close();
+                return;
+            }
+            InetSocketAddress peer = ch.remoteAddress();
+            ssl.handshakeFuture().addListener(f -> {
+                if (!f.isSuccess()) {
+                    LOG.log(Level.INFO, "TLS handshake with {0} failed: {1}", peer, tandem.protocol.net.TlsFailures.reason(f.cause()));
+                }
+            });
+            // first, so that even the refusal below reaches the client encrypted
+            ch.pipeline().addLast("tls", ssl);
+        }
         totalConnections.incrementAndGet();
         if (connectedClients() >= settings.maxClients()) {
             ch.writeAndFlush(Unpooled.copiedBuffer("-ERR max number of clients reached\r\n", CharsetUtil.US_ASCII))
@@ -418,9 +514,10 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
 
     @Deactivate
     void deactivate() {
-        Channel l = listener;
-        if (l != null) {
-            l.close().syncUninterruptibly();
+        for (Channel l : new Channel[] {listener, tlsListener}) {
+            if (l != null) {
+                l.close().syncUninterruptibly();
+            }
         }
         connections.values().forEach(c -> c.channel().close());
         saves.close();
@@ -443,6 +540,12 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Override
     public int port() {
         Channel l = listener;
+        return l == null ? tlsPort() : ((InetSocketAddress) l.localAddress()).getPort();
+    }
+
+    @Override
+    public int tlsPort() {
+        Channel l = tlsListener;
         return l == null ? -1 : ((InetSocketAddress) l.localAddress()).getPort();
     }
 
@@ -665,8 +768,18 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     /** The parameters of {@code CONFIG} this server owns, as Redis renders them. */
     private String configValue(String name) {
         ServerSettings s = settings;
+        if (name.startsWith("tls-") && !name.equals("tls-port")) {
+            TlsMaterial t = tls;
+            String v = t == null ? null : t.parameters().get(name);
+            return v == null ? "" : bytes(v);
+        }
         return switch (name) {
-            case "port" -> Integer.toString(listener == null ? s.port() : port());
+            case "port" -> {
+                Channel l = listener;
+                yield Integer.toString(l == null ? Math.max(0, s.port()) : ((InetSocketAddress) l.localAddress())
+                        .getPort());
+            }
+            case "tls-port" -> Integer.toString(Math.max(0, tlsPort()));
             case "bind" -> s.bind();
             case "io-threads" -> Integer.toString(s.ioThreads());
             case "dir" -> bytes(System.getProperty("user.dir"));
@@ -690,6 +803,51 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         };
     }
 
+    /**
+     * Applies {@code CONFIG SET}'s TLS changes, which can fail as they apply: the material first (it loads or nothing
+     * changes), then the TLS port (bound before the old one closes); when the port cannot be bound the material
+     * changed by the same request is set back.
+     *
+     * @return null when applied, else the parameter to name and Redis' reason
+     */
+    private Map.Entry<String, String> prepareTls(Map<String, String> changes) {
+        Map<String, String> material = new java.util.LinkedHashMap<>(changes);
+        material.keySet().removeIf(name -> !name.startsWith("tls-") || name.equals("tls-port"));
+        TlsMaterial t = tls;
+        Map<String, String> before = null;
+        if (!material.isEmpty()) {
+            before = t.parameters();
+            Map<String, String> utf8 = new java.util.LinkedHashMap<>();
+            material.forEach((k, v) -> utf8.put(k, new String(v.getBytes(StandardCharsets.ISO_8859_1),
+                    StandardCharsets.UTF_8)));
+            String refused = t.set(utf8);
+            if (refused != null) {
+                LOG.log(Level.ERROR, "CONFIG SET of TLS parameters refused: {0}", refused);
+                return Map.entry(material.keySet().iterator().next(),
+                        "Unable to update TLS configuration. Check server logs.");
+            }
+        }
+        String port = changes.get("tls-port");
+        if (port != null) {
+            int p = Integer.parseInt(port);
+            ServerSettings next = settings.withTlsPort(p == 0 ? -1 : p);
+            String refused = tlsListen(next);
+            if (refused != null) {
+                LOG.log(Level.ERROR, "CONFIG SET tls-port refused: {0}", refused);
+                if (before != null) {
+                    Map<String, String> back = new java.util.LinkedHashMap<>();
+                    for (String k : material.keySet()) {
+                        back.put(k, before.get(k));
+                    }
+                    t.set(back);
+                }
+                return Map.entry("tls-port", "Unable to listen on this port. Check server logs.");
+            }
+            settings = next;
+        }
+        return null;
+    }
+
     /** @return the UTF-8 bytes of {@code text} as ISO-8859-1 characters, the form in which CONFIG keeps values */
     private static String bytes(String text) {
         return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
@@ -700,6 +858,9 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         ServerSettings next = settings;
         for (Map.Entry<String, String> e : changes.entrySet()) {
             String value = e.getValue();
+            if (e.getKey().startsWith("tls-")) {
+                continue; // applied by prepareTls
+            }
             tandem.api.fencing.QuorumFenceControl fence = quorumFence;
             if (e.getKey().equals("self-fence-on-replica-loss") && fence != null) {
                 fence.override(value.equalsIgnoreCase("yes"), null);

@@ -9,7 +9,7 @@ import tandem.protocol.config.PropertyCheck;
  * The validated configuration of the RESP server. Every check names the property it refuses, so that an operator
  * who mistypes {@code etc/tandem.server.cfg} reads which line is wrong.
  */
-record ServerSettings(int port, String bind, InetAddress bindAddress, int maxClients, int maxRequestSize,
+record ServerSettings(int port, int tlsPort, String bind, InetAddress bindAddress, int maxClients, int maxRequestSize,
         String transport, int ioThreads, String requirePass, int minReplicasToWrite,
         long minReplicasTimeoutMs) {
 
@@ -17,7 +17,14 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
     private static final PropertyCheck CHECK = new PropertyCheck(PID);
 
     static ServerSettings of(RespServer.Config c) {
-        int port = CHECK.range("port", c.port(), 0, 65535);
+        int port = CHECK.range("port", c.port(), -1, 65535);
+        int tlsPort = CHECK.range("tls.port", c.tls_port(), -1, 65535);
+        if (port >= 0 && port == tlsPort && port != 0) {
+            throw CHECK.invalid("tls.port", Integer.toString(tlsPort), "is the plain port too");
+        }
+        if (port < 0 && tlsPort < 0) {
+            throw CHECK.invalid("port", "-1", "with tls.port=-1 too the node would serve no client");
+        }
         String bind = c.bind() == null ? "" : c.bind().trim();
         InetAddress address = CHECK.ipLiteral("bind", bind);
         int maxClients = CHECK.range("max.clients", c.max_clients(), 1, 1_000_000);
@@ -30,34 +37,39 @@ record ServerSettings(int port, String bind, InetAddress bindAddress, int maxCli
         String pass = c.requirepass() == null || c.requirepass().isEmpty() ? null : c.requirepass();
         int minReplicas = CHECK.range("min.replicas.to.write", c.min_replicas_to_write(), 0, 2);
         long timeout = CHECK.range("min.replicas.timeout.ms", c.min_replicas_timeout_ms(), 0, 86_400_000L);
-        return new ServerSettings(port, bind, address, maxClients, maxRequest, transport, ioThreads,
+        return new ServerSettings(port, tlsPort, bind, address, maxClients, maxRequest, transport, ioThreads,
                 pass, minReplicas, timeout);
     }
 
+    ServerSettings withTlsPort(int value) {
+        return new ServerSettings(port, value, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
+                requirePass, minReplicasToWrite, minReplicasTimeoutMs);
+    }
+
     ServerSettings withMaxClients(int value) {
-        return new ServerSettings(port, bind, bindAddress, value, maxRequestSize, transport, ioThreads,
+        return new ServerSettings(port, tlsPort, bind, bindAddress, value, maxRequestSize, transport, ioThreads,
                 requirePass, minReplicasToWrite, minReplicasTimeoutMs);
     }
 
     ServerSettings withMaxRequestSize(int value) {
-        return new ServerSettings(port, bind, bindAddress, maxClients, value, transport, ioThreads,
+        return new ServerSettings(port, tlsPort, bind, bindAddress, maxClients, value, transport, ioThreads,
                 requirePass, minReplicasToWrite, minReplicasTimeoutMs);
     }
 
     ServerSettings withRequirePass(String value) {
-        return new ServerSettings(port, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
+        return new ServerSettings(port, tlsPort, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
                 value == null || value.isEmpty() ? null : value, minReplicasToWrite, minReplicasTimeoutMs);
     }
 
     ServerSettings withMinReplicas(int replicas, long timeoutMs) {
-        return new ServerSettings(port, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
+        return new ServerSettings(port, tlsPort, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
                 requirePass, replicas, timeoutMs);
     }
 
     /** {@code requirepass} without the password, for logs. */
     @Override
     public String toString() {
-        return "ServerSettings[port=" + port + ", bind=" + bind + ", maxClients=" + maxClients + ", requirepass="
+        return "ServerSettings[port=" + port + ", tlsPort=" + tlsPort + ", bind=" + bind + ", maxClients=" + maxClients + ", requirepass="
                 + (requirePass == null ? "none" : "set") + ", minReplicasToWrite=" + minReplicasToWrite + "]";
     }
 }

@@ -114,6 +114,18 @@ final class Material {
         return engine;
     }
 
+    javax.net.ssl.SSLSocket clientSocket(java.net.Socket connected, String host, int port) throws IOException {
+        javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) client.getSocketFactory()
+                .createSocket(connected, host, port, true);
+        socket.setUseClientMode(true);
+        socket.setEnabledProtocols(protocols);
+        if (suites != null) {
+            socket.setEnabledCipherSuites(suites);
+        }
+        socket.startHandshake();
+        return socket;
+    }
+
     private void configure(SSLEngine engine) {
         engine.setEnabledProtocols(protocols);
         if (suites != null) {

@@ -185,6 +185,17 @@ public final class TlsComponent implements TlsMaterial {
     }
 
     @Override
+    public java.net.Socket clientSocket(java.net.Socket connected, String host, int port) throws IOException {
+        Material m;
+        try {
+            m = current();
+        } catch (IllegalStateException e) {
+            throw new IOException(e.getMessage());
+        }
+        return m.clientSocket(connected, host, port);
+    }
+
+    @Override
     public ClientAuth clientAuth() {
         return settings.authClients();
     }

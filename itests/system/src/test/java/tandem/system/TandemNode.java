@@ -43,6 +43,8 @@ public final class TandemNode implements AutoCloseable {
     /** What runs {@code bin/tandem}: nothing, or {@code ip netns exec <namespace>}. */
     private final List<String> launcher;
     private int port;
+    /** How the test reaches the node's RESP port when it serves TLS only; null: plain text. */
+    private TlsClient tls;
     /** The health endpoint's port: each node gets its own, since several run on one machine (default 9379). */
     private final int healthPort;
     private Process process;
@@ -139,6 +141,38 @@ public final class TandemNode implements AutoCloseable {
         return node;
     }
 
+    /**
+     * Starts a node with a fresh home that serves RESP over TLS only (its plain port closed), on a free port which
+     * {@link #port()} names and every helper of this class reaches through {@code client}; the node's certificate,
+     * key and CA come from {@code extraArgs} ({@code --config tandem.tls:…}).
+     */
+    public static TandemNode startTls(String name, TlsClient client, String... extraArgs) throws IOException {
+        int port = freePort();
+        List<String> args = new ArrayList<>(List.of(extraArgs));
+        args.addAll(List.of("--config", "tandem.server:port=-1", "--config", "tandem.server:tls.port=" + port));
+        TandemNode node = new TandemNode(newHome(name), port, Map.of(), args, "127.0.0.1", List.of());
+        node.tls = client;
+        node.launch();
+        return node;
+    }
+
+    /** @return how this node is reached over TLS, or null when it is reached in plain text */
+    public TlsClient tls() {
+        return tls;
+    }
+
+    /** Sends {@code request} to this node (over TLS when it serves only that); null on error. */
+    public String tryExchange(String request) {
+        if (tls == null) {
+            return tryExchange(host, port, request);
+        }
+        try {
+            return tls.exchange(host, port, request, Duration.ofMillis(300));
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     private void launch() throws IOException {
         List<String> command = new ArrayList<>(launcher);
         command.addAll(List.of(dist.resolve("bin/tandem").toString(), "--home", home.toString(), "--port",
@@ -160,13 +194,13 @@ public final class TandemNode implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("node exited with " + process.exitValue() + "\n" + log());
                 }
-                return "+PONG\r\n".equals(tryExchange(host, port, "PING\r\n"));
+                return "+PONG\r\n".equals(tryExchange("PING\r\n"));
             });
             // PING is answered as soon as the listener is up; a keyspace command waits until the store is bound
             // and the journal replayed into it, which is when the node holds its data again (or until the node
             // has given up waiting for a store or journal that cannot start, which a test may intend)
             Await.until("node on port " + port + " has its store", START_DEADLINE, () -> {
-                String reply = tryExchange(host, port, "DBSIZE\r\n");
+                String reply = tryExchange("DBSIZE\r\n");
                 return reply != null && (reply.startsWith(":") || reply.contains("is not active"));
             });
         } catch (RuntimeException | AssertionError e) {
@@ -316,6 +350,9 @@ public final class TandemNode implements AutoCloseable {
     /** Runs {@code redis-cli -h <host> -p <port> args…}. */
     public Result redisCli(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("redis-cli", "-h", host, "-p", Integer.toString(port)));
+        if (tls != null) {
+            command.addAll(tls.redisCliArgs());
+        }
         command.addAll(Arrays.asList(args));
         return run(Duration.ofSeconds(30), command.toArray(new String[0]));
     }

@@ -17,10 +17,19 @@ public interface ServerStatus {
     String bindAddress();
 
     /**
-     * @return the TCP port the RESP listener is bound to (the actual port when 0 was configured), or -1 while it
-     *         is not listening (its address could not be bound; the log says why)
+     * @return the TCP port the plain-text RESP listener is bound to (the actual port when 0 was configured); on a
+     *         node that serves TLS only, the TLS port; -1 while it is not listening (its address could not be
+     *         bound; the log says why)
      */
     int port();
+
+    /**
+     * @return the TCP port the TLS RESP listener is bound to, or -1 when there is none
+     * @since 1.9
+     */
+    default int tlsPort() {
+        return -1;
+    }
 
     /** @return the I/O transport in use: {@code epoll} or {@code nio} */
     String transport();

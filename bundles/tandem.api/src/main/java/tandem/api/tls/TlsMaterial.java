@@ -49,6 +49,17 @@ public interface TlsMaterial {
      */
     SSLEngine clientEngine(String host, int port);
 
+    /**
+     * Layers TLS over a connected socket, for links written on blocking sockets (the psync replica's), and runs the
+     * handshake within the socket's read timeout.
+     *
+     * @param connected the plain socket, connected; closing the returned socket closes it
+     * @return the TLS socket, its handshake done, presenting the client certificate and trusting the configured CAs
+     * @throws java.io.IOException when the handshake fails (the peer refused the certificate, or presented one no
+     *                             configured CA issued), or no material is loaded
+     */
+    java.net.Socket clientSocket(java.net.Socket connected, String host, int port) throws java.io.IOException;
+
     /** @return what clients of the RESP TLS port must present ({@code tls-auth-clients}) */
     ClientAuth clientAuth();
 

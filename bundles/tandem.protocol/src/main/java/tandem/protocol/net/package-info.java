@@ -1,6 +1,6 @@
 /** Network address text, parsed without a resolver. */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package tandem.protocol.net;
 
 import org.osgi.annotation.bundle.Export;

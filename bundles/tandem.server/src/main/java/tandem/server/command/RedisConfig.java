@@ -86,6 +86,17 @@ public final class RedisConfig {
         default String refusal(String name, String value) {
             return null;
         }
+
+        /**
+         * Applies the owned changes that can still fail as they apply (TLS material that does not load, a port that
+         * cannot be bound), all or nothing, before anything else of the request is applied.
+         *
+         * @return null when applied (or none of them is such a change), else the parameter and why: then nothing
+         *         of the request applies
+         */
+        default Map.Entry<String, String> prepare(Map<String, String> changes) {
+            return null;
+        }
     }
 
     /**
@@ -183,7 +194,7 @@ public final class RedisConfig {
 
     private static final String NO_RDB_NOR_AOF = "Tandem journals every write; it writes no RDB snapshot and no "
             + "AOF";
-    private static final String NO_TLS = "Tandem has no TLS";
+    private static final String NO_TLS = "Tandem has no cluster bus";
     private static final String LISTENER = "Tandem's listener is configured in etc/tandem.server.cfg, which "
             + "rebinds it live";
 
@@ -363,26 +374,26 @@ public final class RedisConfig {
             p("auto-aof-rewrite-min-size", number(0, LONG_MAX, MEMORY), "67108864"),
             p("loading-process-events-interval-bytes", integer(1024, INT_MAX), "2097152").with(HIDDEN),
 
-            p("tls-port", integer(0, 65535), "0").fixed("0", NO_TLS),
+            p("tls-port", integer(0, 65535), "0").with(OWNED),
             p("tls-session-cache-size", integer(0, INT_MAX), "20480"),
             p("tls-session-cache-timeout", integer(0, INT_MAX), "300"),
             p("tls-cluster", BOOL, "no").fixed("no", NO_TLS),
-            p("tls-replication", BOOL, "no").fixed("no", NO_TLS),
-            p("tls-auth-clients", oneOf("no", "yes", "optional"), "yes"),
+            p("tls-replication", BOOL, "no").with(OWNED),
+            p("tls-auth-clients", oneOf("no", "yes", "optional"), "yes").with(OWNED),
             p("tls-prefer-server-ciphers", BOOL, "no"),
             p("tls-session-caching", BOOL, "yes"),
-            p("tls-cert-file", STRING, ""),
-            p("tls-key-file", STRING, ""),
-            p("tls-key-file-pass", STRING, ""),
-            p("tls-client-cert-file", STRING, ""),
-            p("tls-client-key-file", STRING, ""),
-            p("tls-client-key-file-pass", STRING, ""),
+            p("tls-cert-file", STRING, "").with(OWNED),
+            p("tls-key-file", STRING, "").with(OWNED),
+            p("tls-key-file-pass", STRING, "").with(OWNED | SENSITIVE),
+            p("tls-client-cert-file", STRING, "").with(OWNED),
+            p("tls-client-key-file", STRING, "").with(OWNED),
+            p("tls-client-key-file-pass", STRING, "").with(OWNED | SENSITIVE),
             p("tls-dh-params-file", STRING, ""),
-            p("tls-ca-cert-file", STRING, ""),
-            p("tls-ca-cert-dir", STRING, ""),
-            p("tls-protocols", STRING, ""),
-            p("tls-ciphers", STRING, ""),
-            p("tls-ciphersuites", STRING, ""),
+            p("tls-ca-cert-file", STRING, "").with(OWNED),
+            p("tls-ca-cert-dir", STRING, "").with(OWNED),
+            p("tls-protocols", STRING, "").with(OWNED),
+            p("tls-ciphers", STRING, "").with(OWNED),
+            p("tls-ciphersuites", STRING, "").with(OWNED),
 
             p("dir", null, null).with(PROTECTED | OWNED),
             p("save", SAVE, "3600 1 300 100 60 10000").fixed("", NO_RDB_NOR_AOF),
@@ -545,6 +556,17 @@ public final class RedisConfig {
             if (refused != null) {
                 return failed(entry.name(), refused);
             }
+        }
+        Map<String, String> owned = new LinkedHashMap<>();
+        for (Entry entry : entries) {
+            if ((entry.param().flags() & (OWNED | FIXED)) == OWNED) {
+                owned.remove(entry.param().name());
+                owned.put(entry.param().name(), values.get(entry.param()));
+            }
+        }
+        Map.Entry<String, String> unprepared = owned.isEmpty() ? null : owner.prepare(owned);
+        if (unprepared != null) {
+            return failed(unprepared.getKey(), unprepared.getValue());
         }
         for (int i = 0; i < entries.size(); i++) {
             if (entries.get(i).param().name().equals("notify-keyspace-events")) {

@@ -6,7 +6,8 @@ import tandem.protocol.config.PropertyCheck;
  * The validated configuration of the TCP transport. Every check names the property it refuses, so that an operator
  * who mistypes {@code etc/tandem.transport.tcp.cfg} reads which line is wrong.
  */
-record TcpSettings(int ioThreads, int writeBufferHighBytes, int writeBufferLowBytes, boolean tcpNoDelay) {
+record TcpSettings(int ioThreads, int writeBufferHighBytes, int writeBufferLowBytes, boolean tcpNoDelay,
+        boolean tls) {
 
     static final String PID = "tandem.transport.tcp";
     private static final PropertyCheck CHECK = new PropertyCheck(PID);
@@ -24,6 +25,6 @@ record TcpSettings(int ioThreads, int writeBufferHighBytes, int writeBufferLowBy
             throw CHECK.invalid("write.buffer.low.bytes", Integer.toString(low),
                     "must be less than write.buffer.high.bytes=" + high);
         }
-        return new TcpSettings(ioThreads, high, low, c.tcp_nodelay());
+        return new TcpSettings(ioThreads, high, low, c.tcp_nodelay(), c.tls());
     }
 }

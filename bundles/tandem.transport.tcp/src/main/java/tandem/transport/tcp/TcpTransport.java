@@ -16,6 +16,10 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
@@ -39,11 +43,14 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import tandem.api.transport.FrameLink;
 import tandem.api.transport.FrameListener;
 import tandem.api.transport.FrameSession;
 import tandem.api.transport.FrameTransport;
+import tandem.api.tls.TlsMaterial;
 import tandem.protocol.config.ConfigChange;
+import tandem.protocol.net.TlsFailures;
 import tandem.protocol.replication.Frames;
 
 /**
@@ -90,6 +97,12 @@ public final class TcpTransport implements FrameTransport {
                 + "acknowledgement or a small batch leaves at once instead of waiting for more bytes; the "
                 + "protocol batches frames itself. Applies live to new and open links.")
         boolean tcp_nodelay() default true;
+
+        @AttributeDefinition(description = "Carries the frames over mutual TLS (default false): a listener requires "
+                + "a certificate issued by a CA of etc/tandem.tls.cfg, and a link presents this node's client "
+                + "certificate, so both ends must set it. The Ed25519 authentication runs inside as before. Applies "
+                + "live to connections that open after the change.")
+        boolean tls() default false;
     }
 
     private final String transport;
@@ -101,6 +114,10 @@ public final class TcpTransport implements FrameTransport {
     private final Set<NettyFrameLink> links = ConcurrentHashMap.newKeySet();
 
     private volatile TcpSettings settings;
+    /** The node's TLS material, for {@code tls=true}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile TlsMaterial tlsMaterial;
     private volatile boolean stopped;
 
     @Activate
@@ -240,6 +257,15 @@ public final class TcpTransport implements FrameTransport {
         }
         configure(ch, settings); // the bootstrap's child options are those of listen time; a change since applies
         NettyFrameLink link = new NettyFrameLink(ch, remote);
+        if (settings.tls()) {
+            try {
+                secure(ch, link, tls().serverEngine(TlsMaterial.ClientAuth.YES));
+            } catch (IllegalStateException e) {
+                LOG.log(Level.WARNING, "refused link from {0}: tls=true but {1}", remote, e.getMessage());
+                ch.close();
+                return;
+            }
+        }
         // tracked before the pipeline exists: an accepted channel is already active, so installing the adapter
         // opens the session at once, and a session must never hold a link that deactivation would miss
         track(link);
@@ -344,6 +370,7 @@ public final class TcpTransport implements FrameTransport {
         private final String remote;
         private final int maxFrame;
         private final FrameSession session;
+        private final boolean secure;
         volatile NettyFrameLink link;
         volatile FrameSessionAdapter adapter;
 
@@ -351,6 +378,7 @@ public final class TcpTransport implements FrameTransport {
             this.remote = remote;
             this.maxFrame = maxFrame;
             this.session = session;
+            this.secure = settings.tls();
         }
 
         @Override
@@ -358,6 +386,15 @@ public final class TcpTransport implements FrameTransport {
             NettyFrameLink l = new NettyFrameLink(ch, remote);
             link = l;
             track(l);
+            if (secure) {
+                try {
+                    int colon = remote.lastIndexOf(':');
+                    secure(ch, l, tls().clientEngine(remote.substring(0, colon),
+                            Integer.parseInt(remote.substring(colon + 1))));
+                } catch (IllegalStateException e) {
+                    l.close("tls=true but " + e.getMessage());
+                }
+            }
             adapter = install(ch.pipeline(), maxFrame, session, l);
         }
     }
@@ -375,6 +412,31 @@ public final class TcpTransport implements FrameTransport {
         NettyFrameLink link = new NettyFrameLink(pipeline.channel());
         install(pipeline, maxFrame, session, link);
         return link;
+    }
+
+    /** @return the TLS material, or an {@link IllegalStateException} saying why there is none */
+    private TlsMaterial tls() {
+        TlsMaterial t = tlsMaterial;
+        if (t == null) {
+            throw new IllegalStateException("the TLS component (tandem.tls) is not active");
+        }
+        return t;
+    }
+
+    /**
+     * Puts TLS first in the pipeline. Frames the session writes before the handshake ends wait in the TLS handler;
+     * a failed handshake closes the link with its reason, which the session is told.
+     */
+    private static void secure(Channel ch, NettyFrameLink link, javax.net.ssl.SSLEngine engine) {
+        SslHandler ssl = new SslHandler(engine);
+        ssl.handshakeFuture().addListener(f -> {
+            if (!f.isSuccess()) {
+                String reason = "TLS handshake failed: " + TlsFailures.reason(f.cause());
+                LOG.log(Level.WARNING, "replication link {0}: {1}", link.remoteAddress(), reason);
+                link.close(reason);
+            }
+        });
+        ch.pipeline().addFirst("tls", ssl);
     }
 
     private static FrameSessionAdapter install(ChannelPipeline pipeline, int maxFrame, FrameSession session,

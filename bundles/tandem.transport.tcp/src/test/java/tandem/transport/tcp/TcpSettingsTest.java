@@ -21,13 +21,13 @@ class TcpSettingsTest {
 
     @Test
     void defaults() {
-        assertThat(settings()).isEqualTo(new TcpSettings(1, 4 * 1024 * 1024, 1024 * 1024, true));
+        assertThat(settings()).isEqualTo(new TcpSettings(1, 4 * 1024 * 1024, 1024 * 1024, true, false));
     }
 
     @Test
     void valuesAreRead() {
         assertThat(settings("io.threads", "3", "write.buffer.high.bytes", 65536, "write.buffer.low.bytes", "1024",
-                "tcp.nodelay", "false")).isEqualTo(new TcpSettings(3, 65536, 1024, false));
+                "tcp.nodelay", "false", "tls", "true")).isEqualTo(new TcpSettings(3, 65536, 1024, false, true));
     }
 
     @Test

@@ -37,6 +37,7 @@ import org.osgi.service.metatype.annotations.Designate;
 import tandem.api.failover.FailoverGroup;
 import tandem.api.failover.FailoverStatus;
 import tandem.api.home.NodeHome;
+import tandem.api.tls.TlsMaterial;
 import tandem.api.journal.Journal;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
@@ -71,6 +72,8 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
     private static final long ANNOUNCE_WITHIN_MS = 30_000;
 
     private final Path home;
+    /** The node\'s TLS material, for {@code tls=true}; null when tandem.tls is not active. */
+    private final TlsMaterial tls;
     private final ServicesNode node;
     private final Liveness liveness = new Liveness();
     private final Lease lease = new Lease();
@@ -99,8 +102,11 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
 
     @Activate
     public FailoverComponent(FailoverConfig config, @Reference NodeHome home,
-            @Reference ConfigurationAdmin configAdmin) throws IOException {
+            @Reference ConfigurationAdmin configAdmin,
+            @Reference(cardinality = ReferenceCardinality.OPTIONAL, policyOption = ReferencePolicyOption.GREEDY)
+            TlsMaterial tls) throws IOException {
         this.home = home.directory();
+        this.tls = tls;
         this.settings = FailoverSettings.of(config, this.home);
         this.live = settings;
         this.node = new ServicesNode(configAdmin);
@@ -128,7 +134,12 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
     private void start() throws IOException {
         FailoverSettings s = settings;
         Files.createDirectories(s.storage());
-        peer = new GroupPeer(s, machine);
+        if (s.tls() && (tls == null || !tls.ready())) {
+            throw new IOException("tandem.failover: tls=true but " + (tls == null
+                    ? "the TLS component (tandem.tls) is not active" : "no TLS material is loaded: "
+                            + tls.status().lastError()));
+        }
+        peer = new GroupPeer(s, machine, s.tls() ? tls : null);
         ticks = reporter.scheduleWithFixedDelay(this::tick, 0, s.reportIntervalMs(), TimeUnit.MILLISECONDS);
         LOG.log(Level.INFO, "failover group {0}: node {1}{2} of {3}, Raft on {4}:{5}; automatic failover {6}",
                 s.group(), s.nodeId(), s.witness() ? " (witness)" : "", s.peers(), s.raftBind(),

@@ -38,6 +38,12 @@ public @interface FailoverConfig {
             + "it (a candidate its peers do not know is told to shut down). Read only while its Raft storage is new.")
     boolean join() default false;
 
+    @AttributeDefinition(description = "Carries the group's Raft traffic over mutual TLS (default false), with the "
+            + "certificate and CAs of etc/tandem.tls.cfg: every member must set it, and each member's certificate must "
+            + "name its Raft address (an IP subject alternative name), which gRPC verifies. A change restarts this "
+            + "node's Raft peer.")
+    boolean tls() default false;
+
     @AttributeDefinition(description = "Whether the group promotes a replica by itself when the primary is gone. "
             + "Off: the group only reports, and keeps the primary's lease out of the write path. Applies live.")
     boolean automatic() default true;

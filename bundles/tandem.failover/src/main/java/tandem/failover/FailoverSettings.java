@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  */
 record FailoverSettings(String group, String nodeId, Map<String, String> peers, String raftBind, int raftPort,
         boolean witness, boolean automatic, long downAfterMs, long leaseMs, long reportIntervalMs,
-        int electionMinMs, int electionMaxMs, boolean lossy, long updateGraceMs, Path storage, boolean join) {
+        int electionMinMs, int electionMaxMs, boolean lossy, long updateGraceMs, Path storage, boolean join,
+        boolean tls) {
 
     static final String PID = "tandem.failover";
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -77,14 +78,14 @@ record FailoverSettings(String group, String nodeId, Map<String, String> peers, 
                 : Path.of(c.storage_directory());
         return new FailoverSettings(c.group(), c.node_id(), Collections.unmodifiableMap(peers), c.raft_bind(),
                 raftPort, c.witness(), c.automatic(), down, lease, report, min, c.election_timeout_max_ms(), c.lossy(),
-                grace, storage, c.join());
+                grace, storage, c.join(), c.tls());
     }
 
     /** @return these settings with the group's members as its Raft configuration holds them now */
     FailoverSettings withPeers(Map<String, String> members) {
         return new FailoverSettings(group, nodeId, Collections.unmodifiableMap(new LinkedHashMap<>(members)), raftBind,
                 raftPort, witness, automatic, downAfterMs, leaseMs, reportIntervalMs, electionMinMs, electionMaxMs,
-                lossy, updateGraceMs, storage, join);
+                lossy, updateGraceMs, storage, join, tls);
     }
 
     /**
@@ -122,7 +123,7 @@ record FailoverSettings(String group, String nodeId, Map<String, String> peers, 
         return group.equals(other.group) && nodeId.equals(other.nodeId) && raftBind.equals(other.raftBind)
                 && raftPort == other.raftPort && witness == other.witness
                 && electionMinMs == other.electionMinMs && electionMaxMs == other.electionMaxMs
-                && storage.equals(other.storage);
+                && storage.equals(other.storage) && tls == other.tls;
     }
 
     private static long range(String property, long value, long min, long max) {

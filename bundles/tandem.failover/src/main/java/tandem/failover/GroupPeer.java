@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -34,6 +36,8 @@ import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.TimeDuration;
 
+import tandem.api.tls.TlsMaterial;
+
 /**
  * This node's Raft peer in the group and its client, over gRPC on the configured address. Ratis loads its
  * implementation classes by name through the thread context class loader it first sees, so every call that may be
@@ -43,6 +47,8 @@ final class GroupPeer implements AutoCloseable {
 
     private final RaftGroup group;
     private final RaftServer server;
+    /** Ratis' non-string settings: the TLS configuration, when the group's traffic is TLS. */
+    private final Parameters parameters;
     private final RaftProperties properties;
     /** How long an entry may take to commit before the next tick tries again with a fresh client. */
     private final long appendTimeoutMs;
@@ -58,7 +64,8 @@ final class GroupPeer implements AutoCloseable {
     private record Client(RaftClient raft, RaftConfiguration conf, RaftPeerId leader, AtomicBoolean failed) {
     }
 
-    GroupPeer(FailoverSettings s, GroupMachine machine) throws IOException {
+    /** @param tls the node's TLS material when the group's traffic is TLS, else null */
+    GroupPeer(FailoverSettings s, GroupMachine machine, TlsMaterial tls) throws IOException {
         List<RaftPeer> peers = new ArrayList<>();
         s.peers().forEach((id, address) -> peers.add(RaftPeer.newBuilder().setId(id).setAddress(address).build()));
         RaftGroupId gid = RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("tandem.failover:" + s.group())
@@ -66,6 +73,15 @@ final class GroupPeer implements AutoCloseable {
         this.group = RaftGroup.valueOf(gid, peers);
         RaftProperties p = properties(s);
         this.properties = p;
+        this.parameters = new Parameters();
+        if (tls != null) {
+            // the managers follow tandem.tls, so a rotated certificate serves the next handshake; mutual: each
+            // member's certificate must chain to the cluster's CA
+            GrpcTlsConfig conf = new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true);
+            GrpcConfigKeys.Server.setTlsConf(parameters, conf);
+            GrpcConfigKeys.Client.setTlsConf(parameters, conf);
+            GrpcConfigKeys.Admin.setTlsConf(parameters, conf);
+        }
         // a node joining a running group starts with no members: Ratis tells a candidate its peers do not know to
         // shut down, and a joiner formatted with the new membership would stand for election before it is added.
         // The leader's appends bring the membership; a formatted storage recovers it from the log either way
@@ -73,7 +89,7 @@ final class GroupPeer implements AutoCloseable {
         RaftGroup initial = s.join() && fresh ? RaftGroup.valueOf(gid) : group;
         this.server = withRatisLoader(() -> {
             RaftServer srv = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(s.nodeId())).setGroup(initial)
-                    .setProperties(p).setStateMachine(machine).setOption(RaftStorage.StartupOption.RECOVER).build();
+                    .setProperties(p).setParameters(parameters).setStateMachine(machine).setOption(RaftStorage.StartupOption.RECOVER).build();
             srv.start();
             return srv;
         });
@@ -111,7 +127,7 @@ final class GroupPeer implements AutoCloseable {
     private RaftClient newClient(java.util.Collection<RaftPeer> peers, RaftPeerId leader, RaftProperties p)
             throws IOException {
         return withRatisLoader(() -> {
-            RaftClient.Builder b = RaftClient.newBuilder().setProperties(p)
+            RaftClient.Builder b = RaftClient.newBuilder().setProperties(p).setParameters(parameters)
                     .setRaftGroup(RaftGroup.valueOf(group.getGroupId(), peers))
                     .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3,
                             TimeDuration.valueOf(20, TimeUnit.MILLISECONDS)));

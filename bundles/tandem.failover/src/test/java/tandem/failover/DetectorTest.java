@@ -234,6 +234,7 @@ class DetectorTest {
         @Override public int raft_port() { return base.raft_port(); }
         @Override public boolean witness() { return false; }
         @Override public boolean join() { return false; }
+        @Override public boolean tls() { return false; }
         @Override public boolean automatic() { return false; }
         @Override public int down_after_ms() { return base.down_after_ms(); }
         @Override public int lease_ms() { return base.lease_ms(); }

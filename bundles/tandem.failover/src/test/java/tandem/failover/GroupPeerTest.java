@@ -45,7 +45,7 @@ class GroupPeerTest {
             GroupMachine m = new GroupMachine(table, () -> 1_000_000_000L, applied::incrementAndGet);
             tables.add(table);
             machines.add(m);
-            peers.add(new GroupPeer(s, m));
+            peers.add(new GroupPeer(s, m, null));
         }
         await("a leader", () -> leader() >= 0);
         Answer a = GroupCodec.readAnswer(peers.get(0).query(GroupCodec.report(
@@ -77,7 +77,7 @@ class GroupPeerTest {
             settings.add(FailoverSettings.of(config(id, list, dir), dir));
             GroupMachine m = new GroupMachine(new Liveness(), () -> 1_000_000_000L, () -> { });
             machines.add(m);
-            peers.add(new GroupPeer(settings.get(settings.size() - 1), m));
+            peers.add(new GroupPeer(settings.get(settings.size() - 1), m, null));
         }
         await("a leader", () -> leader() >= 0);
         int leader = leader();
@@ -89,12 +89,41 @@ class GroupPeerTest {
         long started = System.nanoTime();
         GroupMachine again = new GroupMachine(new Liveness(), () -> 1_000_000_000L, () -> { });
         machines.set(follower, again);
-        peers.set(follower, new GroupPeer(settings.get(follower), again));
+        peers.set(follower, new GroupPeer(settings.get(follower), again, null));
         await("the restarted follower applied epoch 2", () -> again.state().epoch() == 2);
         peers.get(leader).append(GroupCodec.promote(new Failover("n2", "n3", 3, 0, 0, "test"))).get();
         await("the restarted follower applied epoch 3", () -> again.state().epoch() == 3);
         System.getLogger("tandem.failover").log(System.Logger.Level.INFO, "a restarted follower caught up in {0} ms",
                 (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /**
+     * The group over mutual TLS: two members whose certificates the cluster's CA issued elect a leader and apply
+     * entries; a third whose certificate another CA issued is refused by both and applies nothing.
+     */
+    @Test
+    void overMutualTlsOnlyMembersOfTheClustersCaTakePart() throws Exception {
+        Path dir = Files.createTempDirectory("group-peer-tls");
+        tandem.testsupport.TestPki ca = tandem.testsupport.TestPki.create(dir.resolve("ca"), "cluster-ca");
+        tandem.testsupport.TestPki rogue = tandem.testsupport.TestPki.create(dir.resolve("rogue"), "rogue-ca");
+        String list = "n1@127.0.0.1:" + freePort() + ",n2@127.0.0.1:" + freePort() + ",n3@127.0.0.1:" + freePort();
+        for (String id : List.of("n1", "n2", "n3")) {
+            tandem.testsupport.TestPki issuer = id.equals("n3") ? rogue : ca;
+            tandem.testsupport.TestPki.Issued cert = issuer.issue(id);
+            tandem.tls.TlsComponent tls = new tandem.tls.TlsComponent(() -> dir, org.osgi.util.converter.Converters
+                    .standardConverter().convert(java.util.Map.of("cert.file", cert.cert().toString(), "key.file",
+                            cert.key().toString(), "ca.cert.file", issuer.caCert().toString()))
+                    .to(tandem.tls.TlsComponent.Config.class));
+            FailoverSettings s = FailoverSettings.of(config(id, list, dir), dir);
+            GroupMachine m = new GroupMachine(new Liveness(), () -> 1_000_000_000L, () -> { });
+            machines.add(m);
+            peers.add(new GroupPeer(s, m, tls));
+        }
+        await("a leader among n1 and n2", () -> leader() == 0 || leader() == 1);
+        peers.get(leader()).append(GroupCodec.promote(new Failover("", "n1", 1, 0, 0, "test"))).get();
+        await("n1 and n2 applied epoch 1", () -> machines.get(0).state().epoch() == 1
+                && machines.get(1).state().epoch() == 1);
+        assertThat(machines.get(2).state().epoch()).isZero();
     }
 
     private int leader() {
@@ -137,6 +166,7 @@ class GroupPeerTest {
             @Override public int raft_port() { return 0; }
             @Override public boolean witness() { return false; }
             @Override public boolean join() { return false; }
+            @Override public boolean tls() { return false; }
             @Override public boolean automatic() { return true; }
             @Override public int down_after_ms() { return down; }
             @Override public int lease_ms() { return lease; }

@@ -1,6 +1,18 @@
 package tandem.health;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.SecureRandom;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.util.Dictionary;
@@ -21,7 +33,9 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.Designate;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
+import tandem.api.home.NodeHome;
 import tandem.api.server.ServerStatus;
+import tandem.api.tls.TlsMaterial;
 
 /**
  * Where the health endpoint listens. Felix HTTP owns the listener and reads its address from its own
@@ -54,21 +68,50 @@ public final class HttpEndpoint {
         @AttributeDefinition(description = "Most threads Jetty serves requests with (4..64, default 8): health is "
                 + "read by a scraper and a person, not by clients. Applies live.")
         int threads() default 8;
+
+        @AttributeDefinition(description = "Serves HTTPS instead of HTTP on port (default false), with the "
+                + "certificate of etc/tandem.tls.cfg, which it follows when that rotates; a scraper must present a "
+                + "client certificate as tls.auth.clients there says (yes: required). Applies live.")
+        boolean tls() default false;
     }
 
     /** What is added to the RESP port when {@code port} is 0. */
     static final int RESP_PORT_OFFSET = 3000;
 
     private final ConfigurationAdmin configAdmin;
+    private final Path tlsDirectory;
+    private final ScheduledExecutorService tlsWatch = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tandem-health-tls");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile Config config;
     private volatile ServerStatus server;
+    /** The node's TLS material, for {@code tls=true}. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile TlsMaterial tls;
+    /** Protects the key store files; one per activation, so that an unchanged certificate changes no setting. */
+    private final char[] storePassword = new SecureRandom().ints(24, 'a', 'z' + 1)
+            .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString().toCharArray();
+    /** The TLS material's generation the key stores were last written from; -1: none written. */
+    private long storesGeneration = -1;
 
     @Activate
-    public HttpEndpoint(@Reference ConfigurationAdmin configAdmin, Config config) {
+    public HttpEndpoint(@Reference ConfigurationAdmin configAdmin, @Reference NodeHome home, Config config) {
         this.configAdmin = configAdmin;
+        this.tlsDirectory = home.directory().resolve("data/tls");
         HealthSettings.validate(config);
         this.config = config;
         apply();
+        // Jetty reads its key store from a file when it starts: a rotation of the node's certificate is followed by
+        // writing the file again and restarting Jetty through its configuration
+        tlsWatch.scheduleWithFixedDelay(() -> {
+            TlsMaterial t = tls;
+            if (this.config.tls() && t != null && t.generation() != storesGeneration) {
+                apply();
+            }
+        }, 1, 1, TimeUnit.SECONDS);
     }
 
     @Modified
@@ -110,6 +153,7 @@ public final class HttpEndpoint {
 
     @Deactivate
     void deactivate() {
+        tlsWatch.shutdownNow();
         Dictionary<String, Object> p = new Hashtable<>();
         p.put("org.apache.felix.http.enable", false);
         update(p);
@@ -138,8 +182,15 @@ public final class HttpEndpoint {
         }
         Dictionary<String, Object> p = new Hashtable<>();
         boolean enabled = port > 0;
-        p.put("org.apache.felix.http.enable", enabled);
-        p.put("org.osgi.service.http.port", enabled ? port : 0);
+        boolean secure = enabled && config.tls();
+        if (secure && !https(p)) {
+            enabled = false;
+            secure = false;
+        }
+        p.put("org.apache.felix.http.enable", enabled && !secure);
+        p.put("org.osgi.service.http.port", enabled && !secure ? port : 0);
+        p.put("org.apache.felix.https.enable", secure);
+        p.put("org.osgi.service.http.port.secure", secure ? port : 0);
         p.put("org.apache.felix.http.host", config.bind());
         p.put("org.apache.felix.http.jetty.threadpool.max", config.threads());
         p.put("org.apache.felix.http.jetty.acceptors", 1);
@@ -147,9 +198,64 @@ public final class HttpEndpoint {
         p.put("org.apache.felix.http.jetty.sendServerHeader", false);
         p.put("org.apache.felix.http.name", "tandem-health");
         if (update(p)) {
-            LOG.log(Level.INFO, enabled ? "health endpoint: http://" + config.bind() + ":" + port + "/"
-                    : "health endpoint: disabled (port -1)");
+            LOG.log(Level.INFO, enabled ? "health endpoint: " + (secure ? "https" : "http") + "://" + config.bind()
+                    + ":" + port + "/" : "health endpoint: disabled (port -1, or no TLS material for tls=true)");
         }
+    }
+
+    /**
+     * Writes the node's certificate and CAs as PKCS#12 files Jetty reads ({@code data/tls/health-*.p12}, readable
+     * by the node's user only) and puts Felix HTTP's HTTPS settings into {@code p}.
+     *
+     * @return false when there is no TLS material to serve, which is logged
+     */
+    private boolean https(Dictionary<String, Object> p) {
+        TlsMaterial t = tls;
+        if (t == null || !t.ready()) {
+            LOG.log(Level.ERROR, "tandem.health: tls=true but {0}; the endpoint is off until it is",
+                    t == null ? "the TLS component (tandem.tls) is not active" : "no TLS material is loaded");
+            return false;
+        }
+        long generation = t.generation();
+        char[] password = storePassword;
+        Path key = tlsDirectory.resolve("health-key.p12");
+        Path trust = tlsDirectory.resolve("health-trust.p12");
+        try {
+            Map<String, KeyStore> stores = t.keyStores(password);
+            Files.createDirectories(tlsDirectory);
+            write(stores.get("key"), key, password);
+            write(stores.get("trust"), trust, password);
+        } catch (IOException | GeneralSecurityException | IllegalStateException e) {
+            LOG.log(Level.ERROR, "tandem.health: the HTTPS key stores cannot be written to {0}: {1}", tlsDirectory,
+                    e.getMessage());
+            return false;
+        }
+        storesGeneration = generation;
+        String pw = new String(password);
+        p.put("org.apache.felix.https.keystore", key.toString());
+        p.put("org.apache.felix.https.keystore.type", "PKCS12");
+        p.put("org.apache.felix.https.keystore.password", pw);
+        p.put("org.apache.felix.https.keystore.key.password", pw);
+        p.put("org.apache.felix.https.truststore", trust.toString());
+        p.put("org.apache.felix.https.truststore.type", "PKCS12");
+        p.put("org.apache.felix.https.truststore.password", pw);
+        p.put("org.apache.felix.https.clientcertificate", switch (t.clientAuth()) {
+            case YES -> "needs";
+            case OPTIONAL -> "wants";
+            case NO -> "none";
+        });
+        p.put("tandem.tls.generation", generation);
+        return true;
+    }
+
+    private static void write(KeyStore store, Path file, char[] password) throws IOException, GeneralSecurityException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try (OutputStream out = Files.newOutputStream(tmp)) {
+            store.store(out, password);
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** @return whether Felix HTTP's configuration changed */

@@ -41,20 +41,24 @@ final class Material {
     final String providerName;
     private final SSLContext server;
     private final SSLContext client;
+    final javax.net.ssl.X509ExtendedKeyManager keyManager;
+    final javax.net.ssl.X509ExtendedTrustManager trustManager;
     private final String[] protocols;
     private final String[] suites;
 
     private Material(TlsSettings settings, X509Certificate[] chain, PrivateKey key, List<X509Certificate> cas,
-            SSLContext server, SSLContext client, String[] protocols, String[] suites) {
+            Managers server, Managers client, String[] protocols, String[] suites) {
         this.settings = settings;
         this.chain = chain;
         this.key = key;
         this.cas = cas;
-        this.server = server;
-        this.client = client;
+        this.server = server.context();
+        this.client = client.context();
+        this.keyManager = server.keys();
+        this.trustManager = server.trust();
         this.protocols = protocols;
         this.suites = suites;
-        this.providerName = server.getProvider().getName();
+        this.providerName = this.server.getProvider().getName();
     }
 
     /**
@@ -88,10 +92,10 @@ final class Material {
         for (int i = 0; i < cas.size(); i++) {
             trust.setCertificateEntry("ca-" + i, cas.get(i));
         }
-        SSLContext server = context(jsse, chain, key, trust);
-        SSLContext client = context(jsse, clientChain, clientKey, trust);
+        Managers server = context(jsse, chain, key, trust);
+        Managers client = context(jsse, clientChain, clientKey, trust);
         String[] protocols = s.protocols().toArray(String[]::new);
-        String[] suites = suites(s, server);
+        String[] suites = suites(s, server.context());
         return new Material(s, chain, key, List.copyOf(cas), server, client, protocols, suites);
     }
 
@@ -159,7 +163,12 @@ final class Material {
         }
     }
 
-    private static SSLContext context(Provider jsse, X509Certificate[] chain, PrivateKey key, KeyStore trust)
+    /** A TLS context with the key and trust managers it was made of. */
+    private record Managers(SSLContext context, javax.net.ssl.X509ExtendedKeyManager keys,
+            javax.net.ssl.X509ExtendedTrustManager trust) {
+    }
+
+    private static Managers context(Provider jsse, X509Certificate[] chain, PrivateKey key, KeyStore trust)
             throws GeneralSecurityException, IOException {
         KeyStore identity = KeyStore.getInstance("PKCS12");
         identity.load(null, null);
@@ -173,7 +182,8 @@ final class Material {
         tmf.init(trust);
         SSLContext ctx = jsse == null ? SSLContext.getInstance("TLS") : SSLContext.getInstance("TLS", jsse);
         ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-        return ctx;
+        return new Managers(ctx, (javax.net.ssl.X509ExtendedKeyManager) kmf.getKeyManagers()[0],
+                (javax.net.ssl.X509ExtendedTrustManager) tmf.getTrustManagers()[0]);
     }
 
     /**

@@ -196,6 +196,16 @@ public final class TlsComponent implements TlsMaterial {
     }
 
     @Override
+    public javax.net.ssl.X509ExtendedKeyManager keyManager() {
+        return Following.keys(this::current);
+    }
+
+    @Override
+    public javax.net.ssl.X509ExtendedTrustManager trustManager() {
+        return Following.trust(this::current);
+    }
+
+    @Override
     public ClientAuth clientAuth() {
         return settings.authClients();
     }

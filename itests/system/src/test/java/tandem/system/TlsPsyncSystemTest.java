@@ -54,7 +54,8 @@ class TlsPsyncSystemTest {
         rogue = TestPki.create(dir.resolve("rogue"), "rogue-ca");
         app = new TlsClient(pki.caCert(), pki.issue("app"));
         primary = TandemNode.startTls("tls-psync-primary", app,
-                TlsClient.nodeArgs(pki.issue("node-p"), pki.caCert()).toArray(String[]::new));
+                TlsClient.nodeArgs(pki.issue("node-p"), pki.caCert(), "tandem.health:tls=true")
+                        .toArray(String[]::new));
         replica1 = replica("tls-psync-r1", "node-r1");
         replica2 = replica("tls-psync-r2", "node-r2");
     }
@@ -160,6 +161,35 @@ class TlsPsyncSystemTest {
             assertThat(c.sync().get("lettuce")).isEqualTo("tls");
         } finally {
             lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    @Test
+    void theHealthEndpointServesHttpsToAClientWithACertificateOnly() throws Exception {
+        java.net.URL url = new java.net.URL("https://127.0.0.1:" + primary.healthPort() + "/health");
+        Await.until("the health endpoint answers over HTTPS", Duration.ofSeconds(30), () -> {
+            try {
+                return https(url, app) == 200;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        assertThatThrownBy(() -> https(url, TlsClient.anonymous(pki.caCert()))).isInstanceOf(IOException.class);
+        // plain HTTP on that port gets no health answer
+        TandemNode.Exchange plain = TandemNode.exchange(primary.healthPort(),
+                "GET /health HTTP/1.0\r\n\r\n".getBytes(), Duration.ofSeconds(2));
+        assertThat(plain.reply()).doesNotContain("\"status\"");
+    }
+
+    private static int https(java.net.URL url, TlsClient client) throws IOException {
+        javax.net.ssl.HttpsURLConnection c = (javax.net.ssl.HttpsURLConnection) url.openConnection();
+        c.setSSLSocketFactory(client.context().getSocketFactory());
+        c.setConnectTimeout(5000);
+        c.setReadTimeout(5000);
+        try {
+            return c.getResponseCode();
+        } finally {
+            c.disconnect();
         }
     }
 

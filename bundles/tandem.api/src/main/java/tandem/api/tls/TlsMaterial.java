@@ -60,6 +60,17 @@ public interface TlsMaterial {
      */
     java.net.Socket clientSocket(java.net.Socket connected, String host, int port) throws java.io.IOException;
 
+    /**
+     * For TLS stacks built elsewhere (the failover group's gRPC): a key manager that presents the certificate loaded
+     * when each handshake runs, so that a rotation reaches them too.
+     *
+     * @return the node's key manager, following reloads
+     */
+    javax.net.ssl.X509ExtendedKeyManager keyManager();
+
+    /** @return a trust manager over the configured CAs loaded when each handshake runs, following reloads */
+    javax.net.ssl.X509ExtendedTrustManager trustManager();
+
     /** @return what clients of the RESP TLS port must present ({@code tls-auth-clients}) */
     ClientAuth clientAuth();
 

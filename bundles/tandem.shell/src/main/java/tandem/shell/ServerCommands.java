@@ -11,6 +11,8 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 
 import tandem.api.server.ClientInfo;
 import tandem.api.server.ServerStatus;
+import tandem.api.tls.TlsMaterial;
+import tandem.api.tls.TlsStatus;
 
 /** {@code server:*}: the RESP listener and its clients. */
 @Component(service = ServerCommands.class, immediate = true, property = {
@@ -23,8 +25,10 @@ public final class ServerCommands {
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile ServerStatus server;
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    private volatile TlsMaterial tls;
 
-    @Descriptor("shows the RESP listener: address, port, transport and client counts")
+    @Descriptor("shows the RESP listeners (plain and TLS), the TLS material loaded, and client counts")
     public String status() {
         ServerStatus s = server;
         if (s == null) {
@@ -35,10 +39,26 @@ public final class ServerCommands {
         String stopped = s.applyStopped();
         String notReady = s.notReady();
         return String.format(Locale.ROOT,
-                "RESP server: %s (%s)%nclients: %d connected, %d max, %d accepted in total%napply: %s%nnode: %s",
-                listening, s.transport(), s.connectedClients(), s.maxClients(), s.totalConnections(),
+                "RESP server: %s (%s)%nTLS: %s%nclients: %d connected, %d max, %d accepted in total%napply: %s%n"
+                        + "node: %s",
+                listening, s.transport(), tls(s), s.connectedClients(), s.maxClients(), s.totalConnections(),
                 stopped == null ? "ok" : "STOPPED, writes are refused: " + stopped,
                 notReady == null ? "ready" : "NOT READY: " + notReady);
+    }
+
+    /** The TLS port and what the node's TLS material holds. */
+    private String tls(ServerStatus s) {
+        TlsMaterial t = tls;
+        String port = s.tlsPort() < 0 ? "no TLS port" : "port " + s.tlsPort();
+        if (t == null) {
+            return port + "; tandem.tls is not active";
+        }
+        TlsStatus st = t.status();
+        String loaded = st.subject().isEmpty() ? "no certificate loaded"
+                : String.format(Locale.ROOT, "%s, expires %s, SHA-256 %s, %d trusted CA(s), %s, clients: %s",
+                        st.subject(), java.time.Instant.ofEpochMilli(st.notAfter()), st.fingerprint(), st.cas(),
+                        st.provider(), t.clientAuth().name().toLowerCase(Locale.ROOT));
+        return port + "; " + loaded + (st.lastError().isEmpty() ? "" : "; last load FAILED: " + st.lastError());
     }
 
     @Descriptor("lists the connected RESP clients")

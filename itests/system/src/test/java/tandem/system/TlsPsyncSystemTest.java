@@ -238,6 +238,8 @@ class TlsPsyncSystemTest {
         assertThat(primary.stat("sync_full")).isEqualTo(fullSyncs);
         assertThat(primary.stat("sync_partial_ok")).isEqualTo(partialSyncs);
         assertThat(primary.log()).contains("tandem.tls: loaded (files changed) CN=node-p");
+        assertThat(primary.shell("server:status").out()).contains("TLS: port " + primary.port() + "; CN=node-p, expires ")
+                .contains(", 1 trusted CA(s), SunJSSE, clients: yes");
         String digest = primary.digest();
         for (TandemNode r : List.of(replica1, replica2)) {
             Await.until("replica " + r.port() + " has the primary's digest", Duration.ofSeconds(60),

@@ -64,6 +64,9 @@ import tandem.api.store.StoreStatus;
 import tandem.api.server.ServerStatus;
 import tandem.api.tls.TlsMaterial;
 import tandem.protocol.config.ConfigChange;
+import tandem.server.acl.Acl;
+import tandem.server.acl.AclCatalog;
+import tandem.server.acl.User;
 import tandem.server.command.ClientSession;
 import tandem.server.command.CommandMonitor;
 import tandem.server.command.CommandTable;
@@ -137,6 +140,12 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
                 + "requirepass).", type = org.osgi.service.metatype.annotations.AttributeType.PASSWORD)
         String requirepass() default "";
 
+        @AttributeDefinition(description = "ACL file (Redis' aclfile): one 'user <name> <rules...>' line per user, "
+                + "loaded all or nothing when the component activates or this setting changes, and by ACL LOAD; "
+                + "ACL SAVE writes it. Relative to the node's home. Empty (default): users live in memory only. A "
+                + "file that does not load keeps the component from activating (as Redis refuses to start).")
+        String aclfile() default "";
+
         @AttributeDefinition(description = "Writes are refused with -NOREPLICAS, before they are journaled, while "
                 + "fewer replicas than this (0..2; 0: never) are good. Applies live (Redis' min-replicas-to-write).")
         int min_replicas_to_write() default 0;
@@ -170,6 +179,7 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     private final NodeFrontend frontend;
     private final NodeSink sink;
     private final CommandTable table;
+    private final Acl acl = new Acl(AclCatalog.get());
     private final RedisConfig config = new RedisConfig(new RedisConfig.Owner() {
         @Override
         public String value(String name) {
@@ -259,7 +269,18 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         this.node = node;
         this.table = Commands.table().with(() -> KeyspaceCommands.specs(node.commands()));
         this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, this, this);
-        this.sink = new NodeSink(node::open, node::resolve, table, frontend, () -> settings.requirePass());
+        this.sink = new NodeSink(node::open, node::resolve, table, frontend, acl);
+        acl.onChange(this::userChanged);
+        acl.requirePass(s.requirePass());
+        if (s.aclFile() != null) {
+            String errors = acl.load(s.aclFile());
+            if (errors != null) {
+                // as Redis aborts its start: a node must not serve with other permissions than its file grants
+                throw new IllegalStateException("tandem.server: the ACL file " + s.aclFile() + " does not load, so the "
+                        + "RESP server does not start: " + errors);
+            }
+            LOG.log(Level.INFO, "ACL users loaded from {0}", s.aclFile());
+        }
         node.attach(frontend);
         boolean epoll = switch (s.transport()) {
             case "epoll" -> {
@@ -420,7 +441,16 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
 
     /** Makes {@code next} the running configuration, with what the node core enforces of it. */
     private void apply(ServerSettings next) {
+        ServerSettings previous = settings;
         settings = next;
+        if (previous != null && !java.util.Objects.equals(previous.requirePass(), next.requirePass())) {
+            acl.requirePass(next.requirePass());
+        }
+        if (previous != null && !java.util.Objects.equals(previous.aclFile(), next.aclFile()) && next.aclFile() != null) {
+            String errors = acl.load(next.aclFile());
+            LOG.log(errors == null ? Level.INFO : Level.ERROR, errors == null ? "ACL users loaded from {0}"
+                    : "the ACL file {0} does not load, the users stay as they were: {1}", next.aclFile(), errors);
+        }
         node.minReplicasToWrite(next.minReplicasToWrite(), next.minReplicasTimeoutMs());
     }
 
@@ -503,6 +533,9 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         InetSocketAddress remote = ch.remoteAddress();
         ClientSession session = new ClientSession(nextClientId.getAndIncrement(),
                 remote.getAddress().getHostAddress() + ":" + remote.getPort());
+        // as Redis's createClient: authenticated when the default user needs no password (and stays so after one is
+        // set)
+        session.authenticated(!acl.authRequired());
         InetSocketAddress local = ch.localAddress();
         session.localAddress(local.getAddress().getHostAddress() + ":" + local.getPort());
         connections.put(session.id(), new Connection(ch, session));
@@ -605,7 +638,7 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
                     : "normal";
             String laddr = c.channel().localAddress() instanceof java.net.InetSocketAddress local
                     ? local.getAddress().getHostAddress() + ":" + local.getPort() : "";
-            peers.add(new Peer(s.id(), s.remoteAddress(), laddr, type));
+            peers.add(new Peer(s.id(), s.remoteAddress(), laddr, type, s.user()));
         }
         peers.sort(Comparator.comparingLong(Peer::id));
         return peers;
@@ -791,6 +824,9 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
             case "maxclients" -> Integer.toString(s.maxClients());
             case "proto-max-bulk-len" -> Integer.toString(s.maxRequestSize());
             case "requirepass" -> s.requirePass() == null ? "" : bytes(s.requirePass());
+            case "aclfile" -> s.aclFile() == null ? "" : bytes(s.aclFile().toString());
+            case "acllog-max-len" -> Integer.toString(acl.log().maxLen());
+            case "acl-pubsub-default" -> acl.allChannelsByDefault() ? "allchannels" : "resetchannels";
             case "min-replicas-to-write" -> Integer.toString(s.minReplicasToWrite());
             // Redis' name counts seconds; rounded up so that a window in milliseconds never reads as 0 (off)
             case "min-replicas-max-lag" -> Long.toString((s.minReplicasTimeoutMs() + 999) / 1000);
@@ -875,6 +911,14 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
                 case "requirepass" -> next.withRequirePass(new String(value.getBytes(StandardCharsets.ISO_8859_1),
                         StandardCharsets.UTF_8));
                 case "maxclients" -> next.withMaxClients(Integer.parseInt(value));
+                case "acllog-max-len" -> {
+                    acl.log().maxLen((int) Math.min(Integer.MAX_VALUE, Long.parseLong(value)));
+                    yield next;
+                }
+                case "acl-pubsub-default" -> {
+                    acl.allChannelsByDefault(value.equalsIgnoreCase("allchannels"));
+                    yield next;
+                }
                 case "proto-max-bulk-len" -> next.withMaxRequestSize(Integer.parseInt(value));
                 case "min-replicas-to-write" -> next.withMinReplicas(Integer.parseInt(value),
                         next.minReplicasTimeoutMs());
@@ -928,6 +972,35 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Override
     public String requirePass() {
         return settings.requirePass();
+    }
+
+    @Override
+    public Acl acl() {
+        return acl;
+    }
+
+    @Override
+    public java.nio.file.Path aclFile() {
+        return settings.aclFile();
+    }
+
+    /**
+     * A user was deleted ({@code user} null) or its channels narrowed: as Redis, its connections are closed (a
+     * narrowed user's only those subscribed to what it may no longer use).
+     */
+    private void userChanged(String name, User user) {
+        for (Connection c : connections.values()) {
+            ClientSession s = c.session();
+            if (!s.user().equals(name)) {
+                continue;
+            }
+            if (user == null || !s.subscriptions().allowedBy(
+                    (channel, pattern) -> acl.channelAllowed(user, channel, pattern))) {
+                LOG.log(Level.INFO, "closing client id={0} addr={1}: its ACL user {2} was {3}", s.id(),
+                        s.remoteAddress(), name, user == null ? "deleted" : "denied a channel it is subscribed to");
+                c.channel().close();
+            }
+        }
     }
 
     @Override

@@ -11,7 +11,7 @@ import tandem.protocol.config.PropertyCheck;
  */
 record ServerSettings(int port, int tlsPort, String bind, InetAddress bindAddress, int maxClients, int maxRequestSize,
         String transport, int ioThreads, String requirePass, int minReplicasToWrite,
-        long minReplicasTimeoutMs) {
+        long minReplicasTimeoutMs, java.nio.file.Path aclFile) {
 
     static final String PID = "tandem.server";
     private static final PropertyCheck CHECK = new PropertyCheck(PID);
@@ -38,32 +38,47 @@ record ServerSettings(int port, int tlsPort, String bind, InetAddress bindAddres
         int minReplicas = CHECK.range("min.replicas.to.write", c.min_replicas_to_write(), 0, 2);
         long timeout = CHECK.range("min.replicas.timeout.ms", c.min_replicas_timeout_ms(), 0, 86_400_000L);
         return new ServerSettings(port, tlsPort, bind, address, maxClients, maxRequest, transport, ioThreads,
-                pass, minReplicas, timeout);
+                pass, minReplicas, timeout, aclFile(c.aclfile()));
     }
 
     ServerSettings withTlsPort(int value) {
         return new ServerSettings(port, value, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
-                requirePass, minReplicasToWrite, minReplicasTimeoutMs);
+                requirePass, minReplicasToWrite, minReplicasTimeoutMs, aclFile);
     }
 
     ServerSettings withMaxClients(int value) {
         return new ServerSettings(port, tlsPort, bind, bindAddress, value, maxRequestSize, transport, ioThreads,
-                requirePass, minReplicasToWrite, minReplicasTimeoutMs);
+                requirePass, minReplicasToWrite, minReplicasTimeoutMs, aclFile);
     }
 
     ServerSettings withMaxRequestSize(int value) {
         return new ServerSettings(port, tlsPort, bind, bindAddress, maxClients, value, transport, ioThreads,
-                requirePass, minReplicasToWrite, minReplicasTimeoutMs);
+                requirePass, minReplicasToWrite, minReplicasTimeoutMs, aclFile);
     }
 
     ServerSettings withRequirePass(String value) {
         return new ServerSettings(port, tlsPort, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
-                value == null || value.isEmpty() ? null : value, minReplicasToWrite, minReplicasTimeoutMs);
+                value == null || value.isEmpty() ? null : value, minReplicasToWrite, minReplicasTimeoutMs, aclFile);
     }
 
     ServerSettings withMinReplicas(int replicas, long timeoutMs) {
         return new ServerSettings(port, tlsPort, bind, bindAddress, maxClients, maxRequestSize, transport, ioThreads,
-                requirePass, replicas, timeoutMs);
+                requirePass, replicas, timeoutMs, aclFile);
+    }
+
+    /** @return the ACL file, absolute (a relative path is the node home's), or null when none is configured */
+    private static java.nio.file.Path aclFile(String value) {
+        String v = value == null ? "" : value.trim();
+        if (v.isEmpty()) {
+            return null;
+        }
+        try {
+            String home = System.getProperty("tandem.home");
+            java.nio.file.Path base = java.nio.file.Path.of(home == null ? System.getProperty("user.dir") : home);
+            return base.resolve(v).toAbsolutePath().normalize();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw CHECK.invalid("aclfile", v, "is not a valid path");
+        }
     }
 
     /** {@code requirepass} without the password, for logs. */

@@ -35,6 +35,8 @@ import tandem.server.resp.RespRequestDecoder;
 @Timeout(10)
 class PubSubConnectionTest {
 
+    private static final tandem.server.acl.Acl ACL = new tandem.server.acl.Acl(tandem.server.acl.AclCatalog.get());
+
     private final PubSubRegistry registry = new PubSubRegistry();
     private final CommandTable table = Commands.table();
     private final Map<Long, ClientSession> sessions = new HashMap<>();
@@ -48,6 +50,7 @@ class PubSubConnectionTest {
             getClass().getClassLoader(), new Class<?>[] {ServerContext.class},
             (proxy, method, args) -> switch (method.getName()) {
                 case "pubsub" -> registry;
+                case "acl" -> ACL;
                 case "subscriptions" -> sessions.get((Long) args[0]).subscriptions();
                 case "clients" -> sessions.values().stream().map(ClientSession::info).toList();
                 case "replicationStatuses" -> List.of();

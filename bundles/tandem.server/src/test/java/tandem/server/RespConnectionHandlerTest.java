@@ -475,10 +475,10 @@ class RespConnectionHandlerTest {
     @Test
     @Timeout(10)
     void commandCountListInfoDocs() {
-        assertReplies("COMMAND COUNT\r\n", ":48\r\n");
+        assertReplies("COMMAND COUNT\r\n", ":49\r\n");
         String list = run(bytes("COMMAND LIST\r\n"), true).replies;
         // every command, then each container's subcommands after it, by full name
-        assertThat(list).startsWith("*98\r\n$4\r\nping\r\n$4\r\necho\r\n").contains("$6\r\nclient\r\n$9\r\nclient|id\r\n")
+        assertThat(list).startsWith("*112\r\n$4\r\nping\r\n$4\r\necho\r\n").contains("$6\r\nclient\r\n$9\r\nclient|id\r\n")
                 .contains("$15\r\ncommand|getkeys\r\n").contains("$7\r\nmigrate\r\n").contains("$8\r\nsentinel\r\n");
         assertReplies("COMMAND LIST FILTERBY PATTERN cl*\r\n", "*17\r\n$6\r\nclient\r\n$9\r\nclient|id\r\n"
                 + "$14\r\nclient|setname\r\n$14\r\nclient|getname\r\n$11\r\nclient|list\r\n$11\r\nclient|info\r\n"
@@ -498,7 +498,7 @@ class RespConnectionHandlerTest {
         assertReplies("COMMAND GETKEYS ping x\r\nCOMMAND GETKEYS nosuch k\r\nCOMMAND GETKEYS migrate h p k 0 1 x\r\n",
                 "-ERR The command has no key arguments\r\n-ERR Invalid command specified\r\n*1\r\n$1\r\nk\r\n");
         assertReplies("COMMAND DOCS nosuch\r\n", "*0\r\n");
-        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*48\r\n*10\r\n$4\r\nping\r\n");
+        assertThat(run(bytes("COMMAND\r\n"), true).replies).startsWith("*49\r\n*10\r\n$4\r\nping\r\n");
         assertThat(run(bytes("COMMAND INFO client|id\r\n"), true).replies)
                 .startsWith("*1\r\n*10\r\n$9\r\nclient|id\r\n:2\r\n");
     }
@@ -561,7 +561,7 @@ class RespConnectionHandlerTest {
                 + "CONFIG GET save\r\nfoo bar\r\nCOMMAND COUNT\r\n\r\n*0\r\nCLIENT ID\r\nQUIT\r\nPING\r\n";
         String expected = HELLO_2_REPLY + "$3\r\nabc\r\n+PONG\r\n$1\r\nx\r\n-ERR DB index is out of range\r\n"
                 + "*2\r\n$4\r\nsave\r\n$0\r\n\r\n-ERR unknown command 'foo', with args beginning with: 'bar' \r\n"
-                + ":48\r\n:7\r\n+OK\r\n";
+                + ":49\r\n:7\r\n+OK\r\n";
         assertThat(assertReplies(script, expected).open).isFalse();
     }
 
@@ -572,7 +572,7 @@ class RespConnectionHandlerTest {
                 "-ERR AUTH <password> called without any password configured for the default user. Are you sure "
                         + "your configuration is correct?\r\n+OK\r\n"
                         + "-WRONGPASS invalid username-password pair or user is disabled.\r\n-ERR syntax error\r\n");
-        server.requirePass = "s3cret";
+        server.requirePass("s3cret");
         assertReplies("AUTH wrong\r\nAUTH s3cret\r\nAUTH default s3cret\r\n",
                 "-WRONGPASS invalid username-password pair or user is disabled.\r\n+OK\r\n+OK\r\n");
         assertThat(session.authenticated()).isTrue();
@@ -580,7 +580,7 @@ class RespConnectionHandlerTest {
                 true).replies;
         assertThat(hello).startsWith("-NOAUTH HELLO must be called with the client already authenticated")
                 .contains("\r\n-WRONGPASS invalid username-password pair or user is disabled.\r\n*14\r\n");
-        server.requirePass = null;
+        server.requirePass(null);
     }
 
     @Test
@@ -732,6 +732,18 @@ class RespConnectionHandlerTest {
         @Override
         public String requirePass() {
             return requirePass;
+        }
+
+        final tandem.server.acl.Acl acl = new tandem.server.acl.Acl(tandem.server.acl.AclCatalog.get());
+
+        void requirePass(String password) {
+            requirePass = password;
+            acl.requirePass(password);
+        }
+
+        @Override
+        public tandem.server.acl.Acl acl() {
+            return acl;
         }
 
         @Override

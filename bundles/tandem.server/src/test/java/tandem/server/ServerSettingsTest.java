@@ -50,8 +50,11 @@ class ServerSettingsTest {
 
     @Test
     void everyInvalidValueIsRefusedWithThePropertyNamed() {
-        assertRefused("tandem.server: port=70000 is invalid: must be between 0 and 65535", "port", 70000);
-        assertRefused("tandem.server: port=-1 is invalid", "port", -1);
+        assertRefused("tandem.server: port=70000 is invalid: must be between -1 and 65535", "port", 70000);
+        assertRefused("tandem.server: port=-2 is invalid", "port", -2);
+        assertRefused("tandem.server: port=-1 is invalid: with tls.port=-1 too the node would serve no client",
+                "port", -1);
+        assertRefused("tandem.server: tls.port=70000 is invalid: must be between -1 and 65535", "tls.port", 70000);
         assertRefused("tandem.server: bind=localhost is invalid: must be an IPv4 or IPv6 address literal", "bind",
                 "localhost");
         assertRefused("tandem.server: bind=999.1.1.1 is invalid: is not a valid IP address", "bind", "999.1.1.1");

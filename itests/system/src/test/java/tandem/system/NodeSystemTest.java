@@ -238,7 +238,7 @@ class NodeSystemTest {
 
         replaceProperty(cfg, "port", "99999");
         Await.until("the refusal is logged", Duration.ofSeconds(20),
-                () -> node.log().contains("port=99999 is invalid: must be between 0 and 65535"));
+                () -> node.log().contains("port=99999 is invalid: must be between -1 and 65535"));
         assertThat(node.redisCli("PING").out().trim()).isEqualTo("PONG");
         replaceProperty(cfg, "port", Integer.toString(next));
     }

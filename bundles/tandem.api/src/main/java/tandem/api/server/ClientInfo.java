@@ -14,9 +14,16 @@ package tandem.api.server;
  *                      {@code resp=} (since 1.8)
  * @param localAddress  this node's end of the connection as {@code ip:port}, {@code CLIENT LIST}'s {@code laddr=};
  *                      empty when unknown (since 1.8)
+ * @param user          the ACL user the connection runs as, {@code CLIENT LIST}'s {@code user=} (since 1.10)
  */
 public record ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,
-        String lastCommand, int db, int resp, String localAddress) {
+        String lastCommand, int db, int resp, String localAddress, String user) {
+
+    /** A client of the {@code default} user. */
+    public ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,
+            String lastCommand, int db, int resp, String localAddress) {
+        this(id, name, remoteAddress, ageSeconds, idleSeconds, lastCommand, db, resp, localAddress, "default");
+    }
 
     /** A client speaking RESP2. */
     public ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,

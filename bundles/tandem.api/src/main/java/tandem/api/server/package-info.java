@@ -6,7 +6,7 @@
  * no Netty type appears here so that a consumer never wires to a Netty version.
  */
 @Export
-@Version("1.9.0")
+@Version("1.10.0")
 package tandem.api.server;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,38 +1,39 @@
 package tandem.server.command;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
+
+import tandem.server.acl.Acl;
 
 /**
- * The {@code requirepass} check of {@code AUTH} and {@code HELLO … AUTH}, with Redis 7's answers. Tandem has one
- * user, Redis' {@code default}: with no password set it accepts any password for {@code default}, as Redis' nopass
- * default user does.
+ * {@code AUTH} and {@code HELLO … AUTH} against the node's ACL users, with Redis 7's answers: {@code AUTH <password>}
+ * authenticates the {@code default} user (whose password {@code requirepass} sets), {@code AUTH <user> <password>}
+ * any user that is on.
  */
 public final class Auth {
 
     static final String WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled.";
+    static final String NO_DEFAULT_PASSWORD = "ERR AUTH <password> called without any password configured for the "
+            + "default user. Are you sure your configuration is correct?";
 
     private Auth() {
     }
 
     /**
-     * @param requirePass the configured password, or null
-     * @param user        the user named, or null for the one-argument {@code AUTH <password>}
-     * @return null when the credentials are accepted, else the error reply without its {@code -}
+     * @param user the user named, or null for the one-argument {@code AUTH <password>}
+     * @return the user's name when the credentials are accepted; else null, and {@code error[0]} holds the error
+     *         reply without its {@code -}
      */
-    public static String check(String requirePass, byte[] user, byte[] password) {
-        if (user == null && requirePass == null) {
-            return "ERR AUTH <password> called without any password configured for the default user. Are you sure "
-                    + "your configuration is correct?";
-        }
-        if (user != null && !"default".equals(new String(user, StandardCharsets.ISO_8859_1))) {
-            return WRONGPASS;
-        }
-        if (requirePass == null) {
+    public static String check(Acl acl, byte[] user, byte[] password, String[] error) {
+        if (user == null && acl.user("default").describeFlags().contains("nopass")) {
+            error[0] = NO_DEFAULT_PASSWORD;
             return null;
         }
-        // constant time: the comparison must not tell an attacker how much of a guess was right
-        return MessageDigest.isEqual(requirePass.getBytes(StandardCharsets.UTF_8), password) ? null : WRONGPASS;
+        String name = user == null ? "default" : new String(user, StandardCharsets.ISO_8859_1);
+        if (acl.authenticate(name, password) == null) {
+            error[0] = WRONGPASS;
+            return null;
+        }
+        return name;
     }
 
     /** @return the credentials of {@code AUTH [user] password} or of {@code HELLO … AUTH user password}, or null */

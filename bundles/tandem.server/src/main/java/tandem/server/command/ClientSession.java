@@ -19,6 +19,10 @@ public final class ClientSession {
     private volatile int resp = 2;
     private volatile String localAddress = "";
     private volatile boolean authenticated;
+    /** The ACL user the connection runs as ({@code AUTH}, {@code HELLO … AUTH}); {@code default} until then. */
+    private volatile String user = "default";
+    /** Whether the connection is between {@code MULTI} and {@code EXEC}, for {@code ACL LOG}'s context. */
+    private volatile boolean multi;
     private volatile boolean replica;
     private int listeningPort;
     private java.util.Set<String> capabilities = java.util.Set.of();
@@ -71,7 +75,32 @@ public final class ClientSession {
         this.db = index;
     }
 
-    /** @return whether the connection presented the {@code requirepass} password ({@code AUTH}, {@code HELLO}) */
+    /** @return the ACL user the connection runs as */
+    public String user() {
+        return user;
+    }
+
+    /** Authenticated as {@code name} ({@code AUTH}, {@code HELLO … AUTH}). */
+    public void user(String name) {
+        this.user = name;
+        this.authenticated = true;
+    }
+
+    /** {@code RESET}: back to the {@code default} user, authenticated when it needs no password. */
+    public void resetUser(boolean authenticated) {
+        this.user = "default";
+        this.authenticated = authenticated;
+    }
+
+    public boolean multi() {
+        return multi;
+    }
+
+    public void multi(boolean value) {
+        this.multi = value;
+    }
+
+    /** @return whether the connection authenticated ({@code AUTH}, {@code HELLO}), or needed not */
     public boolean authenticated() {
         return authenticated;
     }
@@ -139,7 +168,7 @@ public final class ClientSession {
     /** @return a snapshot for {@code CLIENT LIST} and the shell */
     public ClientInfo info() {
         return new ClientInfo(id, nameAsString(), remoteAddress, ageSeconds(), idleSeconds(), lastCommand, db, resp,
-                localAddress);
+                localAddress, user);
     }
 
     /** Sets this node's end of the connection, {@code ip:port}, for {@code CLIENT LIST}'s {@code laddr=}. */

@@ -188,6 +188,7 @@ public final class Commands {
                 .container("command", -1, "server", "2.8.13", "Returns detailed information about all commands.",
                         CommandCommands::info, command);
         Migrate.register(builder);
+        AclCommands.register(builder);
         return SentinelCommands.register(PubSubCommands.register(MonitorCommands.register(
                 ReplicationCommands.register(builder)))).build();
     }
@@ -216,12 +217,16 @@ public final class Commands {
             return;
         }
         byte[][] credentials = Auth.credentials(a);
-        String refused = Auth.check(c.server().requirePass(), credentials[0], credentials[1]);
-        if (refused != null) {
-            c.reply().error(refused);
+        String[] refused = new String[1];
+        String user = Auth.check(c.server().acl(), credentials[0], credentials[1], refused);
+        if (user == null) {
+            if (Auth.WRONGPASS.equals(refused[0])) {
+                AclCommands.logAuth(c, a[0], credentials[0]);
+            }
+            c.reply().error(refused[0]);
             return;
         }
-        c.session().authenticated(true);
+        c.session().user(user);
         c.reply().ok();
     }
 
@@ -385,12 +390,14 @@ public final class Commands {
         for (int i = 2; i < a.length; i++) {
             String option = ascii(a[i]).toLowerCase(Locale.ROOT);
             if (option.equals("auth") && a.length - i - 1 >= 2) {
-                String refused = Auth.check(c.server().requirePass(), a[i + 1], a[i + 2]);
-                if (refused != null) {
-                    c.reply().error(refused);
+                String[] refused = new String[1];
+                String user = Auth.check(c.server().acl(), a[i + 1], a[i + 2], refused);
+                if (user == null) {
+                    AclCommands.logAuth(c, a[0], a[i + 1]);
+                    c.reply().error(refused[0]);
                     return;
                 }
-                c.session().authenticated(true);
+                c.session().user(user);
                 i += 2;
             } else if (option.equals("setname") && a.length - i - 1 >= 1) {
                 byte[] newName = a[++i];
@@ -404,7 +411,7 @@ public final class Commands {
                 return;
             }
         }
-        if (c.server().requirePass() != null && !c.session().authenticated()) {
+        if (c.server().acl().authRequired() && !c.session().authenticated()) {
             c.reply().error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
                     + "AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol "
                     + "version at the same time");
@@ -462,6 +469,7 @@ public final class Commands {
         String addr = null;
         String laddr = null;
         String type = null;
+        String user = null;
         long id = 0;
         boolean skipme = true;
         boolean old = a.length == 3;
@@ -495,7 +503,8 @@ public final class Commands {
                 } else if (is(a[i], "laddr") && more) {
                     laddr = ascii(a[i + 1]);
                 } else if (is(a[i], "user") && more) {
-                    if (!ascii(a[i + 1]).equals("default")) { // every connection is the default user's
+                    user = new String(a[i + 1], java.nio.charset.StandardCharsets.ISO_8859_1);
+                    if (c.server().acl().user(user) == null) {
                         c.reply().error("ERR No such user '" + ascii(a[i + 1]) + "'");
                         return;
                     }
@@ -512,7 +521,8 @@ public final class Commands {
         long killed = 0;
         for (ServerContext.Peer p : c.server().peers()) {
             if (addr != null && !addr.equals(p.addr()) || laddr != null && !laddr.equals(p.laddr())
-                    || type != null && !type.equals(p.type()) || id != 0 && p.id() != id) {
+                    || type != null && !type.equals(p.type()) || id != 0 && p.id() != id
+                    || user != null && !user.equals(p.user())) {
                 continue;
             }
             if (p.id() == self) {
@@ -683,6 +693,11 @@ public final class Commands {
     }
 
     /** {@code redir=}: -1 without client tracking, 0 tracking without a redirection, else the target's id. */
+    /** @return the connection's {@code CLIENT INFO} line, as {@code ACL LOG} records it */
+    static String clientInfoLine(CommandContext c) {
+        return ServerInfo.clientLine(c.session().info(), c.session().subscriptions(), redirect(c, c.session().id()));
+    }
+
     private static long redirect(CommandContext c, long id) {
         return c.server().pubsub() == null ? -1 : c.server().pubsub().tracking().redirect(id);
     }

@@ -154,7 +154,7 @@ final class PubSubCommands {
         }
         c.session().name(null);
         c.session().db(0);
-        c.session().authenticated(c.server().requirePass() == null);
+        c.session().resetUser(!c.server().acl().authRequired());
         c.reply().protocol(2);
         c.session().resp(2);
         c.reply().simple("RESET");

@@ -7,13 +7,13 @@ import java.util.Set;
 /**
  * Hides secrets in a request before it is kept anywhere (the slow log), as Redis'
  * {@code redactClientCommandArgument} does: every argument of {@code AUTH}, the user and password after
- * {@code HELLO … AUTH} and after MIGRATE's {@code AUTH}/{@code AUTH2}, and the value of a sensitive parameter in
- * {@code CONFIG SET}.
+ * {@code HELLO … AUTH} and after MIGRATE's {@code AUTH}/{@code AUTH2}, every argument of {@code ACL SETUSER} after
+ * the subcommand (passwords are among its rules), and the value of a sensitive parameter in {@code CONFIG SET}.
  */
 public final class Redaction {
 
     private static final byte[] REDACTED = "(redacted)".getBytes(StandardCharsets.US_ASCII);
-    private static final Set<String> SENSITIVE = Set.of("requirepass", "masterauth", "masteruser");
+    private static final Set<String> SENSITIVE = Set.of("requirepass", "masterauth", "masteruser", "tls-key-file-pass", "tls-client-key-file-pass");
 
     private Redaction() {
     }
@@ -49,6 +49,14 @@ public final class Redaction {
                             out = out == null ? args.clone() : out;
                             out[i + 1] = REDACTED;
                         }
+                    }
+                }
+            }
+            case "acl" -> {
+                if (lower(args[1]).equals("setuser")) {
+                    out = args.clone();
+                    for (int i = 2; i < out.length; i++) {
+                        out[i] = REDACTED; // the user's name too, as Redis redacts every argument after SETUSER
                     }
                 }
             }

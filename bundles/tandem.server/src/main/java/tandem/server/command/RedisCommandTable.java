@@ -19,19 +19,19 @@ import tandem.server.resp.RespWriter;
  * categories, tips, arguments, history. Written back in the client's protocol; a container's subcommands are those
  * Tandem has. The key specs also answer {@code COMMAND GETKEYS}.
  */
-final class RedisCommandTable {
+public final class RedisCommandTable {
 
     /** A RESP3 value as Redis sent it. */
-    sealed interface Value permits Items, Text, Number {
+    public sealed interface Value permits Items, Text, Number {
     }
 
     /**
      * An aggregate: {@code *} array, {@code %} map (keys and values alternating), {@code ~} set.
      */
-    record Items(char type, List<Value> items) implements Value {
+    public record Items(char type, List<Value> items) implements Value {
 
         /** @return the value under {@code key} in a map, or null */
-        Value get(String key) {
+        public Value get(String key) {
             for (int i = 0; i + 1 < items.size(); i += 2) {
                 if (items.get(i) instanceof Text t && t.text().equals(key)) {
                     return items.get(i + 1);
@@ -42,16 +42,16 @@ final class RedisCommandTable {
     }
 
     /** {@code +} simple or {@code $} bulk string. */
-    record Text(char type, String text) implements Value {
+    public record Text(char type, String text) implements Value {
     }
 
-    record Number(long value) implements Value {
+    public record Number(long value) implements Value {
     }
 
     private static volatile RedisCommandTable loaded;
 
     /** Top-level command name to its COMMAND INFO entry and its COMMAND DOCS map. */
-    private final Map<String, Items> info = new HashMap<>();
+    private final Map<String, Items> info = new java.util.LinkedHashMap<>();
     private final Map<String, Items> docs = new HashMap<>();
 
     private RedisCommandTable(byte[] resp) {
@@ -67,7 +67,7 @@ final class RedisCommandTable {
     }
 
     /** @return the table, read once from the bundle */
-    static RedisCommandTable get() {
+    public static RedisCommandTable get() {
         RedisCommandTable t = loaded;
         if (t == null) {
             try (InputStream in = RedisCommandTable.class.getResourceAsStream("redis-7.0-commands.resp")) {
@@ -80,8 +80,32 @@ final class RedisCommandTable {
         return t;
     }
 
+    /** @return every top-level COMMAND INFO entry, in the order the table holds them */
+    public java.util.Collection<Items> entries() {
+        return java.util.Collections.unmodifiableCollection(info.values());
+    }
+
+    /** @return the name of an INFO entry ({@code get}, {@code client|info}) */
+    public static String name(Items entry) {
+        return ((Text) entry.items().get(0)).text();
+    }
+
+    /** @return the subcommands' INFO entries of a container's entry, none for another */
+    public static List<Items> subcommands(Items entry) {
+        List<Items> out = new ArrayList<>();
+        for (Value v : ((Items) entry.items().get(9)).items()) {
+            out.add((Items) v);
+        }
+        return out;
+    }
+
+    /** @return whether an INFO entry has key specs (Redis's {@code doesCommandHaveKeys}) */
+    public static boolean hasKeys(Items entry) {
+        return !((Items) entry.items().get(8)).items().isEmpty();
+    }
+
     /** @return Redis's COMMAND INFO entry of {@code fullName} ({@code get}, {@code client|info}), or null */
-    Items info(String fullName) {
+    public Items info(String fullName) {
         int bar = fullName.indexOf('|');
         Items top = info.get(bar < 0 ? fullName : fullName.substring(0, bar));
         if (top == null || bar < 0) {
@@ -139,7 +163,7 @@ final class RedisCommandTable {
     }
 
     /** @return the command flags of an INFO entry ({@code readonly}, {@code no_mandatory_keys}…) */
-    static List<String> flags(Items entry) {
+    public static List<String> flags(Items entry) {
         List<String> out = new ArrayList<>();
         for (Value v : ((Items) entry.items().get(2)).items()) {
             out.add(((Text) v).text());
@@ -148,7 +172,7 @@ final class RedisCommandTable {
     }
 
     /** @return the ACL categories of an INFO entry, without their {@code @} */
-    static List<String> categories(Items entry) {
+    public static List<String> categories(Items entry) {
         List<String> out = new ArrayList<>();
         for (Value v : ((Items) entry.items().get(6)).items()) {
             out.add(((Text) v).text().substring(1));
@@ -219,7 +243,7 @@ final class RedisCommandTable {
             "not_key", "incomplete", "variable_flags");
 
     /** One key {@code COMMAND GETKEYS} found: its argument index and its flags, in Redis's order. */
-    record Key(int position, List<String> flags) {
+    public record Key(int position, List<String> flags) {
     }
 
     /**
@@ -229,7 +253,7 @@ final class RedisCommandTable {
      *
      * @return the keys, or null when the specs do not apply to these arguments
      */
-    static List<Key> keys(Items entry, byte[][] args) {
+    public static List<Key> keys(Items entry, byte[][] args) {
         String name = ((Text) entry.items().get(0)).text();
         List<Items> specs = new ArrayList<>();
         boolean variable = false;

@@ -248,7 +248,7 @@ public final class RedisConfig {
             p("aof-disable-auto-gc", BOOL, "no"),
             p("replica-ignore-disk-write-errors", BOOL, "no"),
 
-            immutable("aclfile", ""),
+            immutable("aclfile", "").with(OWNED),
             immutable("unixsocket", ""),
             immutable("pidfile", ""),
             p("replica-announce-ip", "slave-announce-ip", STRING, ""),
@@ -280,7 +280,7 @@ public final class RedisConfig {
             p("appendfsync", oneOf("everysec", "always", "no"), "everysec"),
             p("oom-score-adj", choices(new String[] {"no", "yes", "relative", "absolute"}, new int[] {0, 1, 1, 2},
                     false), "no"),
-            p("acl-pubsub-default", oneOf("allchannels", "resetchannels"), "resetchannels"),
+            p("acl-pubsub-default", oneOf("allchannels", "resetchannels"), "resetchannels").with(OWNED),
             p("sanitize-dump-payload", oneOf("no", "yes", "clients"), "no"),
             immutable("enable-protected-configs", "no"),
             immutable("enable-debug-command", "no"),
@@ -343,7 +343,7 @@ public final class RedisConfig {
 
             p("active-defrag-max-scan-fields", integer(1, LONG_MAX), "1000"),
             p("slowlog-max-len", integer(0, LONG_MAX), "128"),
-            p("acllog-max-len", integer(0, LONG_MAX), "128"),
+            p("acllog-max-len", integer(0, LONG_MAX), "128").with(OWNED),
 
             p("busy-reply-threshold", "lua-time-limit", integer(0, LONG_MAX), "5000"),
             p("cluster-node-timeout", integer(0, LONG_MAX), "15000"),

@@ -47,7 +47,7 @@ public interface ServerContext extends ServerStatus {
      * @param laddr the local {@code ip:port} it reached
      * @param type  {@code normal}, {@code replica} or {@code pubsub} (a subscribed client), Redis' classes
      */
-    record Peer(long id, String addr, String laddr, String type) {
+    record Peer(long id, String addr, String laddr, String type, String user) {
     }
 
     /** @return every client connection, replicas' included */
@@ -96,6 +96,14 @@ public interface ServerContext extends ServerStatus {
 
     /** @return the password of {@code requirepass}, or null when none is set */
     String requirePass();
+
+    /** @return the node's ACL users and log */
+    tandem.server.acl.Acl acl();
+
+    /** @return the ACL file ({@code aclfile}) that {@code ACL LOAD} and {@code ACL SAVE} use, or null when none */
+    default java.nio.file.Path aclFile() {
+        return null;
+    }
 
     /** @return the psync protocol's primary side, or null while {@code tandem.psync} is not active */
     tandem.api.replication.PsyncService psyncService();

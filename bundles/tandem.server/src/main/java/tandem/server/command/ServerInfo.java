@@ -424,9 +424,9 @@ public final class ServerInfo {
         String flags = (subscribed ? "P" : "") + (redirect >= 0 ? "t" : "");
         return String.format(Locale.ROOT, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d sub=%d "
                 + "psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 "
-                + "tot-mem=0 events=r cmd=%s user=default redir=%d resp=%d", c.id(), c.remoteAddress(),
+                + "tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d", c.id(), c.remoteAddress(),
                 c.localAddress(), c.name(), c.ageSeconds(), c.idleSeconds(), flags.isEmpty() ? "N" : flags, c.db(),
                 s == null ? 0 : s.channels(), s == null ? 0 : s.patterns(), s == null ? 0 : s.shards(),
-                c.lastCommand().isEmpty() ? "NULL" : c.lastCommand(), redirect, c.resp());
+                c.lastCommand().isEmpty() ? "NULL" : c.lastCommand(), c.user(), redirect, c.resp());
     }
 }

@@ -4,11 +4,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 import tandem.api.node.NodeClient;
 import tandem.api.node.NodeSession;
 import tandem.api.store.Command;
+import tandem.server.acl.Acl;
+import tandem.server.acl.AclCatalog;
+import tandem.server.acl.Denial;
+import tandem.server.acl.User;
+import tandem.server.command.AclCommands;
 import tandem.server.command.Auth;
 import tandem.server.command.CommandTable;
 import tandem.server.resp.RespProtocolError;
@@ -16,8 +20,11 @@ import tandem.server.resp.RespRequest;
 
 /**
  * Hands each connection's decoded requests to the node core, in arrival order, on the connection's event loop. The
- * {@code requirepass} gate is here: a client that has not authenticated gets {@code -NOAUTH} for everything but
- * {@code AUTH}, {@code HELLO} and {@code QUIT}, answered in order with its other replies by the node core.
+ * authentication gate is here: while the {@code default} user has a password, a client that has not authenticated
+ * gets {@code -NOAUTH} for everything but {@code AUTH}, {@code HELLO} and {@code QUIT}, answered in order with its
+ * other replies by the node core. So is the ACL check, as Redis makes it in {@code processCommand}: a command, key or
+ * channel the connection's user may not use is refused with {@code -NOPERM} before anything of it is journaled (in a
+ * transaction, at queueing, so that {@code EXEC} aborts), and logged in {@code ACL LOG}.
  *
  * <p>So is subscribed mode's gate for keyspace commands, which the node core runs without the front end (the front
  * end's own commands are checked as they run, {@link CommandTable#dispatch}). Whether a connection is subscribed
@@ -30,10 +37,10 @@ import tandem.server.resp.RespRequest;
  * @param keyspace    resolves a keyspace command ({@link tandem.api.node.Node#resolve}), or null
  * @param table       the server's own commands, resolved first
  * @param frontend    sends the replies and keeps the statistics
- * @param requirePass the password of {@code requirepass} now, or null
+ * @param acl         the node's ACL users
  */
 public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][], Command> keyspace,
-        CommandTable table, NodeFrontend frontend, Supplier<String> requirePass) implements RequestSink {
+        CommandTable table, NodeFrontend frontend, Acl acl) implements RequestSink {
 
     private static final Set<String> AUTH_EXEMPT = Set.of("auth", "hello", "quit", "reset");
     /** The commands that change what a connection is subscribed to. */
@@ -81,19 +88,30 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
         // container's known subcommand is named with it, as Redis names it (client|info)
         c.session().commandReceived(command.implementation() instanceof tandem.server.command.CommandSpec spec
                 ? CommandTable.receivedName(spec, args) : name);
-        String password = requirePass.get();
-        if (password != null && !c.session().authenticated()) {
+        if (!c.session().authenticated() && acl.authRequired()) {
             if (name.equals("auth") || name.equals("hello")) {
                 // decided now, in arrival order: a client may pipeline its first command right behind AUTH
                 byte[][] credentials = Auth.credentials(args);
-                if (credentials != null && Auth.check(password, credentials[0], credentials[1]) == null) {
-                    c.session().authenticated(true);
+                String user = credentials == null ? null
+                        : Auth.check(acl, credentials[0], credentials[1], new String[1]);
+                if (user != null) {
+                    c.session().user(user);
                 }
             }
             if (!c.session().authenticated() && !AUTH_EXEMPT.contains(name)) {
                 c.node().refuse(command, NOAUTH);
                 return;
             }
+        }
+        String refused = permission(c, args);
+        if (refused != null) {
+            c.node().refuse(command, refused);
+            return;
+        }
+        switch (name) {
+            case "multi" -> c.session().multi(true);
+            case "exec", "discard", "reset" -> c.session().multi(false);
+            default -> { }
         }
         if (c.subscriptions().monitoring() && (command.isKeyspace() || (name.equals("publish") || name.equals("spublish")))) {
             c.node().refuse(command, "ERR Replica can't interact with the keyspace"); // a monitor is a replica to Redis
@@ -114,6 +132,35 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
             c.pubsubInFlight.incrementAndGet();
         }
         c.node().request(command);
+    }
+
+    /**
+     * The ACL check of {@code args} for the connection's user, after Redis's own order: an unknown command or a wrong
+     * number of arguments is not refused here (the command answers its own error, as Redis answers it first).
+     *
+     * @return null when allowed, else the {@code -NOPERM} reply (the refusal is in {@code ACL LOG})
+     */
+    private String permission(Connection c, byte[][] args) {
+        User user = acl.user(c.session().user());
+        if (user == null) {
+            // deleted: its connections are being closed; nothing more of theirs runs
+            return "NOPERM this user has no permissions to run the '" + new String(args[0],
+                    StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT) + "' command";
+        }
+        if (acl.unrestricted(user)) {
+            return null;
+        }
+        AclCatalog.Cmd cmd = acl.catalog().resolve(args);
+        if (cmd == null || !AclCatalog.arityHolds(cmd, args.length)) {
+            return null;
+        }
+        Denial d = acl.check(user, cmd, args);
+        if (d != null) {
+            AclCommands.logDenial(c, d, cmd, args);
+            return Acl.error(d, cmd);
+        }
+        return (cmd.fullName().equals("sort") || cmd.fullName().equals("sort_ro"))
+                ? SortPatterns.refusal(acl, user, cmd, args) : null;
     }
 
     /** {@code message} and what follows it wait until the connection's Pub/Sub commands in flight have run. */

@@ -54,6 +54,27 @@ public final class Subscriptions {
         }
     }
 
+    /**
+     * @param allowed whether a channel ({@code false}) or a pattern ({@code true}) may still be used
+     * @return whether every subscription of the connection is still allowed; false also when they could not be read
+     *         consistently now (they changed on the connection's thread meanwhile)
+     */
+    public boolean allowedBy(java.util.function.BiPredicate<String, Boolean> allowed) {
+        try {
+            for (Kind kind : Kind.values()) {
+                for (Name n : List.copyOf(names.get(kind))) {
+                    String name = new String(n.bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+                    if (!allowed.test(name, kind == Kind.PATTERN)) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        } catch (java.util.ConcurrentModificationException e) {
+            return false;
+        }
+    }
+
     /** @return whether {@code name} was new; the count of the confirmation is {@link #count(Kind)} after it */
     public boolean subscribe(Kind kind, byte[] name) {
         return change(kind, new Name(name), true);

@@ -9,13 +9,13 @@ import java.util.List;
  * arguments; "double quotes" understand {@code \n \r \t \b \a \\ \"} and {@code \xHH}; 'single quotes' understand
  * {@code \'}; a closing quote must be followed by a blank or the end of the line.
  */
-final class InlineSplitter {
+public final class InlineSplitter {
 
     private InlineSplitter() {
     }
 
     /** @return the arguments (none for a blank line), or null when the quotes do not balance */
-    static byte[][] split(byte[] line) {
+    public static byte[][] split(byte[] line) {
         List<byte[]> args = new ArrayList<>();
         int p = 0;
         int n = 0;

@@ -32,7 +32,13 @@ class RedisConfigTest {
                 Map.entry("proto-max-bulk-len", "536870912"), Map.entry("requirepass", ""),
                 Map.entry("min-replicas-to-write", "0"), Map.entry("min-replicas-max-lag", "10"),
                 Map.entry("min-replicas-timeout-ms", "10000"), Map.entry("self-fence-on-replica-loss", "yes"),
-                Map.entry("freshness-window-ms", "5000")));
+                Map.entry("freshness-window-ms", "5000"), Map.entry("tls-port", "0"), Map.entry("tls-replication", "no"),
+                Map.entry("tls-auth-clients", "yes"), Map.entry("tls-cert-file", ""), Map.entry("tls-key-file", ""),
+                Map.entry("tls-key-file-pass", ""), Map.entry("tls-client-cert-file", ""),
+                Map.entry("tls-client-key-file", ""), Map.entry("tls-client-key-file-pass", ""),
+                Map.entry("tls-ca-cert-file", ""), Map.entry("tls-ca-cert-dir", ""), Map.entry("tls-protocols", ""),
+                Map.entry("tls-ciphers", ""), Map.entry("tls-ciphersuites", ""), Map.entry("aclfile", ""),
+                Map.entry("acl-pubsub-default", "resetchannels"), Map.entry("acllog-max-len", "128")));
         final List<Map<String, String>> applied = new ArrayList<>();
         String refusal;
 
@@ -761,8 +767,7 @@ class RedisConfigTest {
         refused.put(List.of("appendonly", "YES"), failed("appendonly", journal));
         refused.put(List.of("slave-read-only", "no"),
                 failed("slave-read-only", "Tandem's replicas are always read-only"));
-        refused.put(List.of("tls-port", "6380"), failed("tls-port", "Tandem has no TLS"));
-        refused.put(List.of("tls-replication", "yes"), failed("tls-replication", "Tandem has no TLS"));
+        refused.put(List.of("tls-cluster", "yes"), failed("tls-cluster", "Tandem has no cluster bus"));
         refused.put(List.of("port", "7000"), failed("port", listener));
         refused.put(List.of("bind", "0.0.0.0"), failed("bind", listener));
         refused.put(List.of("maxclients", "1000001"),
@@ -785,7 +790,7 @@ class RedisConfigTest {
         assertThat(server.applied).isEmpty();
         // Tandem's own values pass, and change nothing
         assertThat(config.set(List.of("save", "", "appendonly", "no", "bind", "127.0.0.1", "port", "7399",
-                "tls-port", "0", "slave-read-only", "yes"))).isNull();
+                "tls-cluster", "no", "slave-read-only", "yes"))).isNull();
         assertThat(everything(config)).isEqualTo(before);
         assertThat(server.applied).isEmpty();
     }

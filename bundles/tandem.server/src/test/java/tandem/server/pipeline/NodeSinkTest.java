@@ -36,6 +36,7 @@ class NodeSinkTest {
     private NodeFrontend frontend;
     private NodeSink sink;
     private volatile String requirePass;
+    private final tandem.server.acl.Acl acl = new tandem.server.acl.Acl(tandem.server.acl.AclCatalog.get());
     private final tandem.server.command.CommandMonitor monitor = new tandem.server.command.CommandMonitor();
     /** The server as AUTH and INFO see it: its requirepass and what the node core reports. */
     private final tandem.server.command.ServerContext server = (tandem.server.command.ServerContext)
@@ -43,6 +44,7 @@ class NodeSinkTest {
                     new Class<?>[] {tandem.server.command.ServerContext.class},
                     (proxy, method, args) -> switch (method.getName()) {
                         case "requirePass" -> requirePass;
+                        case "acl" -> acl;
                         case "monitor" -> monitor;
                         case "blockedClients" -> core.blockedClients();
                         case "loading" -> core.loading();
@@ -56,7 +58,7 @@ class NodeSinkTest {
         core = new NodeCore(2000);
         frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, null, null);
         core.frontend(frontend);
-        sink = new NodeSink(core::open, core::resolve, table, frontend, () -> requirePass);
+        sink = new NodeSink(core::open, core::resolve, table, frontend, acl);
     }
 
     @AfterEach
@@ -130,6 +132,7 @@ class NodeSinkTest {
         core.journal(journal);
         core.keyspace(keyspace);
         requirePass = "secret";
+        acl.requirePass("secret");
         Client c = new Client(1);
         c.send("GET", "k");
         c.send("SET", "k", "v");

@@ -75,8 +75,12 @@ public final class PsyncComponent implements PsyncService, ReplicationStatusSour
         String replicaof() default "";
 
         @AttributeDefinition(description = "The password this replica presents to its primary (the primary's "
-                + "requirepass); empty: none.", type = AttributeType.PASSWORD)
+                + "requirepass, or masteruser's password); empty: none.", type = AttributeType.PASSWORD)
         String masterauth() default "";
+
+        @AttributeDefinition(description = "The ACL user this replica authenticates as on its primary, with "
+                + "masterauth (Redis' masteruser); empty: the default user. It needs only +psync +replconf +ping.")
+        String masteruser() default "";
 
         @AttributeDefinition(description = "A replica sends REPLCONF ACK of what it applied this often, in "
                 + "milliseconds (10..60000), and when GETACK asks.")

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import tandem.protocol.config.PropertyCheck;
 
 /** The validated configuration of PID {@value #PID}; every error names its property. */
-record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth, int ackIntervalMs,
+record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterUser, String masterAuth, int ackIntervalMs,
         int writeTimeoutMs, int maxLagFrames, int handshakeTimeoutMs, int reconnectMaxMs, Path stateDirectory) {
 
     static final String PID = "tandem.psync";
@@ -17,6 +17,7 @@ record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth,
         String[] hostPort = address(c.replicaof());
         return new PsyncSettings(hostPort == null ? null : hostPort[0],
                 hostPort == null ? 0 : Integer.parseInt(hostPort[1]),
+                c.masteruser() == null || c.masteruser().isEmpty() ? null : c.masteruser(),
                 c.masterauth() == null || c.masterauth().isEmpty() ? null : c.masterauth(),
                 CHECK.range("ack.interval.ms", c.ack_interval_ms(), 10, 60_000),
                 CHECK.range("write.timeout.ms", c.write_timeout_ms(), 0, 600_000),
@@ -38,7 +39,8 @@ record PsyncSettings(String replicaOfHost, int replicaOfPort, String masterAuth,
     PsyncSettings withReplicaOf(String address) {
         String[] hostPort = address(address);
         return new PsyncSettings(hostPort == null ? null : hostPort[0],
-                hostPort == null ? 0 : Integer.parseInt(hostPort[1]), masterAuth, ackIntervalMs, writeTimeoutMs,
+                hostPort == null ? 0 : Integer.parseInt(hostPort[1]), masterUser, masterAuth, ackIntervalMs,
+                writeTimeoutMs,
                 maxLagFrames, handshakeTimeoutMs, reconnectMaxMs, stateDirectory);
     }
 

@@ -229,7 +229,10 @@ final class ReplicaClient {
         OutputStream out = s.getOutputStream();
         state = "handshaking";
         String auth = ctx.settings().masterAuth();
-        if (auth != null) {
+        String user = ctx.settings().masterUser();
+        if (auth != null && user != null) {
+            expectOk(wire, out, "AUTH", user, auth);
+        } else if (auth != null) {
             expectOk(wire, out, "AUTH", auth);
         }
         expectOk(wire, out, "REPLCONF", "listening-port", Integer.toString(port));
@@ -376,7 +379,7 @@ final class ReplicaClient {
         send(out, command);
         String reply = wire.line();
         if (!reply.startsWith("+OK")) {
-            String shown = command[0].equals("AUTH") ? "AUTH (masterauth)" : String.join(" ", command);
+            String shown = command[0].equals("AUTH") ? "AUTH (masteruser, masterauth)" : String.join(" ", command);
             throw new IOException("the primary answered " + shown + " with '" + reply + "'");
         }
     }

@@ -162,7 +162,7 @@ class ReplicaClientTest {
 
         @Override
         public PsyncSettings settings() {
-            return new PsyncSettings("127.0.0.1", primary.getLocalPort(), null, 1000, 5000, 10_000, 10_000, 100, dir);
+            return new PsyncSettings("127.0.0.1", primary.getLocalPort(), null, null, 1000, 5000, 10_000, 10_000, 100, dir);
         }
 
         @Override

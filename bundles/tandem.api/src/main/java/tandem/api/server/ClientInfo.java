@@ -15,14 +15,16 @@ package tandem.api.server;
  * @param localAddress  this node's end of the connection as {@code ip:port}, {@code CLIENT LIST}'s {@code laddr=};
  *                      empty when unknown (since 1.8)
  * @param user          the ACL user the connection runs as, {@code CLIENT LIST}'s {@code user=} (since 1.10)
+ * @param multi         whether the connection is in a transaction ({@code MULTI} sent, no {@code EXEC} yet),
+ *                      {@code CLIENT LIST}'s flag {@code x} (since 1.10)
  */
 public record ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,
-        String lastCommand, int db, int resp, String localAddress, String user) {
+        String lastCommand, int db, int resp, String localAddress, String user, boolean multi) {
 
-    /** A client of the {@code default} user. */
+    /** A client of the {@code default} user, outside a transaction. */
     public ClientInfo(long id, String name, String remoteAddress, long ageSeconds, long idleSeconds,
             String lastCommand, int db, int resp, String localAddress) {
-        this(id, name, remoteAddress, ageSeconds, idleSeconds, lastCommand, db, resp, localAddress, "default");
+        this(id, name, remoteAddress, ageSeconds, idleSeconds, lastCommand, db, resp, localAddress, "default", false);
     }
 
     /** A client speaking RESP2. */

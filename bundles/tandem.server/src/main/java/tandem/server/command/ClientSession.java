@@ -168,7 +168,7 @@ public final class ClientSession {
     /** @return a snapshot for {@code CLIENT LIST} and the shell */
     public ClientInfo info() {
         return new ClientInfo(id, nameAsString(), remoteAddress, ageSeconds(), idleSeconds(), lastCommand, db, resp,
-                localAddress, user);
+                localAddress, user, multi);
     }
 
     /** Sets this node's end of the connection, {@code ip:port}, for {@code CLIENT LIST}'s {@code laddr=}. */

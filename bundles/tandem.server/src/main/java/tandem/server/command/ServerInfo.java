@@ -421,7 +421,7 @@ public final class ServerInfo {
      */
     public static String clientLine(ClientInfo c, tandem.server.pubsub.Subscriptions s, long redirect) {
         boolean subscribed = s != null && s.active();
-        String flags = (subscribed ? "P" : "") + (redirect >= 0 ? "t" : "");
+        String flags = (subscribed ? "P" : "") + (c.multi() ? "x" : "") + (redirect >= 0 ? "t" : "");
         return String.format(Locale.ROOT, "id=%d addr=%s laddr=%s fd=-1 name=%s age=%d idle=%d flags=%s db=%d sub=%d "
                 + "psub=%d ssub=%d multi=-1 qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 "
                 + "tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d", c.id(), c.remoteAddress(),

@@ -541,7 +541,8 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         connections.put(session.id(), new Connection(ch, session));
         ch.closeFuture().addListener(f -> connections.remove(session.id()));
         ch.pipeline()
-                .addLast("resp-decoder", new RespRequestDecoder(() -> settings.maxRequestSize()))
+                .addLast("resp-decoder", new RespRequestDecoder(() -> settings.maxRequestSize(),
+                        () -> session.authenticated() || !acl.authRequired()))
                 .addLast("resp-handler", new RespConnectionHandler(session, table, this, sink));
     }
 

@@ -40,7 +40,14 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
 
     private enum State { START, BULK_HEADER, BULK_DATA, FAILED }
 
+    /** Redis's bounds for a client that must authenticate and has not: DoS protection before any password. */
+    static final int UNAUTHENTICATED_MAX_ARGS = 10;
+    static final int UNAUTHENTICATED_MAX_BULK = 16384;
+
     private final IntSupplier maxRequestSizeSource;
+    private final java.util.function.BooleanSupplier authenticated;
+    /** Whether this read held an AUTH or HELLO: what follows it may be authenticated, which is decided later. */
+    private boolean authPending;
     private int maxRequestSize;
 
     private State state = State.START;
@@ -56,12 +63,27 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
      *                       start of each request, so that a configuration change applies to live connections
      */
     public RespRequestDecoder(IntSupplier maxRequestSize) {
+        this(maxRequestSize, () -> true);
+    }
+
+    /**
+     * @param authenticated whether the connection may send requests of any size: it authenticated, or need not. A
+     *                      client that must and has not is bounded as Redis bounds it: at most 10 arguments, each at
+     *                      most 16 kB
+     */
+    public RespRequestDecoder(IntSupplier maxRequestSize, java.util.function.BooleanSupplier authenticated) {
         this.maxRequestSizeSource = maxRequestSize;
         this.maxRequestSize = maxRequestSize.getAsInt();
+        this.authenticated = authenticated;
+    }
+
+    private boolean unauthenticated() {
+        return !authPending && !authenticated.getAsBoolean();
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        authPending = false;
         while (in.isReadable() && state != State.FAILED) {
             int before = in.readerIndex();
             boolean progressed = switch (state) {
@@ -102,6 +124,10 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
             fail(out, "Protocol error: invalid multibulk length", "invalid multibulk count");
             return false;
         }
+        if (count > UNAUTHENTICATED_MAX_ARGS && unauthenticated()) {
+            fail(out, "Protocol error: unauthenticated multibulk length", "unauthenticated multibulk count");
+            return false;
+        }
         in.readerIndex(cr + 2);
         if (count <= 0) {
             return true; // Redis ignores empty and negative multibulk requests
@@ -137,6 +163,10 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
             fail(out, "Protocol error: invalid bulk length", "invalid bulk length");
             return false;
         }
+        if (length > UNAUTHENTICATED_MAX_BULK && unauthenticated()) {
+            fail(out, "Protocol error: unauthenticated bulk length", "unauthenticated bulk length");
+            return false;
+        }
         in.readerIndex(cr + 2);
         bulkLength = (int) length;
         state = State.BULK_DATA;
@@ -156,6 +186,7 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
         args[argc++] = arg;
         if (argc == argsExpected) {
             out.add(new RespRequest(args, false)); // exactly the count: the count was reached
+            authPending |= isAuth(args[0]);
             args = null;
             state = State.START;
         } else {
@@ -184,8 +215,15 @@ public final class RespRequestDecoder extends ByteToMessageDecoder {
         }
         if (argv.length > 0) {
             out.add(new RespRequest(argv, true));
+            authPending |= isAuth(argv[0]);
         }
         return true;
+    }
+
+    /** @return whether {@code name} is AUTH or HELLO, which may authenticate the requests after it */
+    private static boolean isAuth(byte[] name) {
+        String n = new String(name, java.nio.charset.StandardCharsets.ISO_8859_1);
+        return n.equalsIgnoreCase("auth") || n.equalsIgnoreCase("hello");
     }
 
     private void fail(List<Object> out, String reply, String reason) {

@@ -267,6 +267,38 @@ class RespRequestDecoderTest {
         assertThat((Object) channel.readInbound()).isNull();
     }
 
+    /**
+     * A client that must authenticate and has not is bounded as Redis bounds it: more than 10 arguments, or one of more
+     * than 16384 bytes, is a protocol error before anything of it is kept; an AUTH in the same read lifts the bounds
+     * for what follows it (the AUTH is decided after the read); an authenticated client is not bounded.
+     */
+    @Test
+    @Timeout(10)
+    void anUnauthenticatedClientIsBoundedAsRedisBoundsIt() {
+        boolean[] authenticated = {false};
+        String eleven = "*11\r\n" + "$1\r\na\r\n".repeat(11);
+        String big = "*2\r\n$3\r\nSET\r\n$16385\r\n" + "x".repeat(16385) + "\r\n";
+        for (Feed feed : Feed.values()) {
+            EmbeddedChannel ch = new EmbeddedChannel(new RespRequestDecoder(() -> MAX, () -> authenticated[0]));
+            channels.add(ch);
+            feed(ch, bytes(eleven), feed, new java.util.Random(feed.ordinal()));
+            assertThat(drain(ch)).as("%s", feed).containsExactly(err("Protocol error: unauthenticated multibulk length"));
+            EmbeddedChannel ch2 = new EmbeddedChannel(new RespRequestDecoder(() -> MAX, () -> authenticated[0]));
+            channels.add(ch2);
+            feed(ch2, bytes(big), feed, new java.util.Random(feed.ordinal()));
+            assertThat(drain(ch2)).as("%s", feed).containsExactly(err("Protocol error: unauthenticated bulk length"));
+        }
+        EmbeddedChannel pipelined = new EmbeddedChannel(new RespRequestDecoder(() -> MAX, () -> authenticated[0]));
+        channels.add(pipelined);
+        feed(pipelined, bytes("*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n" + eleven), Feed.WHOLE, null);
+        assertThat(drain(pipelined)).hasSize(2).doesNotContain(err("Protocol error: unauthenticated multibulk length"));
+        authenticated[0] = true;
+        EmbeddedChannel ch = new EmbeddedChannel(new RespRequestDecoder(() -> MAX, () -> authenticated[0]));
+        channels.add(ch);
+        feed(ch, bytes(eleven + big), Feed.WHOLE, null);
+        assertThat(drain(ch)).hasSize(2);
+    }
+
     @Test
     @Timeout(10)
     void protocolErrorCarriesReplyTextAndReason() {

@@ -514,25 +514,30 @@ public final class TandemNode implements AutoCloseable {
     private static Exchange exchange(String host, int port, byte[] request, Duration quiet) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), 2000);
-            socket.setSoTimeout((int) quiet.toMillis());
-            socket.getOutputStream().write(request);
-            socket.getOutputStream().flush();
-            StringBuilder sb = new StringBuilder();
-            byte[] buf = new byte[8192];
-            while (true) {
-                int n;
-                try {
-                    n = socket.getInputStream().read(buf);
-                } catch (java.net.SocketTimeoutException e) {
-                    return new Exchange(sb.toString(), false);
-                } catch (java.net.SocketException e) {
-                    return new Exchange(sb.toString(), true); // reset by the peer after its last reply
-                }
-                if (n < 0) {
-                    return new Exchange(sb.toString(), true);
-                }
-                sb.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+            return exchange(socket, request, quiet);
+        }
+    }
+
+    /** Sends {@code request} on a connected socket, then reads until the peer closes or goes quiet. */
+    public static Exchange exchange(Socket socket, byte[] request, Duration quiet) throws IOException {
+        socket.setSoTimeout((int) quiet.toMillis());
+        socket.getOutputStream().write(request);
+        socket.getOutputStream().flush();
+        StringBuilder sb = new StringBuilder();
+        byte[] buf = new byte[8192];
+        while (true) {
+            int n;
+            try {
+                n = socket.getInputStream().read(buf);
+            } catch (java.net.SocketTimeoutException e) {
+                return new Exchange(sb.toString(), false);
+            } catch (java.net.SocketException e) {
+                return new Exchange(sb.toString(), true); // reset by the peer after its last reply
             }
+            if (n < 0) {
+                return new Exchange(sb.toString(), true);
+            }
+            sb.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
         }
     }
 }

@@ -109,25 +109,7 @@ public record TlsClient(Path ca, TestPki.Issued identity) {
     /** Sends {@code request} and reads until the reply goes quiet for {@code quiet} or the peer closes. */
     public String exchange(String host, int port, String request, Duration quiet) throws IOException {
         try (SSLSocket s = connect(host, port)) {
-            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-            s.getOutputStream().flush();
-            s.setSoTimeout((int) quiet.toMillis());
-            StringBuilder sb = new StringBuilder();
-            byte[] buf = new byte[8192];
-            while (true) {
-                int n;
-                try {
-                    n = s.getInputStream().read(buf);
-                } catch (java.net.SocketTimeoutException e) {
-                    return sb.toString();
-                } catch (java.net.SocketException e) {
-                    return sb.toString();
-                }
-                if (n < 0) {
-                    return sb.toString();
-                }
-                sb.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
-            }
+            return TandemNode.exchange(s, request.getBytes(StandardCharsets.ISO_8859_1), quiet).reply();
         }
     }
 }

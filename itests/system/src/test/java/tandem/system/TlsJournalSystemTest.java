@@ -25,7 +25,8 @@ import tandem.testsupport.TestPki;
  * A primary and two journal-protocol replicas over mutual TLS ({@code tandem.transport.tcp:tls=true}), every plain
  * RESP port closed: writes acknowledged under {@code two-disks} reach both replicas, whose digests end equal to the
  * primary's. A node whose certificate another CA issued never streams, even with its Ed25519 key authorized: TLS
- * refuses it before the journal protocol's own authentication runs; plain text on the replication port is closed.
+ * refuses it before the journal protocol's own authentication runs; so is a peer presenting a replica's certificate
+ * without its key, and plain text on the replication port is closed.
  */
 @Timeout(300)
 class TlsJournalSystemTest {
@@ -97,6 +98,12 @@ class TlsJournalSystemTest {
                     () -> rogue.log().contains("TLS handshake failed"));
             assertThat(JournalCluster.info(rogue).get("master_link_status")).isNotEqualTo("up");
         }
+        // a peer presenting a replica's certificate without that replica's key: the handshake cannot be completed
+        TestPki.Issued replicaCert = pki.issue("node-r1-copy");
+        TestPki.Issued other = pki.issue("mallory");
+        TlsClient impostor = new TlsClient(pki.caCert(), new TestPki.Issued(replicaCert.cert(), other.key()));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> impostor.connect("127.0.0.1", replicationPort).close())
+                .isInstanceOf(IOException.class);
         // plain text where TLS is expected: closed, nothing answered
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", replicationPort), 2000);

@@ -235,6 +235,11 @@ public final class Acl {
         return selector == null ? out : null;
     }
 
+    /** @return whether a user name or pattern holds a blank or a NUL, which Redis refuses ({@code ACLStringHasSpaces}) */
+    public static boolean hasSpaces(String s) {
+        return Selector.hasSpaces(s);
+    }
+
     /** Splits a selector's rules as Redis's {@code sdssplitargs}; an unbalanced quote leaves it whole. */
     static List<String> splitArgs(String text) {
         byte[][] args = InlineSplitter.split(text.getBytes(StandardCharsets.ISO_8859_1));

@@ -97,7 +97,7 @@ public final class AclCommands {
 
     private static void setuser(CommandContext c, byte[][] a) {
         String name = text(a[2]);
-        if (hasSpaces(name)) {
+        if (Acl.hasSpaces(name)) {
             c.reply().error("ERR Usernames can't contain spaces or null characters");
             return;
         }
@@ -113,15 +113,6 @@ public final class AclCommands {
         }
     }
 
-    private static boolean hasSpaces(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char ch = s.charAt(i);
-            if (ch == ' ' || (ch >= '\t' && ch <= '\r') || ch == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     private static void deluser(CommandContext c, byte[][] a) {
         List<String> names = new ArrayList<>();

@@ -112,9 +112,9 @@ class NodeSystemTest {
         assertThat(r.exit()).as(r.err()).isZero();
         List<String> rows = r.out().lines().filter(l -> l.matches("\\s*\\d+\\|.*")).toList();
         assertThat(rows).hasSizeGreaterThan(15);
-        // 16 of deploy/ (health and failover among them), feature:* and the DPDK runtime of bundle/ (DPDK itself
-        // starts only with its transport)
-        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(18).allMatch(l -> l.contains("|Active"));
+        // 17 of deploy/ (health, failover and TLS among them), feature:* and the DPDK runtime of bundle/ (DPDK
+        // itself starts only with its transport)
+        assertThat(rows).filteredOn(l -> l.contains("Tandem")).hasSize(19).allMatch(l -> l.contains("|Active"));
         assertThat(rows).allMatch(l -> l.contains("|Active") || l.contains("Native/Epoll") && l.contains("|Resolved"),
                 "every bundle Active (the epoll fragment Resolved)");
     }
@@ -129,7 +129,7 @@ class NodeSystemTest {
                 "tandem.shell.ServerCommands", "tandem.replication.ReplicationComponent",
                 "tandem.auth.AuthComponent", "tandem.transport.tcp.TcpTransport",
                 "tandem.checkpoint.CheckpointComponent", "tandem.psync.PsyncComponent",
-                "tandem.features.FeatureManager", "tandem.features.FeatureCommands");
+                "tandem.features.FeatureManager", "tandem.features.FeatureCommands", "tandem.tls.TlsComponent");
         assertThat(Pattern.compile("State:ACTIVE").matcher(r.out()).results().count()).isGreaterThanOrEqualTo(3);
     }
 

@@ -29,7 +29,8 @@ final class DpdkLink implements FrameLink {
     static final String PEER_CLOSED = "connection closed by peer";
     private static final long LINGER_NANOS = 500_000_000L;
     private static final long WATCH_NANOS = 1_000_000L;
-    private static final long QUIESCE_NANOS = 20_000_000L;
+    /** The longest a closing end waits for its peer to stop polling and close its port. */
+    private static final long QUIESCE_MAX_NANOS = 1_000_000_000L;
     private static final long RESTART_NANOS = 100_000_000L;
     private static final int BATCH = 32;
 
@@ -163,21 +164,49 @@ final class DpdkLink implements FrameLink {
             reason = "the DPDK link failed: " + e;
             LOG.log(Level.ERROR, this + ": " + reason, e);
         } finally {
+            if (!peerGone) {
+                // memif unmaps a link's rings when either end closes its port, and DPDK does not guard a poll running
+                // at that moment on the other end (a replica died of SIGSEGV in rx when its primary's transport
+                // restarted under load, after a fixed 20 ms wait). So the end that closes first half-closes its
+                // control socket and waits until the peer, which stops polling and closes its port on seeing that,
+                // closes its control socket too; only then are the rings unmapped here
+                awaitPeerClosed(ready.control());
+            }
+            ready.port().close();
             try {
                 ready.control().close();
             } catch (IOException e) {
                 LOG.log(Level.DEBUG, "{0}: closing the control socket: {1}", this, e.getMessage());
             }
-            if (!peerGone) {
-                // memif unmaps a link's rings when either end closes its port, and DPDK does not guard a poll
-                // running at that moment on the other end: the peer stops polling within a watch interval of
-                // seeing the control socket close, so the port closes only after that
-                LockSupport.parkNanos(QUIESCE_NANOS);
-            }
-            ready.port().close();
             owner.ended(this);
         }
         closedQuietly(session, reason);
+    }
+
+    /**
+     * Half-closes the control socket and waits, at most {@link #QUIESCE_MAX_NANOS}, until the peer closes its own:
+     * it has then stopped polling and closed its port. A peer that hangs is not waited for longer.
+     */
+    private void awaitPeerClosed(SocketChannel control) {
+        long deadline = System.nanoTime() + QUIESCE_MAX_NANOS;
+        ByteBuffer probe = ByteBuffer.allocate(64);
+        try {
+            control.shutdownOutput();
+            while (System.nanoTime() - deadline < 0) {
+                probe.clear();
+                int n = control.read(probe);
+                if (n < 0) {
+                    return;
+                }
+                if (n == 0) {
+                    LockSupport.parkNanos(200_000L);
+                }
+            }
+            LOG.log(Level.WARNING, "{0}: the peer did not close its end within {1} ms; its port may still be polled",
+                    this, QUIESCE_MAX_NANOS / 1_000_000);
+        } catch (IOException e) {
+            LOG.log(Level.DEBUG, "{0}: the control socket failed while closing: {1}", this, e.getMessage());
+        }
     }
 
     private String loop(Ready ready, FrameSession session) {

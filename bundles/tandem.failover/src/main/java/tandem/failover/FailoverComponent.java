@@ -72,8 +72,10 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
     private static final long ANNOUNCE_WITHIN_MS = 30_000;
 
     private final Path home;
-    /** The node\'s TLS material, for {@code tls=true}; null when tandem.tls is not active. */
-    private final TlsMaterial tls;
+    /** The node's TLS material, for {@code tls=true}; null while tandem.tls is not active. */
+    private volatile TlsMaterial tls;
+    /** Whether the Raft peer waits for the TLS material to start. */
+    private boolean waitingForTls;
     private final ServicesNode node;
     private final Liveness liveness = new Liveness();
     private final Lease lease = new Lease();
@@ -102,11 +104,8 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
 
     @Activate
     public FailoverComponent(FailoverConfig config, @Reference NodeHome home,
-            @Reference ConfigurationAdmin configAdmin,
-            @Reference(cardinality = ReferenceCardinality.OPTIONAL, policyOption = ReferencePolicyOption.GREEDY)
-            TlsMaterial tls) throws IOException {
+            @Reference ConfigurationAdmin configAdmin) throws IOException {
         this.home = home.directory();
-        this.tls = tls;
         this.settings = FailoverSettings.of(config, this.home);
         this.live = settings;
         this.node = new ServicesNode(configAdmin);
@@ -131,15 +130,23 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
         return t;
     }
 
-    private void start() throws IOException {
+    /**
+     * Starts the Raft peer; with {@code tls=true} only once the node's TLS material is there (its reference binds
+     * after this component is made, and a later one starts the peer then).
+     */
+    private synchronized void start() throws IOException {
         FailoverSettings s = settings;
         Files.createDirectories(s.storage());
-        if (s.tls() && (tls == null || !tls.ready())) {
-            throw new IOException("tandem.failover: tls=true but " + (tls == null
-                    ? "the TLS component (tandem.tls) is not active" : "no TLS material is loaded: "
-                            + tls.status().lastError()));
+        TlsMaterial t = tls;
+        if (s.tls() && (t == null || !t.ready())) {
+            waitingForTls = true;
+            LOG.log(Level.WARNING, "failover group: tls=true, the Raft peer starts once {0}", t == null
+                    ? "the TLS component (tandem.tls) is active" : "TLS material is loaded (" + t.status().lastError()
+                            + ")");
+            return;
         }
-        peer = new GroupPeer(s, machine, s.tls() ? tls : null);
+        waitingForTls = false;
+        peer = new GroupPeer(s, machine, s.tls() ? t : null);
         ticks = reporter.scheduleWithFixedDelay(this::tick, 0, s.reportIntervalMs(), TimeUnit.MILLISECONDS);
         LOG.log(Level.INFO, "failover group {0}: node {1}{2} of {3}, Raft on {4}:{5}; automatic failover {6}",
                 s.group(), s.nodeId(), s.witness() ? " (witness)" : "", s.peers(), s.raftBind(),
@@ -196,6 +203,26 @@ public final class FailoverComponent implements FailoverGroup, WriteAdmission, M
             start();
         } catch (IOException e) {
             LOG.log(Level.ERROR, "failover group: the Raft peer did not start: " + e.getMessage(), e);
+        }
+    }
+
+    /** The TLS material, dynamic so that its arrival after this component never restarts the Raft peer. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY, unbind = "unbindTls")
+    synchronized void bindTls(TlsMaterial t) {
+        tls = t;
+        if (waitingForTls) {
+            try {
+                start();
+            } catch (IOException e) {
+                LOG.log(Level.ERROR, "failover group: the Raft peer did not start: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    synchronized void unbindTls(TlsMaterial t) {
+        if (tls == t) {
+            tls = null; // a running peer keeps its managers, which fail new handshakes until TLS is back
         }
     }
 

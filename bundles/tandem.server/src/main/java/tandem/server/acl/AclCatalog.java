@@ -102,10 +102,8 @@ public final class AclCatalog {
 
     /** @return whether {@code argc} arguments (the command's name included) suit the command's arity */
     public static boolean arityHolds(Cmd cmd, int argc) {
-        if (cmd.info() == null) {
-            return true;
-        }
-        long arity = ((RedisCommandTable.Number) cmd.info().items().get(1)).value();
+        // Tandem's own commands (SENTINEL) take a subcommand at least, as -2
+        long arity = cmd.info() == null ? -2 : ((RedisCommandTable.Number) cmd.info().items().get(1)).value();
         return arity > 0 ? arity == argc : argc >= -arity;
     }
 

@@ -302,10 +302,7 @@ public final class AclCommands {
             c.reply().error("ERR Command '" + text(a[3]) + "' not found");
             return;
         }
-        tandem.server.command.RedisCommandTable.Items info = cmd.info();
-        long arity = info == null ? -2 : ((RedisCommandTable.Number) info.items().get(1)).value();
-        int argc = args.length;
-        if ((arity > 0 && arity != argc) || argc < -arity) {
+        if (!AclCatalog.arityHolds(cmd, args.length)) {
             c.reply().error("ERR wrong number of arguments for '" + cmd.fullName() + "' command");
             return;
         }

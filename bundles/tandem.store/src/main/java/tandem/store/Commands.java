@@ -191,6 +191,19 @@ final class Commands {
                 "A container for object introspection commands", ObjectCommands::object);
         d("memory", -2, false, 0, 0, 0, List.of(), "server", "4.0.0",
                 "A container for memory diagnostics commands", ObjectCommands::memory);
+        // scripting: the node runs EVAL and its kin through the keyspace's capture and journals their effects
+        d("eval", -3, false, 0, 0, 0, List.of("noscript", "stale", "skip_monitor", "no_mandatory_keys",
+                "movablekeys"), "scripting", "2.6.0", "Execute a Lua script server side", ScriptCommands::elsewhere);
+        d("evalsha", -3, false, 0, 0, 0, List.of("noscript", "stale", "skip_monitor", "no_mandatory_keys",
+                "movablekeys"), "scripting", "2.6.0", "Execute a Lua script server side", ScriptCommands::elsewhere);
+        d("eval_ro", -3, false, 0, 0, 0, List.of("readonly", "noscript", "stale", "skip_monitor",
+                "no_mandatory_keys", "movablekeys"), "scripting", "7.0.0",
+                "Execute a read-only Lua script server side", ScriptCommands::elsewhere);
+        d("evalsha_ro", -3, false, 0, 0, 0, List.of("readonly", "noscript", "stale", "skip_monitor",
+                "no_mandatory_keys", "movablekeys"), "scripting", "7.0.0",
+                "Execute a read-only Lua script server side", ScriptCommands::elsewhere);
+        d("script", -2, false, 0, 0, 0, List.of("noscript"), "scripting", "2.6.0",
+                "A container for Lua scripts management commands", ScriptCommands::script);
         // hashes
         d("hset", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
                 "Set the string value of a hash field", HashCommands::hset, HashCommands::checkHset);

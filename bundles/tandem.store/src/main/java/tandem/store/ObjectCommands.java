@@ -154,13 +154,13 @@ final class ObjectCommands {
         r.integer(usage(tx, a[2], rec, samples));
     }
 
-    private static void arity(byte[][] a, int arity, String fullName) {
+    static void arity(byte[][] a, int arity, String fullName) {
         if (a.length != arity) {
             throw CommandError.arity(fullName);
         }
     }
 
-    private static CommandError unknownSubcommand(byte[] sub, String command) {
+    static CommandError unknownSubcommand(byte[] sub, String command) {
         String name = Args.text(sub);
         if (name.length() > 128) {
             name = name.substring(0, 128); // %.128s
@@ -169,7 +169,7 @@ final class ObjectCommands {
     }
 
     /** {@code addReplyHelp}: a header, the lines, then HELP's own two, all as status replies. */
-    private static void help(Reply r, String command, List<String> lines) {
+    static void help(Reply r, String command, List<String> lines) {
         r.array(lines.size() + 3);
         r.simple(command + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:");
         lines.forEach(r::simple);

@@ -33,6 +33,7 @@ import org.rocksdb.WriteOptions;
 
 import tandem.api.store.Command;
 import tandem.api.store.CommandDescriptor;
+import tandem.api.store.Keyspace;
 import tandem.api.store.KeyspaceEvents;
 import tandem.api.store.Reply;
 import tandem.api.store.StoreStatus;
@@ -141,6 +142,14 @@ final class RocksKeyspace implements AutoCloseable {
     private final FlushOptions flushOptions;
     private final ScanCursors cursors;
     private final Tx tx;
+    /** The scripts' Lua state and cache: this node's, never replicated. */
+    private final LuaScripts scripts = new LuaScripts();
+    /** While {@link #capture} runs: what it wrote, and what it refuses writes with. */
+    private List<Keyspace.Effect> captured;
+    private String captureRefusal;
+    private boolean scriptReadOnly;
+    private int scriptDb;
+    private boolean killed;
     /**
      * Keeps {@link #close()} from releasing RocksDB under a call on another thread. A stamped lock: no call re-enters
      * it, and its read side, taken for every apply, keeps no per-thread hold count.
@@ -226,6 +235,7 @@ final class RocksKeyspace implements AutoCloseable {
         this.rounds = new Rounds(db, writeOptions, List.copyOf(handles.subList(1, handles.size())),
                 written -> new Tx(db, databases, meta, readOptions, cursors, written));
         this.tx = rounds.tx();
+        tx.scripts = scripts;
         for (Database d : databases.all()) {
             loadIndex(d);
         }
@@ -840,6 +850,7 @@ final class RocksKeyspace implements AutoCloseable {
                         "flush at close failed, the journal replay will restore the rest: {0}", e.getMessage());
             }
             closed = true;
+            scripts.close();
             tx.batch.close();
             rounds.release();
             for (ColumnFamilyHandle h : handles) {
@@ -855,6 +866,235 @@ final class RocksKeyspace implements AutoCloseable {
             blockCache.close();
         } finally {
             lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- scripts
+
+    /** @return whether {@code command} is EVAL, EVALSHA or an _RO form of them */
+    boolean isScript(Command command) {
+        String name = command.name();
+        return name != null && name.startsWith("eval");
+    }
+
+    /** {@link Keyspace#capture}: runs scripts and commands now, and returns what they wrote, for the journal. */
+    List<Keyspace.Effect> capture(long timestampNs, String writeRefusal,
+            java.util.function.Consumer<Keyspace.Capture> body) {
+        Lock lock = enter();
+        try {
+            tx.begin(Math.floorDiv(timestampNs, 1_000_000L));
+            tx.timestampNs = timestampNs;
+            tx.eventClasses = eventClasses();
+            tx.beginWrites();
+            captured = new ArrayList<>();
+            captureRefusal = writeRefusal;
+            killed = false;
+            try {
+                body.accept(this::captureOne);
+            } catch (RuntimeException | Error e) {
+                tx.dropWrites(); // nothing of it is journaled: nothing of it stays
+                tx.events.clear();
+                throw e;
+            }
+            if (killed) {
+                tx.dropWrites(); // SCRIPT KILL takes back what the script wrote: nothing is journaled
+                tx.events.clear();
+                captured.clear();
+            } else {
+                tx.keepWrites();
+                raiseEvents();
+            }
+            return captured;
+        } finally {
+            captured = null;
+            captureRefusal = null;
+            lock.unlock();
+        }
+    }
+
+    /** {@link Keyspace#killScript}, from any thread. */
+    String killScript() {
+        return scripts.kill() ? null : "NOTBUSY No scripts in execution right now.";
+    }
+
+    long scriptRunningMillis() {
+        return scripts.runningMillis();
+    }
+
+    private void captureOne(Command command, Reply reply) {
+        String arity = arityError(command.descriptor(), command.args());
+        if (arity != null) {
+            reply.error(arity);
+            return;
+        }
+        if (isScript(command)) {
+            script(command, reply);
+            return;
+        }
+        Spec spec = Commands.spec(command);
+        if (spec.descriptor().write() && captureRefusal != null) {
+            reply.error(captureRefusal);
+            return;
+        }
+        called(command, spec, reply, true);
+    }
+
+    /** Runs a command for a capture or a script, and keeps it among the effects when it writes. */
+    private void called(Command command, Spec spec, Reply reply, boolean journaled) {
+        tx.select(command.db());
+        run(spec, command, reply);
+        if (spec.descriptor().write() && journaled) {
+            captured.add(new Keyspace.Effect(command.db(), command.args()));
+        }
+    }
+
+    /** EVAL, EVALSHA, EVAL_RO, EVALSHA_RO: Redis 7.0's {@code evalGenericCommand}. */
+    private void script(Command command, Reply reply) {
+        byte[][] a = command.args();
+        String name = command.name();
+        boolean bySha = name.startsWith("evalsha");
+        long numkeys;
+        try {
+            numkeys = tandem.protocol.command.String2ll.parse(a[2]);
+        } catch (NumberFormatException e) {
+            reply.error("ERR value is not an integer or out of range");
+            return;
+        }
+        if (numkeys > a.length - 3) {
+            reply.error("ERR Number of keys can't be greater than number of args");
+            return;
+        }
+        if (numkeys < 0) {
+            reply.error("ERR Number of keys can't be negative");
+            return;
+        }
+        String sha;
+        if (bySha) {
+            if (!scripts.exists(a[1])) {
+                reply.error(LuaScripts.NOSCRIPT);
+                return;
+            }
+            sha = Args.text(a[1]).toLowerCase(java.util.Locale.ROOT);
+        } else {
+            sha = scripts.load(a[1]);
+            if (sha.startsWith("-")) {
+                reply.error(sha.substring(1));
+                return;
+            }
+        }
+        int k = (int) numkeys;
+        byte[][] keys = java.util.Arrays.copyOfRange(a, 3, 3 + k);
+        byte[][] argv = java.util.Arrays.copyOfRange(a, 3 + k, a.length);
+        scriptReadOnly = name.endsWith("_ro") || scripts.noWrites(sha);
+        scriptDb = command.db();
+        if (!scripts.run(sha, keys, argv, scriptHost, reply)) {
+            killed = true;
+        }
+    }
+
+    /** What a script's {@code redis.call} runs: Redis's {@code scriptCall} checks, then the command. */
+    private final LuaScripts.Host scriptHost = new LuaScripts.Host() {
+        @Override
+        public void call(byte[][] args, Reply reply) {
+            Command command = Commands.resolve(args);
+            if (command == null) {
+                calledElsewhere(args, reply);
+                return;
+            }
+            Spec spec = Commands.spec(command);
+            CommandDescriptor d = spec.descriptor();
+            if (arityError(d, args) != null) {
+                reply.error("ERR Wrong number of args calling Redis command from script");
+                return;
+            }
+            if (d.flags().contains("noscript")) {
+                reply.error("ERR This Redis command is not allowed from script");
+                return;
+            }
+            if (d.write()) {
+                if (scriptReadOnly) {
+                    reply.error("ERR Write commands are not allowed from read-only scripts.");
+                    return;
+                }
+                if (captureRefusal != null) {
+                    reply.error(captureRefusal);
+                    return;
+                }
+            }
+            command.db(scriptDb);
+            called(command, spec, reply, scripts.replicating());
+        }
+
+        @Override
+        public boolean knows(byte[] name) {
+            return Commands.resolve(new byte[][] {name}) != null || SCRIPT_SERVER_COMMANDS.contains(
+                    Args.text(name).toLowerCase(java.util.Locale.ROOT));
+        }
+    };
+
+    /** Commands a script may call that are not the keyspace's. */
+    private static final java.util.Set<String> SCRIPT_SERVER_COMMANDS = java.util.Set.of("ping", "echo", "time",
+            "select");
+    /** Commands of the front end that Redis refuses in scripts ({@code noscript}). */
+    private static final java.util.Set<String> NOSCRIPT = java.util.Set.of("multi", "exec", "discard", "watch",
+            "unwatch", "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "auth",
+            "hello", "client", "monitor", "sync", "psync", "replconf", "replicaof", "slaveof", "quit", "reset",
+            "wait", "failover", "shutdown", "save", "bgsave", "bgrewriteaof", "debug", "migrate", "readonly",
+            "readwrite", "function", "fcall", "fcall_ro", "acl", "config", "sentinel");
+
+    /** The few commands outside the keyspace's table that a script may call, and Redis's errors for the rest. */
+    private void calledElsewhere(byte[][] a, Reply reply) {
+        String name = Args.text(a[0]).toLowerCase(java.util.Locale.ROOT);
+        String arity = "ERR Wrong number of args calling Redis command from script";
+        switch (name) {
+            case "ping" -> {
+                if (a.length > 2) {
+                    reply.error(arity);
+                } else if (a.length == 2) {
+                    reply.bulk(a[1]);
+                } else {
+                    reply.simple("PONG");
+                }
+            }
+            case "echo" -> {
+                if (a.length != 2) {
+                    reply.error(arity);
+                } else {
+                    reply.bulk(a[1]);
+                }
+            }
+            case "time" -> {
+                if (a.length != 1) {
+                    reply.error(arity);
+                    return;
+                }
+                // the script's time is its entry's: every call within one script reads the same
+                long micros = Math.floorDiv(tx.timestampNs, 1_000L);
+                reply.array(2);
+                reply.bulk(Args.ascii(Long.toString(Math.floorDiv(micros, 1_000_000L))));
+                reply.bulk(Args.ascii(Long.toString(Math.floorMod(micros, 1_000_000L))));
+            }
+            case "select" -> {
+                if (a.length != 2) {
+                    reply.error(arity);
+                    return;
+                }
+                long index;
+                try {
+                    index = tandem.protocol.command.String2ll.parse(a[1]);
+                } catch (NumberFormatException e) {
+                    reply.error("ERR value is not an integer or out of range");
+                    return;
+                }
+                if (index < 0 || index >= Databases.COUNT) {
+                    reply.error("ERR DB index is out of range");
+                    return;
+                }
+                scriptDb = (int) index; // the script's own: its caller's database does not change
+                reply.simple("OK");
+            }
+            default -> reply.error(NOSCRIPT.contains(name) ? "ERR This Redis command is not allowed from script"
+                    : "ERR Unknown Redis command called from script");
         }
     }
 

@@ -254,6 +254,26 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
+    public boolean isScript(Command command) {
+        return keyspace.isScript(command);
+    }
+
+    @Override
+    public List<Effect> capture(long timestampNs, String writeRefusal, java.util.function.Consumer<Capture> body) {
+        return keyspace.capture(timestampNs, writeRefusal, body);
+    }
+
+    @Override
+    public String killScript() {
+        return keyspace.killScript();
+    }
+
+    @Override
+    public long scriptRunningMillis() {
+        return keyspace.scriptRunningMillis();
+    }
+
+    @Override
     public void tick(long sequence, long timestampNs) {
         keyspace.tick(sequence, timestampNs);
     }

@@ -169,6 +169,9 @@ final class Tx {
      * Commands.Parse}); null on a replica, in a replay and for a command whose check returns nothing.
      */
     Object parsed;
+
+    /** The store's scripts, for {@code SCRIPT LOAD|EXISTS|FLUSH}. */
+    LuaScripts scripts;
     /** True while a write command runs: expired keys met are deleted. */
     boolean mutating;
     /**

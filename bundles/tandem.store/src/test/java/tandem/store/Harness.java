@@ -21,6 +21,8 @@ final class Harness implements AutoCloseable {
     boolean autoCommit = true;
     /** The database the next commands work in, as a connection's SELECT sets it. */
     int db;
+    /** What each script that wrote left for the journal, in order. */
+    final List<List<tandem.api.store.Keyspace.Effect>> journaled = new ArrayList<>();
 
     Harness(Path dir) {
         this(dir, 100, 1024);
@@ -47,7 +49,18 @@ final class Harness implements AutoCloseable {
 
     String exec(byte[][] args) {
         RespRecorder r = new RespRecorder();
-        if (ks.describe(Args.lower(args[0])).write()) {
+        if (ks.isScript(command(args))) {
+            // as the node does: the script runs now, and what it wrote is journaled as one entry
+            List<tandem.api.store.Keyspace.Effect> effects = ks.capture(nowNs(), null,
+                    capture -> capture.run(command(args), r));
+            if (!effects.isEmpty()) {
+                journaled.add(effects);
+                ks.advance(++seq);
+                if (autoCommit) {
+                    ks.commit();
+                }
+            }
+        } else if (ks.describe(Args.lower(args[0])).write()) {
             // as the pipeline does: a write its check refuses is answered at its turn and never applied
             if (ks.check(command(args), nowNs()) != null) {
                 long applied = ks.appliedSequence();

@@ -60,6 +60,72 @@ public interface Keyspace extends CommandCatalogue {
     void apply(long sequence, long timestampNs, Command command, Reply reply);
 
     /**
+     * @return true when {@code command} is a script ({@code EVAL}, {@code EVALSHA} and their {@code _RO} forms): the
+     *         node runs it through {@link #capture} once everything sequenced before it is applied, never through
+     *         {@link #apply} or {@link #read} (the default: a keyspace without scripts)
+     * @since 4.2
+     */
+    default boolean isScript(Command command) {
+        return false;
+    }
+
+    /**
+     * Runs commands on the node that decides writes and captures what they wrote, as Redis 7 replicates a script:
+     * by its effects. {@code body} runs scripts and plain commands through the {@link Capture} it is given, in order;
+     * their writes apply at once, in the state every earlier apply left, with "now" = {@code timestampNs}, and are
+     * visible to what follows. Nothing is recorded as applied: the caller journals the effects returned (one entry)
+     * and records that entry's sequence with {@link #advance} before the next {@link #commit}; when it cannot, it must
+     * stop applying (the writes are in memory only, and a restart or a store bound again drops them).
+     *
+     * <p>A script that fails part-way keeps the writes it made before its error, as in Redis; a script stopped by
+     * {@link #killScript} loses all of them.
+     *
+     * @param writeRefusal null when the commands may write; otherwise the error every write among them is answered
+     *                     ({@code READONLY …} on a replica), inside a script too
+     * @return the writes, in the order they ran (each with its database), empty when nothing wrote
+     * @since 4.2
+     */
+    default java.util.List<Effect> capture(long timestampNs, String writeRefusal,
+            java.util.function.Consumer<Capture> body) {
+        throw new UnsupportedOperationException("this keyspace runs no scripts");
+    }
+
+    /**
+     * Asks the script running now, on another thread, to stop ({@code SCRIPT KILL}): it fails with Redis's error at
+     * its next check (every 100,000 Lua instructions), and what it wrote is taken back.
+     *
+     * @return null when a script was asked to stop; otherwise the error Redis answers ({@code NOTBUSY …})
+     * @since 4.2
+     */
+    default String killScript() {
+        return "NOTBUSY No scripts in execution right now.";
+    }
+
+    /**
+     * @return how long, in milliseconds, the script running now has been running, or -1 when none runs (read from any
+     *         thread: the front end answers {@code BUSY} while a script runs longer than {@code busy-reply-threshold})
+     * @since 4.2
+     */
+    default long scriptRunningMillis() {
+        return -1;
+    }
+
+    /** What {@link #capture} hands its body: runs one command, a script or a plain keyspace command. */
+    interface Capture {
+        /** Runs {@code command} (resolved by this keyspace, arity checked) and writes its reply to {@code reply}. */
+        void run(Command command, Reply reply);
+    }
+
+    /**
+     * One write a script or a captured transaction made.
+     *
+     * @param db   the database it wrote in
+     * @param args its name and arguments, as it ran them
+     */
+    record Effect(int db, byte[][] args) {
+    }
+
+    /**
      * Applies a committed transaction atomically: its commands in order, one batch; the reply is an array with
      * one reply per command (errors inside do not abort the others, as in Redis).
      */

@@ -13,7 +13,7 @@ import tandem.api.store.Command;
  * is dispatched when it resumes. The logic thread's alone.
  */
 record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transactions transactions, Turns turns,
-        Replies replies, Waits waits, Blocked blocked, RoleState role, Pause pause) {
+        Replies replies, Waits waits, Blocked blocked, RoleState role, Pause pause, Scripting scripting) {
 
     private static final Logger LOG = System.getLogger("tandem.node");
 
@@ -141,6 +141,10 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
         command.db(c.db);
         if (!command.arityHolds()) {
             immediate(c, command, "ERR wrong number of arguments for '" + command.name() + "' command");
+            return;
+        }
+        if (scripting.isScript(command)) {
+            scripting.run(c, command); // runs now, after what came before it; journals what it wrote
             return;
         }
         if (!command.isWrite()) {

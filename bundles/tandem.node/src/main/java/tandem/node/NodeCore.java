@@ -51,13 +51,15 @@ public final class NodeCore implements AutoCloseable {
         replay = new Replay(services, applier, turns, replies, clock, role);
         Sequencer sequencer = new Sequencer(services, applier, admissions, gate, role, clock, turns, replies, watches,
                 blocked);
-        Transactions transactions = new Transactions(services, replay, sequencer, turns, watches);
+        Scripting scripting = new Scripting(services, turns, sequencer, replies, clock, role, applier, gate);
+        Transactions transactions = new Transactions(services, replay, sequencer, turns, watches, scripting);
         Dispatcher dispatcher = new Dispatcher(services, replay, sequencer, transactions, turns, replies, waits,
-                blocked, role, pause);
+                blocked, role, pause, scripting);
         parking = new Parking(waits, blocked, pause, dispatcher, replies, role, inbox);
         Housekeeping housekeeping = new Housekeeping(services, applier, sequencer, role, clock, pause);
         Drain drain = new Drain(services, turns, applier, sequencer, replies, parking, housekeeping, accounting, gate,
                 clock);
+        scripting.drain(drain);
         roleControl = new RoleControl(role, services, replay, applier, sequencer, replies, inbox);
         logic = new LogicThread(inbox, services, replay, sequencer, dispatcher, drain, applier, parking,
                 housekeeping, replies, accounting, role);

@@ -185,6 +185,28 @@ final class Sequencer {
         }
     }
 
+    /**
+     * Journals what a script (or a transaction holding one) wrote as one entry: the command alone, or the commands
+     * between MULTI and EXEC, at the script's timestamp. Admitted before the script ran.
+     *
+     * @return the entry's sequence
+     */
+    long effects(long ts, List<Keyspace.Effect> effects) {
+        if (effects.size() == 1) {
+            Keyspace.Effect e = effects.get(0);
+            Command c = services.keyspace().resolve(e.args());
+            return append(ts, c == null ? 0 : c.keyHash(), e.db(), e.args());
+        }
+        int[] dbs = new int[effects.size()];
+        List<byte[][]> args = new ArrayList<>(effects.size());
+        for (int i = 0; i < dbs.length; i++) {
+            dbs[i] = effects.get(i).db();
+            args.add(effects.get(i).args());
+        }
+        byte[] entry = CommandPayload.encodeTransaction(args, dbs);
+        return services.journal().append(ts, 0, EntryTag.APP, entry, FrplPayload.length(EntryTag.APP, ts, entry));
+    }
+
     /** @return whether {@code command} is a {@code PUBLISH} or {@code SPUBLISH} of the front end */
     static boolean isPublish(Command command) {
         return command != null && command.isFrontend()
@@ -198,7 +220,11 @@ final class Sequencer {
      * this node's subscribers alone receive it, as a Redis replica's do.
      */
     void publish(Command command) {
-        byte[][] args = command.args();
+        publish(command.args());
+    }
+
+    /** {@link #publish(Command)} of a message a script published. */
+    void publish(byte[][] args) {
         if (args.length != 3 || role.following() || applier.stopped() || role.fence() != null
                 || services.journal() == null || admissions.refusal(replicaView) != null) {
             return;

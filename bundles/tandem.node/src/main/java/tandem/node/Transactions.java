@@ -16,7 +16,8 @@ import tandem.api.store.Command;
  * {@code EXEC} they run in their places among the reads, and after a journaled transaction's writes have applied (the
  * entry holds the keyspace's commands only), their replies in their places. The logic thread's alone.
  */
-record Transactions(Services services, Replay replay, Sequencer sequencer, Turns turns, WatchRegistry watches) {
+record Transactions(Services services, Replay replay, Sequencer sequencer, Turns turns, WatchRegistry watches,
+        Scripting scripting) {
 
     static final String EXECABORT = "EXECABORT Transaction discarded because of previous errors.";
 
@@ -108,6 +109,12 @@ record Transactions(Services services, Replay replay, Sequencer sequencer, Turns
         replay.prepare();
         if (services.unavailable() != null) {
             immediate(c, command, services.unavailable());
+            return;
+        }
+        if (scripting.holdsScript(commands)) {
+            // runs now, after what came before it, and journals what it wrote, as a script alone does
+            scripting.transaction(c, commands);
+            c.db = c.queuedDb; // its SELECTs ran
             return;
         }
         boolean writes = false;

@@ -147,6 +147,7 @@ final class RocksKeyspace implements AutoCloseable {
     /** While {@link #capture} runs: what it wrote, and what it refuses writes with. */
     private List<Keyspace.Effect> captured;
     private String captureRefusal;
+    private Keyspace.Publisher capturePublisher;
     private boolean scriptReadOnly;
     private int scriptDb;
     private boolean killed;
@@ -878,7 +879,7 @@ final class RocksKeyspace implements AutoCloseable {
     }
 
     /** {@link Keyspace#capture}: runs scripts and commands now, and returns what they wrote, for the journal. */
-    List<Keyspace.Effect> capture(long timestampNs, String writeRefusal,
+    List<Keyspace.Effect> capture(long timestampNs, String writeRefusal, Keyspace.Publisher publisher,
             java.util.function.Consumer<Keyspace.Capture> body) {
         Lock lock = enter();
         try {
@@ -888,6 +889,7 @@ final class RocksKeyspace implements AutoCloseable {
             tx.beginWrites();
             captured = new ArrayList<>();
             captureRefusal = writeRefusal;
+            capturePublisher = publisher;
             killed = false;
             try {
                 body.accept(this::captureOne);
@@ -908,6 +910,7 @@ final class RocksKeyspace implements AutoCloseable {
         } finally {
             captured = null;
             captureRefusal = null;
+            capturePublisher = null;
             lock.unlock();
         }
     }
@@ -1034,7 +1037,7 @@ final class RocksKeyspace implements AutoCloseable {
 
     /** Commands a script may call that are not the keyspace's. */
     private static final java.util.Set<String> SCRIPT_SERVER_COMMANDS = java.util.Set.of("ping", "echo", "time",
-            "select");
+            "select", "publish", "spublish");
     /** Commands of the front end that Redis refuses in scripts ({@code noscript}). */
     private static final java.util.Set<String> NOSCRIPT = java.util.Set.of("multi", "exec", "discard", "watch",
             "unwatch", "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe", "sunsubscribe", "auth",
@@ -1073,6 +1076,14 @@ final class RocksKeyspace implements AutoCloseable {
                 reply.array(2);
                 reply.bulk(Args.ascii(Long.toString(Math.floorDiv(micros, 1_000_000L))));
                 reply.bulk(Args.ascii(Long.toString(Math.floorMod(micros, 1_000_000L))));
+            }
+            case "publish", "spublish" -> {
+                if (a.length != 3) {
+                    reply.error(arity);
+                    return;
+                }
+                Keyspace.Publisher p = capturePublisher;
+                reply.integer(p == null ? 0 : p.publish(a[1], a[2], name.equals("spublish")));
             }
             case "select" -> {
                 if (a.length != 2) {

@@ -259,8 +259,9 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
-    public List<Effect> capture(long timestampNs, String writeRefusal, java.util.function.Consumer<Capture> body) {
-        return keyspace.capture(timestampNs, writeRefusal, body);
+    public List<Effect> capture(long timestampNs, String writeRefusal, Publisher publisher,
+            java.util.function.Consumer<Capture> body) {
+        return keyspace.capture(timestampNs, writeRefusal, publisher, body);
     }
 
     @Override

@@ -51,7 +51,7 @@ final class Harness implements AutoCloseable {
         RespRecorder r = new RespRecorder();
         if (ks.isScript(command(args))) {
             // as the node does: the script runs now, and what it wrote is journaled as one entry
-            List<tandem.api.store.Keyspace.Effect> effects = ks.capture(nowNs(), null,
+            List<tandem.api.store.Keyspace.Effect> effects = ks.capture(nowNs(), null, null,
                     capture -> capture.run(command(args), r));
             if (!effects.isEmpty()) {
                 journaled.add(effects);

@@ -82,10 +82,12 @@ public interface Keyspace extends CommandCatalogue {
      *
      * @param writeRefusal null when the commands may write; otherwise the error every write among them is answered
      *                     ({@code READONLY …} on a replica), inside a script too
+     * @param publisher    where a script's {@code PUBLISH} and {@code SPUBLISH} go (the node delivers them and
+     *                     journals them after the effects); null when nobody subscribes
      * @return the writes, in the order they ran (each with its database), empty when nothing wrote
      * @since 4.2
      */
-    default java.util.List<Effect> capture(long timestampNs, String writeRefusal,
+    default java.util.List<Effect> capture(long timestampNs, String writeRefusal, Publisher publisher,
             java.util.function.Consumer<Capture> body) {
         throw new UnsupportedOperationException("this keyspace runs no scripts");
     }
@@ -108,6 +110,12 @@ public interface Keyspace extends CommandCatalogue {
      */
     default long scriptRunningMillis() {
         return -1;
+    }
+
+    /** Where a script's {@code PUBLISH} goes. */
+    interface Publisher {
+        /** @return the number of subscribers that received it, as PUBLISH answers */
+        long publish(byte[] channel, byte[] message, boolean shard);
     }
 
     /** What {@link #capture} hands its body: runs one command, a script or a plain keyspace command. */

@@ -29,7 +29,7 @@ import tandem.testsupport.Await;
 /**
  * Scripts replicated by their effects (issue 32), with real processes: a primary ({@code disk}) with a
  * journal-protocol replica and a psync replica. Concurrent Jedis clients run a distributed lock (Redisson's own
- * lock and unlock scripts), a job queue in the style of BullMQ (add, take, complete, each one script), and scripts
+ * lock and unlock scripts, then Redisson itself), a job queue in the style of BullMQ (add, take, complete, each one script), and scripts
  * that cannot be replayed the same way twice: they read {@code TIME}, draw {@code math.random}, pop a random set
  * member and copy a set in its iteration order. Both replicas then hold the primary's {@code store:digest}; the
  * lock never had two holders; no job was lost or taken twice. Then a {@code kill -9} of the primary under
@@ -207,6 +207,47 @@ class ScriptReplicationSystemTest {
 
     @Test
     @Order(2)
+    void aRedissonLockHasOneHolderAtATime() throws Exception {
+        org.redisson.config.Config config = new org.redisson.config.Config();
+        config.useSingleServer().setAddress("redis://127.0.0.1:" + cluster.primary.port())
+                .setConnectionMinimumIdleSize(2).setConnectionPoolSize(8)
+                .setSubscriptionConnectionMinimumIdleSize(1).setSubscriptionConnectionPoolSize(4);
+        config.setThreads(2).setNettyThreads(4);
+        org.redisson.api.RedissonClient redisson = org.redisson.Redisson.create(config);
+        try {
+            int holders = 4;
+            int each = 25;
+            List<CompletableFuture<Void>> running = new ArrayList<>();
+            for (int h = 0; h < holders; h++) {
+                running.add(CompletableFuture.runAsync(() -> {
+                    org.redisson.api.RLock lock = redisson.getLock("redisson:lock");
+                    org.redisson.api.RBucket<String> guarded = redisson.getBucket("redisson:guarded",
+                            org.redisson.client.codec.StringCodec.INSTANCE);
+                    for (int n = 0; n < each; n++) {
+                        lock.lock(30, TimeUnit.SECONDS); // waits on the lock's channel for the holder's unlock
+                        try {
+                            String v = guarded.get();
+                            guarded.set(Long.toString(v == null ? 1 : Long.parseLong(v) + 1));
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                }));
+            }
+            for (CompletableFuture<Void> f : running) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+            assertThat(redisson.getBucket("redisson:guarded", org.redisson.client.codec.StringCodec.INSTANCE)
+                    .get()).isEqualTo(Integer.toString(holders * each));
+            assertThat(redisson.getLock("redisson:lock").isLocked()).isFalse();
+        } finally {
+            redisson.shutdown(0, 5, TimeUnit.SECONDS);
+        }
+        awaitSameDigest(journalReplica, psyncReplica);
+    }
+
+    @Test
+    @Order(3)
     void scriptsAnswerAsRedisDoesOverTheWire() {
         try (Jedis j = primary(); Jedis r = new Jedis("127.0.0.1", psyncReplica.port(), 5000, 30_000)) {
             String sha = j.scriptLoad("return redis.call('get', KEYS[1])");
@@ -233,7 +274,7 @@ class ScriptReplicationSystemTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aKilledPrimaryLosesNoAcknowledgedScriptWrite() throws Exception {
         AtomicLong acknowledged = new AtomicLong();
         AtomicReference<Throwable> stopped = new AtomicReference<>();

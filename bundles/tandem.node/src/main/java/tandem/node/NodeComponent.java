@@ -326,6 +326,18 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     }
 
     @Override
+    public long scriptRunningMillis() {
+        Keyspace k = boundKeyspace;
+        return k == null ? -1 : k.scriptRunningMillis();
+    }
+
+    @Override
+    public String killScript() {
+        Keyspace k = boundKeyspace;
+        return k == null ? "NOTBUSY No scripts in execution right now." : k.killScript();
+    }
+
+    @Override
     public long backlogStart() {
         Journal j = boundJournal;
         if (j == null) {

@@ -269,7 +269,23 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
         this.node = node;
         this.table = Commands.table().with(() -> KeyspaceCommands.specs(node.commands()));
         this.frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, this, this);
-        this.sink = new NodeSink(node::open, node::resolve, table, frontend, acl);
+        this.sink = new NodeSink(node::open, node::resolve, table, frontend, acl, new NodeSink.Scripts() {
+            @Override
+            public long runningMillis() {
+                return node.scriptRunningMillis();
+            }
+
+            @Override
+            public String kill() {
+                return node.killScript();
+            }
+
+            @Override
+            public long busyMillis() {
+                long ms = Long.parseLong(RespServer.this.config.value("busy-reply-threshold"));
+                return ms == 0 ? Long.MAX_VALUE : ms;
+            }
+        });
         acl.onChange(this::userChanged);
         acl.requirePass(s.requirePass());
         if (s.aclFile() != null) {

@@ -140,6 +140,7 @@ final class LuaScripts implements AutoCloseable {
             end
             rawset(G, 'pcall', function(...) return unpackerror(rawpcall(...)) end)
             rawset(G, '__redis__err__handler', errh)
+            rawset(G, '__jthrowable__', false)
 
             -- the globals are read-only, and reading one that does not exist is an error, as in Redis
             local function missing(name)
@@ -151,7 +152,8 @@ final class LuaScripts implements AutoCloseable {
                 missing(k)
               end,
               __newindex = function(t, k, v)
-                if k == '__jthrowable__' then rawset(t, k, v) return end
+                -- luajava's own: kept present (false for none), so that its reads never run this metatable
+                if k == '__jthrowable__' then rawset(t, k, v == nil and false or v) return end
                 error('Attempt to modify a readonly table', 2)
               end,
               __metatable = false,
@@ -167,9 +169,19 @@ final class LuaScripts implements AutoCloseable {
               __metatable = false,
             })
 
+            -- the hooks raise only in the script's own code: an error raised in this environment's functions
+            -- (a metamethod luajava reaches outside any protected call, the runner) would abort the process
+            local function inscript()
+              local i = dbg.getinfo(3, 'S')
+              return i and i.source ~= PRELUDE
+            end
+            local function killed()
+              if inscript() then error({err = '%s'}) end
+            end
             local function hook()
+              if not inscript() then return end
               if jinterrupt() then
-                dbg.sethook(function() error({err = '%s'}) end, 'l')
+                dbg.sethook(killed, 'l') -- again at every line: a pcall in the script cannot swallow it
                 error({err = '%s'})
               end
               if gcinfo() > MEMORY_KB then
@@ -315,16 +327,13 @@ final class LuaScripts implements AutoCloseable {
             if (fatal != null) {
                 throw fatal;
             }
-            if (killRequested && !l.toBoolean(1)) {
-                reply.error(KILLED);
-                return false;
-            }
-            if (l.toBoolean(1)) {
+            boolean ok = l.toBoolean(1);
+            if (ok) {
                 write(l, 2, reply, 0);
             } else {
                 writeError(l, 2, sha, reply);
             }
-            return true;
+            return ok || !killRequested;
         } finally {
             l.setTop(0);
             host = null;

@@ -275,6 +275,56 @@ class ScriptReplicationSystemTest {
 
     @Test
     @Order(4)
+    void aScriptPastTheBusyThresholdMakesOthersBusyAndScriptKillTakesBackItsWrites() throws Exception {
+        try (Jedis admin = primary()) {
+            assertThat(admin.configSet("busy-reply-threshold", "300")).isEqualTo("OK");
+        }
+        try {
+            // it writes, then loops: Redis could not kill it (UNKILLABLE); Tandem takes its write back
+            CompletableFuture<Throwable> looping = CompletableFuture.supplyAsync(() -> {
+                try (Jedis j = primary()) {
+                    return catchThrowable(() -> j.eval(
+                            "redis.call('set', KEYS[1], 'written') local x = 0 while true do x = x + 1 end", 1,
+                            "busy:written"));
+                }
+            });
+            AtomicReference<String> seen = new AtomicReference<>();
+            Await.until("another client is answered BUSY", Duration.ofSeconds(30), () -> {
+                // a new connection each time: a PING sent before the threshold waits behind the script
+                try (Jedis other = new Jedis("127.0.0.1", cluster.primary.port(), 1000, 1000)) {
+                    other.ping();
+                    return false;
+                } catch (JedisDataException e) {
+                    seen.set(e.getMessage());
+                    return e.getMessage().startsWith("BUSY");
+                } catch (redis.clients.jedis.exceptions.JedisConnectionException waitedBehindTheScript) {
+                    return false;
+                }
+            });
+            assertThat(seen.get()).isEqualTo("BUSY Redis is busy running a script. You can only call SCRIPT KILL "
+                    + "or SHUTDOWN NOSAVE.");
+            try (Jedis killer = primary()) {
+                assertThat(killer.scriptKill()).isEqualTo("OK");
+            }
+            Throwable killed = looping.get(30, TimeUnit.SECONDS);
+            assertThat(killed).isInstanceOf(JedisDataException.class)
+                    .hasMessageStartingWith("ERR Script killed by user with SCRIPT KILL... script: ");
+            try (Jedis j = primary()) {
+                assertThat(j.get("busy:written")).isNull();
+                assertThat(j.ping()).isEqualTo("PONG");
+                Throwable none = catchThrowable(j::scriptKill);
+                assertThat(none).hasMessage("NOTBUSY No scripts in execution right now.");
+            }
+        } finally {
+            try (Jedis admin = primary()) {
+                admin.configSet("busy-reply-threshold", "5000");
+            }
+        }
+        awaitSameDigest(journalReplica, psyncReplica);
+    }
+
+    @Test
+    @Order(5)
     void aKilledPrimaryLosesNoAcknowledgedScriptWrite() throws Exception {
         AtomicLong acknowledged = new AtomicLong();
         AtomicReference<Throwable> stopped = new AtomicReference<>();

@@ -136,4 +136,23 @@ public interface Node {
     default boolean unblock(long clientId, boolean error) {
         return false;
     }
+
+    /**
+     * @return how long, in milliseconds, the script running now on the logic thread has been running; -1 when none
+     *         runs. Read on the front end's threads, which answer {@code BUSY} past {@code busy-reply-threshold}.
+     * @since 3.1
+     */
+    default long scriptRunningMillis() {
+        return -1;
+    }
+
+    /**
+     * {@code SCRIPT KILL} from the front end's thread, while the logic thread runs the script.
+     *
+     * @return null when the running script was asked to stop; otherwise the error to answer
+     * @since 3.1
+     */
+    default String killScript() {
+        return "NOTBUSY No scripts in execution right now.";
+    }
 }

@@ -1,5 +1,7 @@
 package tandem.server.pipeline;
 
+import java.nio.charset.StandardCharsets;
+
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -312,6 +314,18 @@ public final class Connection implements CommandContext, NodeClient {
             channel.writeAndFlush(buf, channel.voidPromise());
         } else {
             buf.release();
+        }
+    }
+
+    /**
+     * Writes {@code line} (a simple or error reply, without its CRLF) at once, ahead of the node core: only for a
+     * connection with nothing in flight there ({@link NodeSink}, while a script holds the logic thread). On its event
+     * loop.
+     */
+    void answerNow(String line) {
+        if (channel.isActive()) {
+            channel.writeAndFlush(io.netty.buffer.Unpooled.copiedBuffer(line + "\r\n",
+                    StandardCharsets.ISO_8859_1), channel.voidPromise());
         }
     }
 

@@ -40,7 +40,39 @@ import tandem.server.resp.RespRequest;
  * @param acl         the node's ACL users
  */
 public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][], Command> keyspace,
-        CommandTable table, NodeFrontend frontend, Acl acl) implements RequestSink {
+        CommandTable table, NodeFrontend frontend, Acl acl, Scripts scripts) implements RequestSink {
+
+    /** The script the logic thread runs, as the front end sees it: how long it has run, how to stop it. */
+    public interface Scripts {
+        Scripts NONE = new Scripts() {
+            @Override
+            public long runningMillis() {
+                return -1;
+            }
+
+            @Override
+            public String kill() {
+                return "NOTBUSY No scripts in execution right now.";
+            }
+
+            @Override
+            public long busyMillis() {
+                return Long.MAX_VALUE;
+            }
+        };
+
+        /** @return milliseconds the running script has run, -1 when none runs */
+        long runningMillis();
+
+        /** @return null when the running script was asked to stop, else the error to answer */
+        String kill();
+
+        /** @return {@code busy-reply-threshold}: past it, other clients are answered {@code BUSY} */
+        long busyMillis();
+    }
+
+    static final String BUSY = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+            + "NOSAVE.";
 
     private static final Set<String> AUTH_EXEMPT = Set.of("auth", "hello", "quit", "reset");
     /** The commands that change what a connection is subscribed to. */
@@ -108,6 +140,9 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
             c.node().refuse(command, refused);
             return;
         }
+        if (answeredWhileBusy(c, name, args)) {
+            return;
+        }
         switch (name) {
             case "multi" -> c.session().multi(true);
             case "exec", "discard", "reset" -> c.session().multi(false);
@@ -161,6 +196,36 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
         }
         return (cmd.fullName().equals("sort") || cmd.fullName().equals("sort_ro"))
                 ? SortPatterns.refusal(acl, user, cmd, args) : null;
+    }
+
+    /**
+     * While the logic thread runs a script: {@code SCRIPT KILL} asks it to stop, answered at once; past
+     * {@code busy-reply-threshold}, a request of a connection with nothing else in flight is answered {@code BUSY}
+     * at once, as Redis answers it. A connection with requests in flight waits behind them (its replies keep their
+     * order); so does {@code SHUTDOWN}, which runs once the script ends or is killed.
+     *
+     * @return true when answered here
+     */
+    private boolean answeredWhileBusy(Connection c, String name, byte[][] args) {
+        long running = scripts.runningMillis();
+        if (running < 0) {
+            return false;
+        }
+        long cost = InboundBudget.cost(args);
+        boolean alone = c.inbound.get() == 0 && c.readBytes == cost && c.held == null;
+        if (name.equals("script") && args.length == 2
+                && new String(args[1], StandardCharsets.ISO_8859_1).equalsIgnoreCase("kill") && alone) {
+            String refused = scripts.kill();
+            c.readBytes -= cost; // answered here: the node never runs it
+            c.answerNow(refused == null ? "+OK" : "-" + refused);
+            return true;
+        }
+        if (running < scripts.busyMillis() || !alone || name.equals("shutdown")) {
+            return false;
+        }
+        c.readBytes -= cost;
+        c.answerNow("-" + BUSY);
+        return true;
     }
 
     /** {@code message} and what follows it wait until the connection's Pub/Sub commands in flight have run. */

@@ -58,7 +58,7 @@ class NodeSinkTest {
         core = new NodeCore(2000);
         frontend = new NodeFrontend(InboundBudget.ofHeap(), monitor, null, null);
         core.frontend(frontend);
-        sink = new NodeSink(core::open, core::resolve, table, frontend, acl);
+        sink = new NodeSink(core::open, core::resolve, table, frontend, acl, NodeSink.Scripts.NONE);
     }
 
     @AfterEach

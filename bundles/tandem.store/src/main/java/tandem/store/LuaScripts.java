@@ -141,6 +141,7 @@ final class LuaScripts implements AutoCloseable {
             rawset(G, 'pcall', function(...) return unpackerror(rawpcall(...)) end)
             rawset(G, '__redis__err__handler', errh)
             rawset(G, '__jthrowable__', false)
+            getmetatable('').__metatable = false -- strings' metatable is shared by every script: out of reach
 
             -- the globals are read-only, and reading one that does not exist is an error, as in Redis
             local function missing(name)
@@ -695,6 +696,7 @@ final class LuaScripts implements AutoCloseable {
     }
 
     private void pushAggregate(Lua l, TreeReply.Aggregate a) {
+        l.checkStack(4); // a reply nests as deep as a command makes it: the stack grows with it
         List<Object> items = a.items();
         if (a.kind() == TreeReply.Kind.ARRAY) {
             l.createTable(items.size(), 0);
@@ -814,7 +816,7 @@ final class LuaScripts implements AutoCloseable {
     /** Redis's {@code luaReplyToRedisReply}: the Lua value at {@code index} as the script's reply. */
     private void write(Lua l, int index, Reply out, int depth) {
         int at = index < 0 ? l.getTop() + index + 1 : index;
-        if (depth > 1000) {
+        if (depth > 1000 || !room(l)) {
             out.error("ERR reached lua stack limit");
             return;
         }
@@ -917,6 +919,16 @@ final class LuaScripts implements AutoCloseable {
             l.rawGetI(at, i);
             write(l, -1, out, depth + 1);
             l.pop(1);
+        }
+    }
+
+    /** @return whether the stack has room for the four values a nested reply pushes, as Redis checks */
+    private static boolean room(Lua l) {
+        try {
+            l.checkStack(4);
+            return true;
+        } catch (RuntimeException full) {
+            return false;
         }
     }
 

@@ -956,6 +956,10 @@ final class RocksKeyspace implements AutoCloseable {
         byte[][] a = command.args();
         String name = command.name();
         boolean bySha = name.startsWith("evalsha");
+        if (bySha && a[1].length != 40) {
+            reply.error(LuaScripts.NOSCRIPT); // evalShaCommand: before anything else
+            return;
+        }
         long numkeys;
         try {
             numkeys = tandem.protocol.command.String2ll.parse(a[2]);

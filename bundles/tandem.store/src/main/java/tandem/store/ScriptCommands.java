@@ -57,10 +57,7 @@ final class ScriptCommands {
                 r.integer(tx.scripts.exists(a[i]) ? 1 : 0);
             }
         } else if (Args.is(sub, "flush")) {
-            if (a.length > 3) {
-                throw CommandError.arity("script|flush");
-            }
-            if (a.length == 3 && !Args.is(a[2], "sync") && !Args.is(a[2], "async")) {
+            if (a.length > 3 || a.length == 3 && !Args.is(a[2], "sync") && !Args.is(a[2], "async")) {
                 throw new CommandError("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
             }
             tx.scripts.flush();

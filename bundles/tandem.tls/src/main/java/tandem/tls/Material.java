@@ -94,7 +94,7 @@ final class Material {
         }
         Managers server = context(jsse, chain, key, trust);
         Managers client = context(jsse, clientChain, clientKey, trust);
-        String[] protocols = s.protocols().toArray(String[]::new);
+        String[] protocols = s.served().toArray(String[]::new);
         String[] suites = suites(s, server.context());
         return new Material(s, chain, key, List.copyOf(cas), server, client, protocols, suites);
     }
@@ -246,8 +246,8 @@ final class Material {
         // provider's defaults for its protocol version
         for (String suite : ctx.getDefaultSSLParameters().getCipherSuites()) {
             boolean v13 = suite.startsWith("TLS_AES_") || suite.startsWith("TLS_CHACHA20_");
-            if (v13 ? s.ciphersuites().isEmpty() && s.protocols().contains("TLSv1.3")
-                    : s.ciphers().isEmpty() && s.protocols().contains("TLSv1.2")) {
+            if (v13 ? s.ciphersuites().isEmpty() && s.served().contains("TLSv1.3")
+                    : s.ciphers().isEmpty() && s.served().contains("TLSv1.2")) {
                 wanted.add(suite);
             }
         }

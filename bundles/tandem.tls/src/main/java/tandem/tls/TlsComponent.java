@@ -94,7 +94,7 @@ public final class TlsComponent implements TlsMaterial {
 
         @AttributeDefinition(description = "TLS versions served, separated by spaces: TLSv1.2 and/or TLSv1.3 "
                 + "(default both, as Redis).")
-        String protocols() default "TLSv1.2 TLSv1.3";
+        String protocols() default "";
 
         @AttributeDefinition(description = "TLS 1.2 cipher suites by their IANA names, separated by colons; empty "
                 + "(default): the provider's.")

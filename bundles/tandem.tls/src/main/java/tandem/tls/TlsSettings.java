@@ -83,9 +83,6 @@ record TlsSettings(Path certFile, Path keyFile, String keyFilePass, Path clientC
             default -> throw CHECK.invalid("replication", value(p, "tls-replication"), "must be yes or no");
         };
         List<String> protocols = words(value(p, "tls-protocols"));
-        if (protocols.isEmpty()) {
-            throw CHECK.invalid("protocols", "", "must name TLSv1.2, TLSv1.3 or both");
-        }
         for (String protocol : protocols) {
             if (!PROTOCOLS.contains(protocol)) {
                 throw CHECK.invalid("protocols", value(p, "tls-protocols"),
@@ -99,6 +96,11 @@ record TlsSettings(Path certFile, Path keyFile, String keyFilePass, Path clientC
         return new TlsSettings(cert, key, value(p, "tls-key-file-pass"), clientCert, clientKey,
                 value(p, "tls-client-key-file-pass"), caFile, caDir, auth, replication, protocols,
                 suites(p, "tls-ciphers"), suites(p, "tls-ciphersuites"), provider, reloadMs, home);
+    }
+
+    /** @return the TLS versions served: those named, or (none named, Redis's default) TLSv1.2 and TLSv1.3 */
+    List<String> served() {
+        return protocols.isEmpty() ? List.of("TLSv1.2", "TLSv1.3") : protocols;
     }
 
     /** @return whether a server certificate is configured at all */

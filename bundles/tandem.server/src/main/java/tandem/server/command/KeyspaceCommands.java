@@ -30,7 +30,8 @@ public final class KeyspaceCommands {
      */
     private static final Map<String, List<String>> SUBCOMMANDS = Map.of(
             "object", List.of("encoding", "freq", "help", "idletime", "refcount"),
-            "memory", List.of("help", "usage"));
+            "memory", List.of("help", "usage"),
+            "script", List.of("debug", "exists", "flush", "help", "kill", "load"));
 
     private static Map<String, CommandSpec> subcommands(CommandDescriptor d) {
         List<String> names = SUBCOMMANDS.get(d.name());

@@ -47,7 +47,7 @@ final class Gen {
             "acl", "swapdb", "migrate",
             // generated only in BLOCKING steps (blocking()): a batch must not wait behind one
             "blpop", "brpop", "brpoplpush", "blmove", "blmpop", "bzpopmin", "bzpopmax", "bzmpop", "xread",
-            "xreadgroup", "waitaof", "cluster", "readonly", "readwrite", "reset", "script", "eval", "evalsha",
+            "xreadgroup", "waitaof", "cluster", "readonly", "readwrite", "reset",
             "function", "fcall", "lastsave", "latency", "slowlog", "lolwut", "restore-asking", "asking", "pfdebug",
             "pfselftest", "quit", "multi", "watch");
 
@@ -496,6 +496,9 @@ final class Gen {
             case "get", "getdel", "strlen", "type", "ttl", "pttl", "expiretime", "pexpiretime", "persist", "incr",
                     "decr", "hgetall", "hkeys", "hvals", "hlen" -> args(name, key());
             case "set" -> set();
+            case "eval", "eval_ro" -> eval(name);
+            case "evalsha", "evalsha_ro" -> evalsha(name);
+            case "script" -> script();
             case "setnx", "getset", "append" -> args(name, key(), value());
             case "setex" -> args(name, key(), b(relSeconds(false)), value());
             case "psetex" -> args(name, key(), b(relMillis(false)), value());
@@ -2027,6 +2030,103 @@ final class Gen {
             return sb.toString();
         }
         return word.toUpperCase(Locale.ROOT);
+    }
+
+    // ---- scripts ------------------------------------------------------------------------------------------------
+
+    /**
+     * Scripts whose effect and reply do not depend on a random choice or the clock: each calls commands of the key
+     * pool through {@code redis.call} or {@code redis.pcall} (types collide, so errors are raised or returned), or
+     * returns values that exercise the conversions, or fails; the command and its arguments come from {@code ARGV}.
+     */
+    static final String[] SCRIPTS = {
+        "return redis.call(ARGV[1], KEYS[1], ARGV[2])",
+        "return redis.pcall(ARGV[1], KEYS[1], ARGV[2])",
+        "return redis.call(ARGV[1], KEYS[1], ARGV[2], ARGV[3])",
+        "local v = redis.call('get', KEYS[1]) if v then return redis.call('set', KEYS[2], v .. ARGV[1]) end return v",
+        "redis.call('rpush', KEYS[1], ARGV[1], ARGV[2]) return redis.call('lrange', KEYS[1], 0, -1)",
+        "return {redis.call('incrby', KEYS[1], ARGV[1]), redis.call('get', KEYS[1])}",
+        "return redis.call('zadd', KEYS[1], ARGV[1], ARGV[2])",
+        "return redis.call('zrange', KEYS[1], 0, -1, 'withscores')",
+        "return {redis.call('exists', KEYS[1]), redis.call('type', KEYS[1]), redis.call('ttl', KEYS[1])}",
+        "return tonumber(ARGV[1])",
+        "return {tonumber(ARGV[1]), ARGV[1] + 0}",
+        "return ARGV",
+        "return KEYS",
+        "return {1, 2.5, 'x', true, false, nil, 3}",
+        "return {err = ARGV[1]}",
+        "return {ok = ARGV[1]}",
+        "return redis.error_reply(ARGV[1])",
+        "return redis.status_reply(ARGV[1])",
+        "error(ARGV[1])",
+        "error({err = ARGV[1]})",
+        "return redis.call('set', KEYS[1], ARGV[1], 'xx')",
+        "redis.call('del', KEYS[1]) return redis.call('exists', KEYS[1])",
+        "local n = 0 for i = 1, tonumber(ARGV[1]) or 3 do n = n + redis.call('incr', KEYS[1]) end return n",
+        "return redis.sha1hex(ARGV[1])",
+        "return string.format('%s|%d', ARGV[1], #ARGV)",
+        "return #redis.call('keys', '*')",
+        "return redis.call('select', ARGV[1])",
+        "return x",
+        "y = 1",
+        "return (",
+        "return redis.call()",
+        "return redis.call('nosuch', KEYS[1])",
+        "return redis.call('get', KEYS[1], KEYS[2], KEYS[3])",
+        "return redis.call('hset', KEYS[1], ARGV[1], ARGV[2])",
+        "return redis.call('sadd', KEYS[1], ARGV[1])",
+        "return redis.call('scard', KEYS[1])",
+    };
+
+    /** The commands a script template's ARGV[1] names. */
+    private static final String[] SCRIPT_COMMANDS = {"get", "set", "incr", "incrby", "append", "lpush", "rpop",
+        "sadd", "srem", "zadd", "zincrby", "hset", "hget", "del", "exists", "type", "strlen", "expire", "ttl",
+        "persist", "getdel", "llen", "zcard", "nosuch", "eval", "multi", "ping", "echo"};
+
+    private List<byte[]> eval(String name) {
+        String script = pick(SCRIPTS);
+        return scriptCall(name.toUpperCase(Locale.ROOT), b(script));
+    }
+
+    private List<byte[]> evalsha(String name) {
+        // a template's SHA-1 (loaded by an EVAL or SCRIPT LOAD before, or not), or something else
+        byte[] sha = r.nextInt(6) == 0 ? b(pick(new String[] {"0000000000000000000000000000000000000000", "abc",
+            ""})) : b(sha1(pick(SCRIPTS)));
+        return scriptCall(name.toUpperCase(Locale.ROOT), sha);
+    }
+
+    private List<byte[]> scriptCall(String name, byte[] scriptOrSha) {
+        int keys = r.nextInt(12) == 0 ? pick(new Integer[] {-1, 9, 100}) : r.nextInt(3);
+        List<byte[]> c = args(name, scriptOrSha, b(r.nextInt(20) == 0 ? pick(new String[] {"x", "", "1.5"})
+                : Integer.toString(keys)));
+        for (int i = 0; i < Math.max(keys, 0) && i < 3; i++) {
+            c.add(key());
+        }
+        c.add(b(pick(SCRIPT_COMMANDS)));
+        for (int i = r.nextInt(3); i > 0; i--) {
+            c.add(r.nextBoolean() ? value() : b(pick(MEMBERS)));
+        }
+        return c;
+    }
+
+    private List<byte[]> script() {
+        return switch (r.nextInt(8)) {
+            case 0, 1, 2 -> args("SCRIPT", "LOAD", pick(SCRIPTS));
+            case 3 -> args("SCRIPT", "EXISTS", sha1(pick(SCRIPTS)), sha1(pick(SCRIPTS)), "nosuch");
+            case 4 -> args("SCRIPT", r.nextBoolean() ? "FLUSH" : "KILL");
+            case 5 -> args("SCRIPT", "HELP");
+            case 6 -> args("SCRIPT", pick(new String[] {"FLUSH", "LOAD", "EXISTS"}), token(), token());
+            default -> args("SCRIPT", token());
+        };
+    }
+
+    private static String sha1(String script) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
+                    .digest(script.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private <T> T pick(T[] a) {

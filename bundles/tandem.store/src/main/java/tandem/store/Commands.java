@@ -416,6 +416,15 @@ final class Commands {
                 "Intersect multiple sorted sets and return the cardinality of the result", ZsetAlgebra::zintercard);
         d("zscan", -3, false, 1, 1, 1, List.of("readonly"), "sorted-set", "2.8.0",
                 "Incrementally iterate sorted sets elements and associated scores", ZsetCommands::zscan);
+        // HyperLogLog
+        d("pfadd", -2, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hyperloglog", "2.8.9",
+                "Adds the specified elements to the specified HyperLogLog.", HllCommands::pfadd);
+        // a read in Tandem, as its flags say: the cardinality it caches in Redis is not written (departures.md)
+        d("pfcount", -2, false, 1, -1, 1, List.of("readonly"), "hyperloglog", "2.8.9",
+                "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).",
+                HllCommands::pfcount);
+        d("pfmerge", -2, true, 1, -1, 1, List.of("write", "denyoom"), "hyperloglog", "2.8.9",
+                "Merge N different HyperLogLogs into a single one.", HllCommands::pfmerge);
         NAMES = new NameTable<>(TABLE);
     }
 

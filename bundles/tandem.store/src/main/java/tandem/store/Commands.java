@@ -425,6 +425,34 @@ final class Commands {
                 HllCommands::pfcount);
         d("pfmerge", -2, true, 1, -1, 1, List.of("write", "denyoom"), "hyperloglog", "2.8.9",
                 "Merge N different HyperLogLogs into a single one.", HllCommands::pfmerge);
+        // geo: positions as sorted-set members scored by their geohash
+        d("geoadd", -5, true, 1, 1, 1, List.of("write", "denyoom"), "geo", "3.2.0",
+                "Add one or more geospatial items in the geospatial index represented using a sorted set",
+                GeoCommands::geoadd, GeoCommands::checkGeoadd);
+        d("geodist", -4, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.0",
+                "Returns the distance between two members of a geospatial index", GeoCommands::geodist);
+        d("geohash", -2, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.0",
+                "Returns members of a geospatial index as standard geohash strings", GeoCommands::geohash);
+        d("geopos", -2, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.0",
+                "Returns longitude and latitude of members of a geospatial index", GeoCommands::geopos);
+        d("geosearch", -7, false, 1, 1, 1, List.of("readonly"), "geo", "6.2.0",
+                "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a "
+                + "circle.", GeoCommands::geosearch);
+        d("geosearchstore", -8, true, 1, 2, 1, List.of("write", "denyoom"), "geo", "6.2.0",
+                "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a "
+                + "circle, and store the result in another key.", GeoCommands::geosearchstore,
+                GeoCommands::checkGeosearchstore);
+        // writes as in Redis (STORE), journaled with or without it
+        d("georadius", -6, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "geo", "3.2.0",
+                "Query a sorted set representing a geospatial index to fetch members matching a given maximum "
+                + "distance from a point", GeoCommands::georadius, GeoCommands::checkGeoradius);
+        d("georadiusbymember", -5, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "geo", "3.2.0",
+                "Query a sorted set representing a geospatial index to fetch members matching a given maximum "
+                + "distance from a member", GeoCommands::georadiusbymember, GeoCommands::checkGeoradiusbymember);
+        d("georadius_ro", -6, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.10",
+                "A read-only variant for GEORADIUS", GeoCommands::georadiusRo);
+        d("georadiusbymember_ro", -5, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.10",
+                "A read-only variant for GEORADIUSBYMEMBER", GeoCommands::georadiusbymemberRo);
         NAMES = new NameTable<>(TABLE);
     }
 

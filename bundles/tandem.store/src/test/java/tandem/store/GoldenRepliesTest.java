@@ -26,7 +26,7 @@ class GoldenRepliesTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"strings", "keys", "hashes", "refusals", "bits", "lcs", "object", "hll"})
+    @ValueSource(strings = {"strings", "keys", "hashes", "refusals", "bits", "lcs", "object", "hll", "geo"})
     void everyReplyIsRedis7s(String transcript) throws IOException {
         List<String> lines;
         try (InputStream in = getClass().getResourceAsStream("/golden/" + transcript + ".golden")) {

@@ -33,6 +33,12 @@ import java.util.Arrays;
  * An empty HLL is the header and {@code XZERO:16384} ({@code 7f ff}), 18 bytes. A sparse value grows past
  * {@value #SPARSE_MAX_BYTES} bytes ({@code hll-sparse-max-bytes}), or needs a register above 32, only as a dense one.
  *
+ * <p>A sparse value is well formed when its opcodes cover exactly 16,384 registers. Reading one whole (a count, a
+ * merge, a promotion to dense) finds it corrupt at the first opcode that runs past the last register: the checks of
+ * Redis 7.0.15 as distributions ship it, with the fix for CVE-2025-32023, which the transcripts were recorded from
+ * (the 7.0.15 tag let a VAL run past the end once 16,384 registers were covered, and ZERO runs past it write out of
+ * bounds). Raising one register (PFADD) reads the opcodes only up to the one that covers it, as in Redis.
+ *
  * <p>An element is hashed with MurmurHash64A (seed {@code 0xadc83b19}); the low {@value #P} bits pick the register,
  * and one plus the number of trailing zeros of the other 50 bits (bit 50 forced on) is the register's candidate. The
  * cardinality is the estimator of Ertl, "New cardinality estimation algorithms for HyperLogLog sketches" (arXiv
@@ -269,8 +275,8 @@ final class Hll {
     }
 
     /**
-     * {@code hllSparseToDense}: false (nothing changed) when the opcodes do not cover exactly 16,384 registers. The
-     * header is kept, cache included.
+     * {@code hllSparseToDense}: false (nothing changed) unless the opcodes cover exactly 16,384 registers. The header
+     * is kept, cache included.
      */
     boolean toDense() {
         if (b[ENCODING] == DENSE) {
@@ -280,27 +286,18 @@ final class Hll {
         System.arraycopy(b, 0, dense, 0, HEADER);
         dense[ENCODING] = DENSE;
         int idx = 0;
-        int p = HEADER;
-        while (p < len) {
+        for (int p = HEADER; p < len; p += opLength(p)) {
             int op = at(p);
-            if (isZero(op)) {
-                idx += zeroLen(op);
-                p++;
-            } else if (isXzero(op)) {
-                idx += xzeroLen(op, at(p + 1));
-                p += 2;
-            } else {
-                int runlen = valLen(op);
-                int regval = valValue(op);
-                if (runlen + idx > REGISTERS) {
-                    break;
-                }
-                while (runlen-- > 0) {
-                    denseSet(dense, HEADER, idx, regval);
-                    idx++;
-                }
-                p++;
+            int runlen = runLength(p);
+            if (runlen > REGISTERS - idx) {
+                return false;
             }
+            if (isVal(op)) {
+                for (int j = 0; j < runlen; j++) {
+                    denseSet(dense, HEADER, idx + j, valValue(op));
+                }
+            }
+            idx += runlen;
         }
         if (idx != REGISTERS) {
             return false;
@@ -308,6 +305,17 @@ final class Hll {
         b = dense;
         len = DENSE_SIZE;
         return true;
+    }
+
+    /** The bytes of the opcode at {@code p}. */
+    private int opLength(int p) {
+        return isXzero(at(p)) ? 2 : 1;
+    }
+
+    /** The registers the opcode at {@code p} covers. */
+    private int runLength(int p) {
+        int op = at(p);
+        return isZero(op) ? zeroLen(op) : isXzero(op) ? xzeroLen(op, at(p + 1)) : valLen(op);
     }
 
     /**
@@ -484,7 +492,7 @@ final class Hll {
     /**
      * {@code hllMerge}: {@code max[i] = max(max[i], register i)}.
      *
-     * @return false when the sparse opcodes do not cover exactly 16,384 registers ({@code max} may be half done)
+     * @return false unless the sparse opcodes cover exactly 16,384 registers ({@code max} may be half done then)
      */
     boolean mergeInto(byte[] max) {
         if (isDense()) {
@@ -497,37 +505,32 @@ final class Hll {
             return true;
         }
         int i = 0;
-        int p = HEADER;
-        while (p < len) {
+        for (int p = HEADER; p < len; p += opLength(p)) {
             int op = at(p);
-            if (isZero(op)) {
-                i += zeroLen(op);
-                p++;
-            } else if (isXzero(op)) {
-                i += xzeroLen(op, at(p + 1));
-                p += 2;
-            } else {
-                int runlen = valLen(op);
-                int regval = valValue(op);
-                if (runlen + i > REGISTERS) {
-                    break;
-                }
-                while (runlen-- > 0) {
-                    if (regval > max[i]) {
-                        max[i] = (byte) regval;
-                    }
-                    i++;
-                }
-                p++;
+            int runlen = runLength(p);
+            if (runlen > REGISTERS - i) {
+                return false;
             }
+            if (isVal(op)) {
+                int regval = valValue(op);
+                for (int j = i; j < i + runlen; j++) {
+                    if (regval > max[j]) {
+                        max[j] = (byte) regval;
+                    }
+                }
+            }
+            i += runlen;
         }
         return i == REGISTERS;
     }
 
     // ---------------------------------------------------------------- cardinality
 
-    /** {@code hllCount} of this value: the estimate, or -1 when its sparse opcodes are corrupt. */
-    long count() {
+    /**
+     * {@code hllCount} of this value: the estimate (negative where C's {@code llroundl} overflows, as Redis replies
+     * it), or null when its sparse opcodes are corrupt.
+     */
+    Long count() {
         int[] histogram = new int[64];
         if (isDense()) {
             for (int j = 0; j < REGISTERS; j++) {
@@ -535,28 +538,17 @@ final class Hll {
             }
         } else {
             int idx = 0;
-            int p = HEADER;
-            while (p < len) {
+            for (int p = HEADER; p < len; p += opLength(p)) {
                 int op = at(p);
-                if (isZero(op)) {
-                    int runlen = zeroLen(op);
-                    idx += runlen;
-                    histogram[0] += runlen;
-                    p++;
-                } else if (isXzero(op)) {
-                    int runlen = xzeroLen(op, at(p + 1));
-                    idx += runlen;
-                    histogram[0] += runlen;
-                    p += 2;
-                } else {
-                    int runlen = valLen(op);
-                    idx += runlen;
-                    histogram[valValue(op)] += runlen;
-                    p++;
+                int runlen = runLength(p);
+                if (runlen > REGISTERS - idx) {
+                    return null;
                 }
+                histogram[isVal(op) ? valValue(op) : 0] += runlen;
+                idx += runlen;
             }
             if (idx != REGISTERS) {
-                return -1;
+                return null;
             }
         }
         return estimate(histogram);
@@ -580,7 +572,12 @@ final class Hll {
             z *= 0.5;
         }
         z += m * sigma(histogram[0] / m);
-        return Math.round(ALPHA_INF * m * m / z); // never negative: half up is half away from zero
+        double e = ALPHA_INF * m * m / z;
+        if (Double.isNaN(e) || e >= 0x1p63) {
+            // every register at 51 makes z 0: llroundl of infinity is x86's "integer indefinite", LLONG_MIN
+            return Long.MIN_VALUE;
+        }
+        return Math.round(e); // never negative: half up is half away from zero
     }
 
     private static double sigma(double x) {

@@ -102,8 +102,8 @@ final class HllCommands {
             r.integer(hll.cachedCardinality());
             return;
         }
-        long card = hll.count();
-        if (card < 0) {
+        Long card = hll.count();
+        if (card == null) {
             throw new CommandError(INVALID);
         }
         r.integer(card);

@@ -429,6 +429,43 @@ final class Commands {
                 "Intersect multiple sorted sets and return the cardinality of the result", ZsetAlgebra::zintercard);
         d("zscan", -3, false, 1, 1, 1, List.of("readonly"), "sorted-set", "2.8.0",
                 "Incrementally iterate sorted sets elements and associated scores", ZsetCommands::zscan);
+        // HyperLogLog
+        d("pfadd", -2, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hyperloglog", "2.8.9",
+                "Adds the specified elements to the specified HyperLogLog.", HllCommands::pfadd);
+        // a read in Tandem, as its flags say: the cardinality it caches in Redis is not written (departures.md)
+        d("pfcount", -2, false, 1, -1, 1, List.of("readonly"), "hyperloglog", "2.8.9",
+                "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).",
+                HllCommands::pfcount);
+        d("pfmerge", -2, true, 1, -1, 1, List.of("write", "denyoom"), "hyperloglog", "2.8.9",
+                "Merge N different HyperLogLogs into a single one.", HllCommands::pfmerge);
+        // geo: positions as sorted-set members scored by their geohash
+        d("geoadd", -5, true, 1, 1, 1, List.of("write", "denyoom"), "geo", "3.2.0",
+                "Add one or more geospatial items in the geospatial index represented using a sorted set",
+                GeoCommands::geoadd, GeoCommands::checkGeoadd);
+        d("geodist", -4, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.0",
+                "Returns the distance between two members of a geospatial index", GeoCommands::geodist);
+        d("geohash", -2, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.0",
+                "Returns members of a geospatial index as standard geohash strings", GeoCommands::geohash);
+        d("geopos", -2, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.0",
+                "Returns longitude and latitude of members of a geospatial index", GeoCommands::geopos);
+        d("geosearch", -7, false, 1, 1, 1, List.of("readonly"), "geo", "6.2.0",
+                "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a "
+                + "circle.", GeoCommands::geosearch);
+        d("geosearchstore", -8, true, 1, 2, 1, List.of("write", "denyoom"), "geo", "6.2.0",
+                "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a "
+                + "circle, and store the result in another key.", GeoCommands::geosearchstore,
+                GeoCommands::checkGeosearchstore);
+        // writes as in Redis (STORE), journaled with or without it
+        d("georadius", -6, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "geo", "3.2.0",
+                "Query a sorted set representing a geospatial index to fetch members matching a given maximum "
+                + "distance from a point", GeoCommands::georadius, GeoCommands::checkGeoradius);
+        d("georadiusbymember", -5, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "geo", "3.2.0",
+                "Query a sorted set representing a geospatial index to fetch members matching a given maximum "
+                + "distance from a member", GeoCommands::georadiusbymember, GeoCommands::checkGeoradiusbymember);
+        d("georadius_ro", -6, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.10",
+                "A read-only variant for GEORADIUS", GeoCommands::georadiusRo);
+        d("georadiusbymember_ro", -5, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.10",
+                "A read-only variant for GEORADIUSBYMEMBER", GeoCommands::georadiusbymemberRo);
         NAMES = new NameTable<>(TABLE);
     }
 

@@ -109,8 +109,20 @@ class DeterminismTest {
                 Combinators.combine(key, key).as((k, l) -> "sort " + k + " alpha store " + l),
                 Combinators.combine(key, key).as((k, l) -> "copy " + k + " " + l + " replace"),
                 Combinators.combine(key, key).as((k, l) -> "zadd " + k + " 5 q|zpopmin " + k + "|spop " + l));
-        return Combinators.combine(Arbitraries.oneOf(command, collections), Arbitraries.integers().between(0, 120))
-                .as(Entry::new);
+        // HyperLogLogs and positions: PFCOUNT inside a transaction is read there, never written
+        Arbitrary<String> lonLat = Arbitraries.of("13.361389 38.115556", "15.087269 37.502669", "-180 85.05112878",
+                "179.9 -10", "0 0");
+        Arbitrary<String> hllGeo = Arbitraries.oneOf(
+                Combinators.combine(key, member, member).as((k, m, n) -> "pfadd " + k + " \"" + m + "\" \"" + n + "\""),
+                Combinators.combine(key, key).as((k, l) -> "pfmerge " + k + " " + l),
+                Combinators.combine(key, member).as((k, m) -> "pfadd " + k + " \"" + m + "\"|pfcount " + k + "|get " + k),
+                Combinators.combine(key, lonLat, member).as((k, p, m) -> "geoadd " + k + " " + p + " \"" + m + "\""),
+                Combinators.combine(key, key, lonLat).as((k, l, p) -> "geosearchstore " + k + " " + l
+                        + " fromlonlat " + p + " byradius 3000 km storedist"),
+                Combinators.combine(key, lonLat, key).as((k, p, l) -> "georadius " + k + " " + p
+                        + " 20000 km count 2 store " + l));
+        return Combinators.combine(Arbitraries.oneOf(command, collections, hllGeo),
+                Arbitraries.integers().between(0, 120)).as(Entry::new);
     }
 
     @Property(tries = 40)

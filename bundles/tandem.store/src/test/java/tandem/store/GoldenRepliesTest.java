@@ -26,7 +26,8 @@ class GoldenRepliesTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"strings", "keys", "hashes", "refusals", "bits", "lcs", "object", "scripts"})
+    @ValueSource(strings = {"strings", "keys", "hashes", "refusals", "bits", "lcs", "object", "scripts", "hll",
+        "geo"})
     void everyReplyIsRedis7s(String transcript) throws IOException {
         List<String> lines;
         try (InputStream in = getClass().getResourceAsStream("/golden/" + transcript + ".golden")) {

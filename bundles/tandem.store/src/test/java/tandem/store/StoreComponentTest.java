@@ -61,7 +61,7 @@ class StoreComponentTest {
         assertThat(store.describe("set")).extracting(CommandDescriptor::arity, CommandDescriptor::write)
                 .containsExactly(-3, true);
         assertThat(store.describe("xadd")).isNull();
-        assertThat(store.commands()).hasSize(150);
+        assertThat(store.commands()).hasSize(163);
 
         store.modified(config("flush.interval.ms", 20, "expire.keys.per.tick", 1, "scan.cursors", 2,
                 "directory", "/elsewhere"));

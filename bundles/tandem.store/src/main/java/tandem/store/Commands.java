@@ -202,7 +202,7 @@ final class Commands {
         d("evalsha_ro", -3, false, 0, 0, 0, List.of("readonly", "noscript", "stale", "skip_monitor",
                 "no_mandatory_keys", "movablekeys"), "scripting", "7.0.0",
                 "Execute a read-only Lua script server side", ScriptCommands::elsewhere);
-        d("script", -2, false, 0, 0, 0, List.of("noscript"), "scripting", "2.6.0",
+        d("script", -2, false, 0, 0, 0, List.of(), "scripting", "2.6.0",
                 "A container for Lua scripts management commands", ScriptCommands::script);
         // hashes
         d("hset", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",

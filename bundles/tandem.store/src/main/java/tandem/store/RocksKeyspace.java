@@ -1014,7 +1014,8 @@ final class RocksKeyspace implements AutoCloseable {
                 reply.error("ERR Wrong number of args calling Redis command from script");
                 return;
             }
-            if (d.flags().contains("noscript")) {
+            // SCRIPT's subcommands are noscript in Redis, and EVAL's kin
+            if (d.flags().contains("noscript") || d.group().equals("scripting")) {
                 reply.error("ERR This Redis command is not allowed from script");
                 return;
             }

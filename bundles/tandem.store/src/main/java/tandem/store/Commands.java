@@ -453,15 +453,16 @@ final class Commands {
                 + "circle.", GeoCommands::geosearch);
         d("geosearchstore", -8, true, 1, 2, 1, List.of("write", "denyoom"), "geo", "6.2.0",
                 "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a "
-                + "circle, and store the result in another key.", GeoCommands::geosearchstore,
-                GeoCommands::checkGeosearchstore);
-        // writes as in Redis (STORE), journaled with or without it
+                + "circle, and store the result in another key.", GeoCommands::geosearchstore);
+        // writes as in Redis (STORE), journaled with or without it. No check refuses them before: Redis looks the
+        // source key up first (a missing one is a keymiss event) and only then finds an argument wrong
+
         d("georadius", -6, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "geo", "3.2.0",
                 "Query a sorted set representing a geospatial index to fetch members matching a given maximum "
-                + "distance from a point", GeoCommands::georadius, GeoCommands::checkGeoradius);
+                + "distance from a point", GeoCommands::georadius);
         d("georadiusbymember", -5, true, 1, 1, 1, List.of("write", "denyoom", "movablekeys"), "geo", "3.2.0",
                 "Query a sorted set representing a geospatial index to fetch members matching a given maximum "
-                + "distance from a member", GeoCommands::georadiusbymember, GeoCommands::checkGeoradiusbymember);
+                + "distance from a member", GeoCommands::georadiusbymember);
         d("georadius_ro", -6, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.10",
                 "A read-only variant for GEORADIUS", GeoCommands::georadiusRo);
         d("georadiusbymember_ro", -5, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.10",

@@ -276,18 +276,6 @@ final class GeoCommands {
 
     // ---------------------------------------------------------------- searches
 
-    static void checkGeoradius(byte[][] a, long nowMs) {
-        parse(null, a, 1, RADIUS_COORDS, false);
-    }
-
-    static void checkGeoradiusbymember(byte[][] a, long nowMs) {
-        parse(null, a, 1, RADIUS_MEMBER, false);
-    }
-
-    static void checkGeosearchstore(byte[][] a, long nowMs) {
-        parse(null, a, 2, GEOSEARCH | GEOSEARCHSTORE, false);
-    }
-
     static void georadius(Tx tx, byte[][] a, Reply r) {
         search(tx, a, 1, RADIUS_COORDS, r);
     }

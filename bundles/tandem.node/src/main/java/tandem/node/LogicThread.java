@@ -100,7 +100,8 @@ final class LogicThread {
         parking.answerBlocked();
         parking.answerPaused();
         housekeeping.purge();
-        replies.gate(services.journal());
+        // a script's reply may wait for its effects' fdatasync (they applied before it): woken when it is durable
+        services.awaitingReplies(replies.gate(services.journal()));
         replies.measureAcks(services.journal(), role.following());
         services.idleWhileMissing();
     }

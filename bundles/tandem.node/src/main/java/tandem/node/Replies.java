@@ -76,14 +76,14 @@ final class Replies {
      * Holds back the replies of every connection whose last write the ack policy does not cover yet, and releases
      * those it now covers.
      */
-    void gate(Journal journal) {
+    long gate(Journal journal) {
         for (Client c : touched) {
             if (c.gatedSequence > 0) {
                 held.add(c);
             }
         }
         if (held.isEmpty()) {
-            return;
+            return Long.MAX_VALUE;
         }
         long durable = journal == null ? 0 : journal.durableSequence();
         long lowest = Long.MAX_VALUE;
@@ -100,6 +100,7 @@ final class Replies {
         if (lowest != Long.MAX_VALUE && gate.await(lowest, durable)) {
             inbox.wake(); // released meanwhile: look again at once
         }
+        return lowest;
     }
 
     /** Records the write-to-ack latency of the writes the gate now releases. */

@@ -44,6 +44,7 @@ final class Services {
     private volatile String unavailable;
     /** The sequence the head of the pipeline waits for; a durability advance below it wakes nobody. */
     private volatile long awaitedSequence = Long.MAX_VALUE;
+    private final Inbox inbox;
     /** Why the bound journal stopped, or null. */
     private volatile String stoppedReason;
     private final DurabilityListener durability;
@@ -54,6 +55,7 @@ final class Services {
     }
 
     Services(long pauseMillis, RoleState role, Inbox inbox) {
+        this.inbox = inbox;
         this.pauseMillis = pauseMillis;
         this.role = role;
         this.durability = new DurabilityListener() {
@@ -295,6 +297,21 @@ final class Services {
     /** Keyspace commands are refused with {@code error} (null: served again). */
     void unavailable(String error) {
         unavailable = error;
+    }
+
+    /**
+     * Replies are held until {@code sequence} is durable (a script's, whose effects applied before their
+     * {@code fdatasync}): the logic thread is woken when it is, as for the head of the pipeline.
+     */
+    void awaitingReplies(long sequence) {
+        if (sequence == Long.MAX_VALUE) {
+            return;
+        }
+        awaitedSequence = Math.min(awaitedSequence, sequence);
+        Journal j = journal();
+        if (j != null && j.durableSequence() >= sequence) {
+            inbox.wake(); // durable meanwhile: its event may have gone by before the wait was set
+        }
     }
 
     /** The head of the pipeline waits for {@code sequence} to be durable ({@link Long#MAX_VALUE}: for nothing). */

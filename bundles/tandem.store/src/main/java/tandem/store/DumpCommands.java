@@ -25,10 +25,6 @@ final class DumpCommands {
             r.nullBulk();
             return;
         }
-        if (rec.isStream()) {
-            // Redis's stream payload (listpacks under a radix tree) is not written here: docs/departures.md
-            throw new CommandError("ERR DUMP of a stream is not supported by Tandem");
-        }
         r.bulk(DumpPayload.dump(tx, a[1], rec));
     }
 
@@ -115,6 +111,7 @@ final class DumpCommands {
     private static void write(Tx tx, byte[] key, DumpPayload.Value v, long deadline) {
         switch (v.type()) {
             case Tx.STRING -> tx.putString(key, null, v.string(), deadline);
+            case Tx.STREAM -> Streams.restore(tx, key, v.stream(), deadline);
             case Tx.LIST -> {
                 List<byte[]> elements = v.elements();
                 for (int i = 0; i < elements.size(); i++) {

@@ -721,27 +721,7 @@ final class Streams {
 
         /** {@code streamEstimateDistanceFromFirstEverEntry}: {@link #INVALID_ENTRIES_READ} when unknown. */
         long distanceFromFirstEver(StreamId id) {
-            if (meta.entriesAdded == 0) {
-                return 0;
-            }
-            if (meta.length == 0 && id.compareTo(meta.lastId) < 1) {
-                return meta.entriesAdded;
-            }
-            int cmpLast = id.compareTo(meta.lastId);
-            if (cmpLast == 0) {
-                return meta.entriesAdded;
-            } else if (cmpLast > 0) {
-                return INVALID_ENTRIES_READ;
-            }
-            int cmpFirst = id.compareTo(meta.firstId);
-            if (meta.maxDeletedId.isZero() || meta.maxDeletedId.compareTo(meta.firstId) < 0) {
-                if (cmpFirst < 0) {
-                    return meta.entriesAdded - meta.length;
-                } else if (cmpFirst == 0) {
-                    return meta.entriesAdded - meta.length + 1;
-                }
-            }
-            return INVALID_ENTRIES_READ;
+            return Streams.distanceFromFirstEver(meta, id);
         }
 
         /** {@code streamReplyWithCGLag}'s value, or null when it cannot be told. */
@@ -968,6 +948,240 @@ final class Streams {
             remove(name(CONSUMER, sized(g.name), c.name));
             g.consumers--;
         }
+    }
+
+    /** {@code streamEstimateDistanceFromFirstEverEntry} of a stream's metadata. */
+    static long distanceFromFirstEver(Meta meta, StreamId id) {
+        if (meta.entriesAdded == 0) {
+            return 0;
+        }
+        if (meta.length == 0 && id.compareTo(meta.lastId) < 1) {
+            return meta.entriesAdded;
+        }
+        int cmpLast = id.compareTo(meta.lastId);
+        if (cmpLast == 0) {
+            return meta.entriesAdded;
+        } else if (cmpLast > 0) {
+            return INVALID_ENTRIES_READ;
+        }
+        int cmpFirst = id.compareTo(meta.firstId);
+        if (meta.maxDeletedId.isZero() || meta.maxDeletedId.compareTo(meta.firstId) < 0) {
+            if (cmpFirst < 0) {
+                return meta.entriesAdded - meta.length;
+            } else if (cmpFirst == 0) {
+                return meta.entriesAdded - meta.length + 1;
+            }
+        }
+        return INVALID_ENTRIES_READ;
+    }
+
+    // ---------------------------------------------------------------- DUMP and RESTORE
+
+    /** A node as a payload holds it: its master ID and its listpack's elements, integers as their text. */
+    record DumpedNode(StreamId master, List<byte[]> listpack) {
+    }
+
+    /** A consumer of a payload: its name, seen time and the IDs it owns. */
+    record DumpedConsumer(byte[] name, long seenMs, List<StreamId> pending) {
+    }
+
+    /** A group of a payload; its pending entries' consumers are filled in from the consumers' lists. */
+    record DumpedGroup(byte[] name, StreamId lastId, long entriesRead, List<Nack> pending,
+            List<DumpedConsumer> consumers) {
+    }
+
+    /** A whole stream as a payload holds it ({@code RDB_TYPE_STREAM_LISTPACKS_2}). */
+    record Dumped(List<DumpedNode> nodes, Meta meta, List<DumpedGroup> groups) {
+    }
+
+    /** A stream read from a payload, checked: its nodes and their entries, ready for {@link #restore}. */
+    record Restored(Dumped dumped, List<Node> nodes, List<List<Entry>> entries) {
+    }
+
+    /**
+     * The elements of a node's listpack, as Redis lays them out: the master entry
+     * {@code [live][deleted][fields][field…][0]}, then per entry, tombstones included,
+     * {@code [flags][ms-diff][seq-diff]([fields][field value…] | [value…] with SAMEFIELDS)[lp-count]}.
+     */
+    static List<byte[]> listpack(Stream s, Node n) {
+        List<byte[]> out = new ArrayList<>();
+        out.add(Numbers.bytes(n.live));
+        out.add(Numbers.bytes(n.deleted));
+        out.add(Numbers.bytes(n.masterFields.length));
+        out.addAll(Arrays.asList(n.masterFields));
+        out.add(Numbers.bytes(0));
+        byte[] space = s.space(ENTRY);
+        byte[] last = s.name(ENTRY, n.lastId.encode());
+        try (RocksIterator it = s.tx.fieldIterator()) {
+            for (it.seek(s.name(ENTRY, n.masterId.encode())); it.isValid(); it.next()) {
+                byte[] k = it.key();
+                if (!Tx.startsWith(k, space) || Arrays.compareUnsigned(k, last) > 0) {
+                    break;
+                }
+                Entry e = Entry.decode(StreamId.decode(k, space.length), it.value());
+                boolean same = (e.flags & SAMEFIELDS) != 0;
+                int fields = e.fieldCount();
+                out.add(Numbers.bytes(e.flags));
+                out.add(Numbers.bytes(e.id.ms() - n.masterId.ms()));
+                out.add(Numbers.bytes(e.id.seq() - n.masterId.seq()));
+                if (!same) {
+                    out.add(Numbers.bytes(fields));
+                }
+                for (int i = 0; i < fields; i++) {
+                    if (!same) {
+                        out.add(e.pairs[2 * i]);
+                    }
+                    out.add(e.pairs[2 * i + 1]);
+                }
+                out.add(Numbers.bytes(fields + 3 + (same ? 0 : fields + 1)));
+            }
+        }
+        return out;
+    }
+
+    /** The stream at {@code key} as a payload holds it. */
+    static Dumped dumped(Stream s) {
+        List<DumpedNode> nodes = new ArrayList<>();
+        for (Node n : s.nodes(Integer.MAX_VALUE)) {
+            nodes.add(new DumpedNode(n.masterId, listpack(s, n)));
+        }
+        List<DumpedGroup> groups = new ArrayList<>();
+        for (Group g : s.groups()) {
+            List<DumpedConsumer> consumers = new ArrayList<>();
+            for (Consumer c : s.consumers(g)) {
+                consumers.add(new DumpedConsumer(c.name, c.seenMs,
+                        s.consumerPending(g, c.name, StreamId.MIN, StreamId.MAX, Long.MAX_VALUE)));
+            }
+            groups.add(new DumpedGroup(g.name, g.lastId, g.entriesRead,
+                    s.pending(g, StreamId.MIN, StreamId.MAX, Long.MAX_VALUE), consumers));
+        }
+        return new Dumped(nodes, s.meta, groups);
+    }
+
+    /**
+     * Reads a node's listpack elements as {@code streamValidateListpackIntegrity} does in its deep mode, and more:
+     * flags of known bits only, IDs rising from the master ID and below {@code next} (the next node's, null for the
+     * last), at least one entry.
+     *
+     * @return the node and its entries, or null when the elements are not a node
+     */
+    static Node node(StreamId master, List<byte[]> lp, long listpackBytes, StreamId after, StreamId next,
+            List<Entry> entries) {
+        int[] at = {0};
+        Long live = integer(lp, at);
+        Long deleted = integer(lp, at);
+        Long fieldCount = integer(lp, at);
+        if (live == null || deleted == null || fieldCount == null || live < 0 || deleted < 0 || fieldCount < 0
+                || fieldCount > lp.size() || live + deleted == 0) {
+            return null;
+        }
+        byte[][] masterFields = new byte[(int) (long) fieldCount][];
+        for (int i = 0; i < masterFields.length; i++) {
+            masterFields[i] = element(lp, at);
+        }
+        Long zero = integer(lp, at);
+        if (zero == null || zero != 0) {
+            return null;
+        }
+        long liveSeen = 0;
+        StreamId previous = after;
+        for (long n = live + deleted; n > 0; n--) {
+            Long flags = integer(lp, at);
+            Long msDiff = integer(lp, at);
+            Long seqDiff = integer(lp, at);
+            if (flags == null || msDiff == null || seqDiff == null || (flags & ~(long) (DELETED | SAMEFIELDS)) != 0) {
+                return null;
+            }
+            boolean same = (flags & SAMEFIELDS) != 0;
+            long fields = masterFields.length;
+            if (!same) {
+                Long f = integer(lp, at);
+                if (f == null || f < 0 || f > lp.size()) {
+                    return null;
+                }
+                fields = f;
+            }
+            byte[][] pairs = new byte[(int) fields * 2][];
+            for (int i = 0; i < fields; i++) {
+                pairs[2 * i] = same ? masterFields[i] : element(lp, at);
+                pairs[2 * i + 1] = element(lp, at);
+            }
+            Long count = integer(lp, at);
+            if (count == null || pairs.length > 0 && pairs[pairs.length - 1] == null
+                    || count != fields + 3 + (same ? 0 : fields + 1)) {
+                return null;
+            }
+            for (byte[] p : pairs) {
+                if (p == null) {
+                    return null;
+                }
+            }
+            StreamId id = new StreamId(master.ms() + msDiff, master.seq() + seqDiff);
+            if (id.compareTo(master) < 0 || previous != null && id.compareTo(previous) <= 0
+                    || next != null && id.compareTo(next) >= 0) {
+                return null;
+            }
+            previous = id;
+            entries.add(new Entry(id, (int) (long) flags, pairs));
+            if ((flags & DELETED) == 0) {
+                liveSeen++;
+            }
+        }
+        if (at[0] != lp.size() || liveSeen != live) {
+            return null;
+        }
+        long body = listpackBytes - 7 - intEntry(live) - intEntry(deleted);
+        return new Node(master, live, deleted, body, previous, masterFields);
+    }
+
+    /** The next element as an integer (a listpack integer, or text {@code string2ll} reads), or null. */
+    private static Long integer(List<byte[]> lp, int[] at) {
+        byte[] e = element(lp, at);
+        if (e == null || !Numbers.isLong(e)) {
+            return null;
+        }
+        return Numbers.parseLong(e);
+    }
+
+    private static byte[] element(List<byte[]> lp, int[] at) {
+        return at[0] < lp.size() ? lp.get(at[0]++) : null;
+    }
+
+    /**
+     * Writes a stream a payload held at the absent {@code key} (RESTORE): its nodes and entries as they were, its
+     * metadata, groups, pending entries and consumers.
+     */
+    static void restore(Tx tx, byte[] key, Restored r, long deadline) {
+        Dumped d = r.dumped();
+        List<Node> nodes = r.nodes();
+        List<List<Entry>> entries = r.entries();
+        Stream s = new Stream(tx, key, null);
+        for (int i = 0; i < nodes.size(); i++) {
+            Node n = nodes.get(i);
+            s.putNode(n);
+            for (Entry e : entries.get(i)) {
+                s.put(s.name(ENTRY, e.id.encode()), e.encode());
+            }
+        }
+        for (DumpedGroup dg : d.groups()) {
+            Group g = new Group(dg.name(), dg.lastId(), dg.entriesRead(), dg.pending().size(),
+                    dg.consumers().size());
+            s.putGroup(g);
+            for (Nack n : dg.pending()) {
+                s.putNack(g, n);
+            }
+            for (DumpedConsumer c : dg.consumers()) {
+                s.putConsumer(g, new Consumer(c.name(), c.seenMs(), c.pending().size()));
+                for (StreamId id : c.pending()) {
+                    s.ownedBy(g, c.name(), id, true);
+                }
+            }
+        }
+        Meta m = d.meta();
+        m.groups = d.groups().size();
+        m.nodes = nodes.size();
+        m.tailNode = nodes.isEmpty() ? null : nodes.get(nodes.size() - 1).masterId;
+        tx.putCollection(key, null, Tx.STREAM, m.length, 0, deadline, 0, m.tail());
     }
 
     // ---------------------------------------------------------------- radix tree nodes

@@ -42,6 +42,18 @@ class GoldenRepliesTest {
                 .replaceAll("(\\$\\d+\\\\r\\\\n)\\d{13}-", "$1T-");
     }
 
+    /** The command's arguments as {@link Harness#split} reads them; a token {@code hex:…} is those bytes. */
+    private static byte[][] arguments(String command) {
+        String[] tokens = Harness.split(command);
+        byte[][] args = Harness.bytes(tokens);
+        for (int i = 0; i < tokens.length; i++) {
+            if (tokens[i].startsWith("hex:")) {
+                args[i] = java.util.HexFormat.of().parseHex(tokens[i].substring(4));
+            }
+        }
+        return args;
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"strings", "keys", "hashes", "refusals", "bits", "lcs", "object", "scripts", "streams"})
     void everyReplyIsRedis7s(String transcript) throws IOException {
@@ -63,7 +75,7 @@ class GoldenRepliesTest {
                 int arrow = line.indexOf(" => ");
                 String command = line.substring(0, arrow);
                 String expected = line.substring(arrow + 4);
-                String actual = h.run(command);
+                String actual = h.exec(arguments(command));
                 if (timed) {
                     expected = untimed(expected);
                     actual = untimed(actual);

@@ -56,6 +56,18 @@ final class StreamCommands {
         return new CommandError(s.substring(start, end).replace('\r', ' ').replace('\n', ' '));
     }
 
+    /**
+     * {@code lookupKeyRead} of a write command (XREADGROUP, XACK, XCLAIM, XAUTOCLAIM): a missing key raises
+     * {@code keymiss}, as a read's does.
+     */
+    private static Stream readLookup(Tx tx, byte[] key) {
+        Stream s = Streams.lookup(tx, key);
+        if (s == null) {
+            tx.readMiss(key);
+        }
+        return s;
+    }
+
     private static String c(byte[] arg) {
         return Args.text(arg);
     }
@@ -438,7 +450,7 @@ final class StreamCommands {
         StreamId[] ids = new StreamId[n];
         for (int i = 0; i < n; i++) {
             byte[] key = a[keysAt + i];
-            Stream s = Streams.lookup(tx, key);
+            Stream s = readLookup(tx, key);
             if (xreadgroup && (s == null || s.group(o.group()) == null)) {
                 throw formatted("NOGROUP No such key '" + c(key) + "' or consumer group '" + c(o.group())
                         + "' in XREADGROUP with GROUP option");
@@ -464,7 +476,7 @@ final class StreamCommands {
         List<Served> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             byte[] key = a[keysAt + i];
-            Stream s = Streams.lookup(tx, key);
+            Stream s = readLookup(tx, key);
             if (s == null) {
                 continue;
             }
@@ -662,7 +674,7 @@ final class StreamCommands {
     // ---------------------------------------------------------------- XACK, XPENDING
 
     static void xack(Tx tx, byte[][] a, Reply r) {
-        Stream s = Streams.lookup(tx, a[1]);
+        Stream s = readLookup(tx, a[1]);
         Group g = s == null ? null : s.group(a[2]);
         if (g == null) {
             r.integer(0);
@@ -784,7 +796,7 @@ final class StreamCommands {
     // ---------------------------------------------------------------- XCLAIM, XAUTOCLAIM
 
     static void xclaim(Tx tx, byte[][] a, Reply r) {
-        Stream s = Streams.lookup(tx, a[1]);
+        Stream s = readLookup(tx, a[1]);
         Group g = s == null ? null : s.group(a[2]);
         if (g == null) {
             throw formatted("NOGROUP No such key '" + c(a[1]) + "' or consumer group '" + c(a[2]) + "'");
@@ -911,7 +923,7 @@ final class StreamCommands {
                 throw new CommandError(CommandError.SYNTAX);
             }
         }
-        Stream s = Streams.lookup(tx, a[1]);
+        Stream s = readLookup(tx, a[1]);
         Group g = s == null ? null : s.group(a[2]);
         if (g == null) {
             throw formatted("NOGROUP No such key '" + c(a[1]) + "' or consumer group '" + c(a[2]) + "'");

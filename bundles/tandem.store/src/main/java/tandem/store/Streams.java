@@ -488,12 +488,26 @@ final class Streams {
             return null;
         }
 
-        /** Every node, in order (a few at a time would do for trims; nodes hold up to 100 entries each). */
+        /** The first {@code limit} nodes, in order. */
         List<Node> nodes(int limit) {
+            return nodesAfter(null, limit);
+        }
+
+        /** Up to {@code limit} nodes whose master ID is above {@code after} (null: from the first), in order. */
+        List<Node> nodesAfter(StreamId after, int limit) {
             List<Node> out = new ArrayList<>();
             byte[] space = space(NODE);
             try (RocksIterator it = tx.fieldIterator()) {
-                for (it.seek(space); it.isValid() && Tx.startsWith(it.key(), space) && out.size() < limit; it.next()) {
+                if (after == null) {
+                    it.seek(space);
+                } else {
+                    StreamId next = after.next();
+                    if (next == null) {
+                        return out;
+                    }
+                    it.seek(name(NODE, next.encode()));
+                }
+                for (; it.isValid() && Tx.startsWith(it.key(), space) && out.size() < limit; it.next()) {
                     out.add(Node.decode(StreamId.decode(it.key(), space.length), it.value()));
                 }
             }
@@ -660,15 +674,23 @@ final class Streams {
         long trim(long maxLen, StreamId minId, boolean approx, long limit) {
             long deleted = 0;
             boolean byLength = minId == null;
+            // the nodes a few at a time, each batch sought from past the last one removed: a seek from the first
+            // would step over every node record this trim has deleted so far
+            List<Node> batch = List.of();
+            int next = 0;
+            StreamId removedUpTo = null;
             while (true) {
                 if (byLength && meta.length <= maxLen) {
                     break;
                 }
-                List<Node> first = nodes(1);
-                if (first.isEmpty()) {
-                    break;
+                if (next == batch.size()) {
+                    batch = nodesAfter(removedUpTo, 64);
+                    next = 0;
+                    if (batch.isEmpty()) {
+                        break;
+                    }
                 }
-                Node node = first.get(0);
+                Node node = batch.get(next++);
                 long entries = node.live;
                 if (limit != 0 && deleted + entries > limit) {
                     break;
@@ -676,6 +698,7 @@ final class Streams {
                 boolean whole = byLength ? meta.length - entries >= maxLen : node.lastId.compareTo(minId) < 0;
                 if (whole) {
                     removeNode(node);
+                    removedUpTo = node.masterId;
                     meta.length -= entries;
                     deleted += entries;
                     continue;

@@ -266,8 +266,8 @@ final class StreamCommands {
         long deleted = s.trim(t.maxLen(), t.minId(), t.approx(), t.limit());
         if (deleted > 0) {
             tx.event(KeyspaceEvents.STREAM, "xtrim", a[1]);
-            s.save();
         }
+        s.save(); // even with nothing deleted, a node left empty by an exact MINID trim may have gone
         r.integer(deleted);
     }
 
@@ -625,9 +625,6 @@ final class StreamCommands {
                     nack.deliveries = 1;
                 }
                 s.assign(g, nack, consumer);
-                if (Arrays.equals(nack.consumer, consumer.name)) {
-                    consumer.pending = s.consumer(g, consumer.name).pending;
-                }
             }
         }
         return items;
@@ -836,10 +833,8 @@ final class StreamCommands {
                 throw formatted("ERR Unrecognized XCLAIM option '" + opt + "'");
             }
         }
-        boolean groupChanged = false;
         if (lastId.compareTo(g.lastId) > 0) {
             g.lastId = lastId;
-            groupChanged = true;
         }
         if (deliveryTime == -1 || deliveryTime < 0 || deliveryTime > now) {
             // a bogus time becomes now, as does no IDLE or TIME at all
@@ -856,30 +851,21 @@ final class StreamCommands {
                         consumer.pending--;
                     }
                     s.acknowledge(g, nack);
-                    groupChanged = true;
                 }
                 continue;
             }
             if (force && nack == null) {
                 nack = new Nack(id, now, 1, null);
                 g.pending++;
-                groupChanged = true;
             }
             if (nack == null) {
                 continue;
             }
             if (nack.consumer != null && minIdle != 0 && now - nack.deliveryMs < minIdle) {
-                if (nack.consumer == null) {
-                    s.putNack(g, nack);
-                }
                 continue;
             }
             if (consumer == null) {
-                Consumer before = s.consumer(g, a[3]);
                 consumer = s.seenOrCreated(g, a[3], now);
-                if (before == null) {
-                    groupChanged = true;
-                }
             }
             nack.deliveryMs = deliveryTime;
             if (retryCount >= 0) {
@@ -890,9 +876,7 @@ final class StreamCommands {
             s.assign(g, nack, consumer);
             claimed.add(justId ? id : e);
         }
-        if (groupChanged) {
-            s.putGroup(g);
-        }
+        s.putGroup(g); // its last ID, pending count or consumer count may have changed
         r.array(claimed.size());
         for (Object o : claimed) {
             if (o instanceof Entry e) {

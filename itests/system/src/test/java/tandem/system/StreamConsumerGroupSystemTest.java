@@ -240,6 +240,77 @@ class StreamConsumerGroupSystemTest {
 
     @Test
     @Order(2)
+    void blockedReadersAreServedOrAnsweredAsRedisServesThem() throws Exception {
+        try (Jedis admin = jedis(cluster.primary)) {
+            admin.xadd("b:s", new StreamEntryID(1, 0), Map.of("a", "1"));
+            // XREAD $ means the last ID when the command arrived: only what comes after it
+            CompletableFuture<List<Object>> dollar = CompletableFuture.supplyAsync(() -> {
+                try (Jedis j = jedis(cluster.primary)) {
+                    j.clientSetname("dollar");
+                    return j.xread(redis.clients.jedis.params.XReadParams.xReadParams().block(0),
+                            new java.util.AbstractMap.SimpleEntry<>("b:s".getBytes(), "$".getBytes()));
+                }
+            });
+            awaitReceived("dollar", "xread");
+            admin.xadd("b:s", new StreamEntryID(2, 0), Map.of("b", "2"));
+            assertThat(render(dollar.get(30, TimeUnit.SECONDS))).isEqualTo("[[b:s, [[2-0, [b, 2]]]]]");
+
+            // a group destroyed under a blocked XREADGROUP: NOGROUP; a stream deleted under one: UNBLOCKED
+            admin.xgroupCreate("b:s", "g", StreamEntryID.XGROUP_LAST_ENTRY, false);
+            CompletableFuture<Throwable> nogroup = parkedReadGroup("nogroup");
+            awaitReceived("nogroup", "xreadgroup");
+            assertThat(admin.xgroupDestroy("b:s", "g")).isEqualTo(1);
+            assertThat(nogroup.get(30, TimeUnit.SECONDS))
+                    .hasMessage("NOGROUP the consumer group this client was blocked on no longer exists");
+            admin.xgroupCreate("b:s", "g", StreamEntryID.XGROUP_LAST_ENTRY, false);
+            CompletableFuture<Throwable> unblocked = parkedReadGroup("unblocked");
+            awaitReceived("unblocked", "xreadgroup");
+            assertThat(admin.del("b:s")).isEqualTo(1);
+            assertThat(unblocked.get(30, TimeUnit.SECONDS)).hasMessage("UNBLOCKED the stream key no longer exists");
+
+            // a timeout answers a nil array
+            assertThat(admin.xread(redis.clients.jedis.params.XReadParams.xReadParams().block(50),
+                    Map.of("b:none", new StreamEntryID(0, 0)))).isNull();
+        }
+        awaitSameDigest(journalReplica, psyncReplica);
+    }
+
+    private static CompletableFuture<Throwable> parkedReadGroup(String name) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (Jedis j = jedis(cluster.primary)) {
+                j.clientSetname(name);
+                j.xreadGroup("g", name, XReadGroupParams.xReadGroupParams().block(0),
+                        Map.of("b:s", StreamEntryID.XREADGROUP_UNDELIVERED_ENTRY));
+                return null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+    }
+
+    /** Waits until the connection named {@code name} sent {@code command} (it is then parked in it). */
+    private static void awaitReceived(String name, String command) {
+        Await.until(name + " sent " + command, Duration.ofSeconds(10), () -> {
+            try (Jedis j = jedis(cluster.primary)) {
+                return j.clientList().lines()
+                        .anyMatch(l -> l.contains(" name=" + name + " ") && l.contains(" cmd=" + command + " "));
+            }
+        });
+    }
+
+    /** A raw reply with its byte arrays as text. */
+    private static String render(Object o) {
+        if (o instanceof byte[] b) {
+            return new String(b, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        if (o instanceof List<?> l) {
+            return l.stream().map(StreamConsumerGroupSystemTest::render).toList().toString();
+        }
+        return String.valueOf(o);
+    }
+
+    @Test
+    @Order(3)
     void aKilledPrimaryLosesNoAcknowledgedEntry() throws Exception {
         int writers = 3;
         List<List<StreamEntryID>> acknowledged = new ArrayList<>();

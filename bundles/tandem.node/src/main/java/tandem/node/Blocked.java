@@ -41,15 +41,28 @@ final class Blocked {
         final long deadlineNanos;
         /** The order in which clients first blocked: the order they are woken in. */
         final long ticket;
+        /**
+         * True for a read that blocked while this node followed a primary (an XREAD BLOCK on a replica): it waits
+         * there as Redis's replicas let it, woken by what replication applies, and is no client a demotion must
+         * answer.
+         */
+        final boolean onReplica;
         boolean attempting = true;
         boolean retouched;
 
-        Block(Client client, Command command, List<WatchRegistry.Key> keys, long deadlineNanos, long ticket) {
+        Block(Client client, Command command, List<WatchRegistry.Key> keys, long deadlineNanos, long ticket,
+                boolean onReplica) {
             this.client = client;
             this.command = command;
             this.keys = keys;
             this.deadlineNanos = deadlineNanos;
             this.ticket = ticket;
+            this.onReplica = onReplica;
+        }
+
+        /** A read that blocks (XREAD BLOCK): it is tried again as a read, never journaled. */
+        boolean isRead() {
+            return !command.isWrite();
         }
     }
 
@@ -82,12 +95,17 @@ final class Blocked {
      * keys and for the time the store read from it.
      */
     void block(Client c, Command command, BlockingWait wait) {
+        block(c, command, wait, false);
+    }
+
+    /** As above; {@code onReplica} for a read blocking while this node follows a primary. */
+    void block(Client c, Command command, BlockingWait wait, boolean onReplica) {
         long timeout = wait.timeoutMillis();
         long deadline = timeout == 0 || timeout > TimeUnit.DAYS.toMillis(365L * 100) ? Long.MAX_VALUE
                 : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
         List<WatchRegistry.Key> keys = new ArrayList<>();
         wait.keys().forEach(k -> keys.add(new WatchRegistry.Key(command.db(), k)));
-        Block b = new Block(c, command, keys, deadline, tickets++);
+        Block b = new Block(c, command, keys, deadline, tickets++, onReplica);
         byClient.put(c, b);
         for (WatchRegistry.Key k : b.keys) {
             byKey.computeIfAbsent(k, x -> new TreeSet<>(Comparator.comparingLong(y -> y.ticket))).add(b);
@@ -130,6 +148,23 @@ final class Blocked {
         List<Block> all = new ArrayList<>(byClient.values());
         all.sort(Comparator.comparingLong(b -> b.ticket));
         wake(all, woken);
+    }
+
+    /**
+     * Replication applied entries on this replica: every parked read joins {@code woken}, to read again (a read
+     * costs no journal entry, so the keys the entries named need not be told).
+     */
+    void replicated(List<Block> woken) {
+        List<Block> reads = new ArrayList<>();
+        for (Block b : byClient.values()) {
+            if (b.isRead()) {
+                reads.add(b);
+            }
+        }
+        if (!reads.isEmpty()) {
+            reads.sort(Comparator.comparingLong(b -> b.ticket));
+            wake(reads, woken);
+        }
     }
 
     private void wake(java.util.Collection<Block> blocks, List<Block> woken) {
@@ -204,7 +239,7 @@ final class Blocked {
         List<Block> out = new ArrayList<>();
         for (Iterator<Block> it = byClient.values().iterator(); it.hasNext(); ) {
             Block b = it.next();
-            if (!b.attempting && (following || b.client.unblock != null
+            if (!b.attempting && (following && !b.onReplica || b.client.unblock != null
                     || b.deadlineNanos != Long.MAX_VALUE && now - b.deadlineNanos >= 0)) {
                 out.add(b);
             }

@@ -148,6 +148,13 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
             return;
         }
         if (!command.isWrite()) {
+            tandem.api.store.BlockingWait wait = Blocked.isBlocking(command.descriptor())
+                    ? services.keyspace().blockingWait(command) : null;
+            if (wait != null) {
+                // XREAD BLOCK: a read that may park, woken by the writes that name its keys, tried again as a read
+                c.parked = true;
+                blocked.block(c, command, wait, role.following());
+            }
             turns.add(Pending.of(c, Pending.Kind.READ, command));
             return;
         }
@@ -179,6 +186,14 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
         turns.add(Pending.of(c, Pending.Kind.WAIT, command));
     }
 
+    /** Replication applied entries on this replica: the parked reads (XREAD BLOCK) read again. */
+    void replicated() {
+        if (!blocked.isEmpty()) {
+            sequencer.replicated();
+            wakeBlocked();
+        }
+    }
+
     /** Journals again the blocked clients a write just woke; one that cannot be is answered and resumes. */
     private void wakeBlocked() {
         for (var woken = sequencer.takeWoken(); !woken.isEmpty(); woken = sequencer.takeWoken()) {
@@ -192,6 +207,18 @@ record Dispatcher(Services services, Replay replay, Sequencer sequencer, Transac
      * Journals a blocking command again (woken, or touched while in flight); an error answers and unblocks it.
      */
     void retry(Client c, Command command) {
+        if (!command.isWrite()) {
+            if (services.keyspace() != null) {
+                sequencer.readAgain(c, command);
+                return;
+            }
+            blocked.done(c);
+            c.front.reply().error(services.unavailable() != null ? services.unavailable()
+                    : "ERR the store (tandem.store) is not active");
+            replies.touched(c);
+            resume(c);
+            return;
+        }
         String refused = sequencer.attemptAgain(c, command);
         if (refused != null) {
             c.front.reply().error(refused);

@@ -101,6 +101,9 @@ record Drain(Services services, Turns turns, Applier applier, Sequencer sequence
                 c.front.resetReply(mark);
                 c.front.reply().error("ERR internal error while running '" + p.describe() + "': " + e);
                 replies.touched(c);
+                if (p.kind() == Pending.Kind.READ) {
+                    parking.blockingRefused(c); // a blocking read answered with an error blocks no more
+                }
             }
         } finally {
             Accounting.idle(f);
@@ -150,7 +153,13 @@ record Drain(Services services, Turns turns, Applier applier, Sequencer sequence
                     replyLine(c, later.get());
                 }
             }
-            case READ -> keyspace.read(clock.next(), p.command(), c.front.reply());
+            case READ -> {
+                if (parking.blocks(c)) {
+                    readBlocking(p);
+                    return;
+                }
+                keyspace.read(clock.next(), p.command(), c.front.reply());
+            }
             case REFUSED -> keyspace.refuse(clock.next(), p.command(), c.front.reply());
             case WRITE -> {
                 replies.markHeld(c);
@@ -206,6 +215,23 @@ record Drain(Services services, Turns turns, Applier applier, Sequencer sequence
         parking.blockingApplied(c, foundNothing);
     }
 
+    /**
+     * Runs a blocking read (XREAD BLOCK): when it found nothing, its nil reply is taken back and the client parks
+     * (or reads again at once when a write named its keys meanwhile); otherwise it was served, or answered an error.
+     */
+    private void readBlocking(Pending p) {
+        Client c = p.client();
+        int mark = c.front.replyMark();
+        Blocked.NilProbe probe = new Blocked.NilProbe(c.front.reply());
+        services.keyspace().read(clock.next(), p.command(), probe);
+        boolean foundNothing = probe.nilOnly();
+        if (foundNothing) {
+            c.front.resetReply(mark);
+        }
+        replies.touched(c);
+        parking.blockingApplied(c, foundNothing);
+    }
+
     /** Answers {@code p} with {@code error} instead of running it. */
     private void refuse(Pending p, String error) {
         if (p.kind() == Pending.Kind.TICK) {
@@ -218,7 +244,7 @@ record Drain(Services services, Turns turns, Applier applier, Sequencer sequence
         }
         c.front.reply().error(error);
         replies.touched(c);
-        if (p.kind() == Pending.Kind.WRITE) {
+        if (p.kind() == Pending.Kind.WRITE || p.kind() == Pending.Kind.READ) {
             parking.blockingRefused(c); // a blocking command answered with an error blocks no more
         }
     }

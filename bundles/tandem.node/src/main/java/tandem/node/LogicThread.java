@@ -91,8 +91,8 @@ final class LogicThread {
             n++;
         }
         housekeeping.tick();
-        if (role.following()) {
-            replay.follow();
+        if (role.following() && replay.follow()) {
+            dispatcher.replicated(); // an XREAD BLOCK parked on this replica reads again after what arrived
         }
         drain.run();
         applier.commitRound();

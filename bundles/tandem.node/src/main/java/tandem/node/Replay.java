@@ -68,18 +68,23 @@ final class Replay {
     /**
      * On a replica: applies what replication made durable (replication wakes the logic thread after each sync).
      * Pending reads run after it, so a read sees every entry durable when its turn came.
+     *
+     * @return true when it applied entries
      */
-    void follow() {
+    boolean follow() {
         Journal journal = services.journal();
         Keyspace keyspace = services.keyspace();
         if (journal == null || keyspace == null || services.unavailable() != null && !services.replayNeeded()
                 || applier.stopped()) {
-            return;
+            return false;
         }
         if (keyspace.appliedSequence() < journal.durableSequence() || keyspace.origin() != null) {
+            long before = keyspace.appliedSequence();
             replay(true);
             followedSomething = true;
+            return keyspace.appliedSequence() != before;
         }
+        return false;
     }
 
     /** Before a promotion: the keyspace holds everything the journal made durable. */

@@ -14,6 +14,7 @@ import tandem.api.journal.EntryTag;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStoppedException;
 import tandem.api.server.WriteAdmission;
+import tandem.api.store.BlockingWait;
 import tandem.api.store.Command;
 import tandem.api.store.Keyspace;
 import tandem.protocol.command.CommandPayload;
@@ -144,9 +145,11 @@ final class Sequencer {
             turns.add(Pending.write(c, seq, ts, command)); // journaled: it must be applied
             clientWrote(c, seq);
             touch(command);
-            if (Blocked.isBlocking(command.descriptor())) {
+            BlockingWait wait = Blocked.isBlocking(command.descriptor())
+                    ? services.keyspace().blockingWait(command) : null;
+            if (wait != null) { // an XREADGROUP without BLOCK is a blocking command that does not block
                 c.parked = true; // nothing after it runs before it is answered: it may block
-                blocked.block(c, command, services.keyspace().blockingWait(command));
+                blocked.block(c, command, wait);
             }
         } catch (JournalStoppedException e) {
             turns.add(Pending.immediate(c, command, "-" + journalStopped(e)));
@@ -279,6 +282,11 @@ final class Sequencer {
         return seq;
     }
 
+    /** Replication applied entries: every parked read is woken ({@link Blocked#replicated}). */
+    void replicated() {
+        blocked.replicated(woken);
+    }
+
     /**
      * @return the blocked clients the writes sequenced since the last call woke, in the order they first blocked
      *         (empty when none): each is journaled again right after those writes ({@link #attemptAgain})
@@ -321,6 +329,18 @@ final class Sequencer {
         }
         blocked.done(c);
         return refused;
+    }
+
+    /**
+     * A blocking read (XREAD BLOCK) is tried again, under its woken name, as a read at its turn: after the writes
+     * sequenced before it, which are what woke it. Nothing is journaled: a read writes nothing.
+     */
+    void readAgain(Client c, Command command) {
+        byte[][] args = command.args().clone();
+        args[0] = (command.descriptor().name() + Keyspace.WOKEN_SUFFIX).getBytes(StandardCharsets.US_ASCII);
+        Command retry = services.keyspace().resolve(args).db(command.db());
+        blocked.attempting(c);
+        turns.add(Pending.of(c, Pending.Kind.READ, retry));
     }
 
     /**

@@ -222,4 +222,38 @@ class BlockedTest {
         blocked.touchedAll(woken);
         assertThat(woken).extracting(b -> b.client).containsExactly(c, d);
     }
+
+    private static final CommandDescriptor XREAD = new CommandDescriptor("xread", -4, false, 0, 0, 0,
+            List.of("readonly", "blocking", "movablekeys"), "stream", "5.0.0", "");
+
+    private static Command xread(String key) {
+        return Command.keyspace(new byte[][] {"xread".getBytes(StandardCharsets.UTF_8),
+            "BLOCK".getBytes(StandardCharsets.UTF_8), "0".getBytes(StandardCharsets.UTF_8),
+            "STREAMS".getBytes(StandardCharsets.UTF_8), key.getBytes(StandardCharsets.UTF_8),
+            "$".getBytes(StandardCharsets.UTF_8)}, "xread", XREAD, null, 0);
+    }
+
+    @Test
+    void replicationWakesTheParkedReadsAloneAndADemotionAnswersOnlyThoseBlockedOnThePrimary() {
+        Client write = parkedOn("q");
+        Client read = client();
+        blocked.block(read, xread("s"), waitOn("s"));
+        assertThat(blocked.park(read)).isTrue();
+        Client replicaRead = client();
+        blocked.block(replicaRead, xread("s"), waitOn("s"), true);
+        assertThat(blocked.park(replicaRead)).isTrue();
+
+        List<Blocked.Block> woken = new ArrayList<>();
+        blocked.replicated(woken);
+        assertThat(woken).extracting(b -> b.client).containsExactly(read, replicaRead);
+        assertThat(woken).allMatch(Blocked.Block::isRead);
+        assertThat(blocked.park(read)).isTrue();
+        assertThat(blocked.park(replicaRead)).isTrue();
+
+        // the node now follows a primary: Redis answers -UNBLOCKED to the clients blocked before, not to a read
+        // that blocked on the replica
+        assertThat(blocked.expired(true)).extracting(b -> b.client).containsExactly(write, read);
+        assertThat(blocked.has(replicaRead)).isTrue();
+        assertThat(touch("s")).containsExactly(replicaRead);
+    }
 }

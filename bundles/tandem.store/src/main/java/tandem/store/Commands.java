@@ -467,6 +467,55 @@ final class Commands {
                 "A read-only variant for GEORADIUS", GeoCommands::georadiusRo);
         d("georadiusbymember_ro", -5, false, 1, 1, 1, List.of("readonly"), "geo", "3.2.10",
                 "A read-only variant for GEORADIUSBYMEMBER", GeoCommands::georadiusbymemberRo);
+        // streams
+        d("xadd", -5, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "stream", "5.0.0",
+                "Appends a new entry to a stream", StreamCommands::xadd, (Parse) StreamCommands::checkXadd);
+        d("xrange", -4, false, 1, 1, 1, List.of("readonly"), "stream", "5.0.0",
+                "Return a range of elements in a stream, with IDs matching the specified IDs interval",
+                StreamCommands::xrange);
+        d("xrevrange", -4, false, 1, 1, 1, List.of("readonly"), "stream", "5.0.0",
+                "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse "
+                + "order (from greater to smaller IDs) compared to XRANGE", StreamCommands::xrevrange);
+        d("xlen", 2, false, 1, 1, 1, List.of("readonly", "fast"), "stream", "5.0.0",
+                "Return the number of entries in a stream", StreamCommands::xlen);
+        d("xdel", -3, true, 1, 1, 1, List.of("write", "fast"), "stream", "5.0.0",
+                "Removes the specified entries from the stream. Returns the number of items actually deleted, that "
+                + "may be different from the number of IDs passed in case certain IDs do not exist.",
+                StreamCommands::xdel);
+        d("xtrim", -4, true, 1, 1, 1, List.of("write"), "stream", "5.0.0",
+                "Trims the stream to (approximately if '~' is passed) a certain size", StreamCommands::xtrim,
+                (Parse) StreamCommands::checkXtrim);
+        // XREAD BLOCK parks as a read (the node's read path), XREADGROUP BLOCK as a write, as BLPOP does
+        d("xread", -4, false, 0, 0, 0, List.of("readonly", "blocking", "movablekeys"), "stream", "5.0.0",
+                "Return never seen elements in multiple streams, with IDs greater than the ones reported by the "
+                + "caller for each stream. Can block.", StreamCommands::xread);
+        d("xreadgroup", -7, true, 0, 0, 0, List.of("write", "blocking", "movablekeys"), "stream", "5.0.0",
+                "Return new entries from a stream using a consumer group, or access the history of the pending "
+                + "entries for a given consumer. Can block.", StreamCommands::xreadgroup,
+                (Parse) StreamCommands::checkXreadgroup);
+        d("xack", -4, true, 1, 1, 1, List.of("write", "fast"), "stream", "5.0.0",
+                "Marks a pending message as correctly processed, effectively removing it from the pending entries "
+                + "list of the consumer group. Return value of the command is the number of messages successfully "
+                + "acknowledged, that is, the IDs we were actually able to resolve in the PEL.", StreamCommands::xack);
+        d("xpending", -3, false, 1, 1, 1, List.of("readonly"), "stream", "5.0.0",
+                "Return information and entries from a stream consumer group pending entries list, that are "
+                + "messages fetched but never acknowledged.", StreamCommands::xpending);
+        d("xclaim", -6, true, 1, 1, 1, List.of("write", "fast"), "stream", "5.0.0",
+                "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered "
+                + "to the specified consumer.", StreamCommands::xclaim);
+        d("xautoclaim", -6, true, 1, 1, 1, List.of("write", "fast"), "stream", "6.2.0",
+                "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered "
+                + "to the specified consumer.", StreamCommands::xautoclaim);
+        d("xsetid", -3, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "stream", "5.0.0",
+                "An internal command for replicating stream values", StreamCommands::xsetid,
+                (Parse) StreamCommands::checkXsetid);
+        // containers: their subcommands all name the key at position 2, so the node touches and hashes it there
+        d("xgroup", -2, true, 2, 2, 1, List.of(), "stream", "5.0.0",
+                "A container for consumer groups commands", StreamCommands::xgroup, StreamCommands::checkXgroup);
+        d("xinfo", -2, false, 2, 2, 1, List.of(), "stream", "5.0.0",
+                "A container for stream introspection commands", StreamCommands::xinfo);
+        woken("xread", StreamCommands::xreadWoken);
+        woken("xreadgroup", StreamCommands::xreadgroupWoken);
         NAMES = new NameTable<>(TABLE);
     }
 

@@ -111,6 +111,7 @@ final class DumpCommands {
     private static void write(Tx tx, byte[] key, DumpPayload.Value v, long deadline) {
         switch (v.type()) {
             case Tx.STRING -> tx.putString(key, null, v.string(), deadline);
+            case Tx.STREAM -> Streams.restore(tx, key, v.stream(), deadline);
             case Tx.LIST -> {
                 List<byte[]> elements = v.elements();
                 for (int i = 0; i < elements.size(); i++) {

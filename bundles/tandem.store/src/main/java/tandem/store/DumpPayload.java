@@ -77,6 +77,8 @@ final class DumpPayload {
         if (rec.isString()) {
             out.write(STRING);
             string(out, rec.value());
+        } else if (rec.isStream()) {
+            stream(out, Streams.dumped(new Streams.Stream(tx, key, rec)));
         } else if (rec.isHash()) {
             List<byte[][]> pairs = tx.fields(key);
             if (ObjectCommands.encoding(rec).equals("listpack")) {
@@ -158,14 +160,14 @@ final class DumpPayload {
         return payload;
     }
 
-    /** {@code rdbSaveLen}. */
+    /** {@code rdbSaveLen} of an unsigned 64-bit {@code n}. */
     private static void length(ByteArrayOutputStream out, long n) {
-        if (n < 1 << 6) {
+        if (Long.compareUnsigned(n, 1 << 6) < 0) {
             out.write((int) n);
-        } else if (n < 1 << 14) {
+        } else if (Long.compareUnsigned(n, 1 << 14) < 0) {
             out.write((int) (n >> 8) | 0x40);
             out.write((int) n & 0xff);
-        } else if (n <= 0xffffffffL) {
+        } else if (Long.compareUnsigned(n, 0xffffffffL) <= 0) {
             out.write(0x80);
             for (int k = 3; k >= 0; k--) {
                 out.write((int) (n >>> (8 * k)) & 0xff);
@@ -175,6 +177,54 @@ final class DumpPayload {
             for (int k = 7; k >= 0; k--) {
                 out.write((int) (n >>> (8 * k)) & 0xff);
             }
+        }
+    }
+
+    /**
+     * {@code rdbSaveObject} of a stream, {@code RDB_TYPE_STREAM_LISTPACKS_2}: each node's master ID and listpack,
+     * the metadata, then each group with its PEL ({@code [id 16][delivery ms i64 LE][deliveries]}) and its
+     * consumers ({@code [name][seen ms i64 LE][ids]}).
+     */
+    private static void stream(ByteArrayOutputStream out, Streams.Dumped d) {
+        out.write(STREAM_LISTPACKS_2);
+        length(out, d.nodes().size());
+        for (Streams.DumpedNode n : d.nodes()) {
+            string(out, n.master().encode());
+            string(out, Listpack.encode(n.listpack()));
+        }
+        Streams.Meta m = d.meta();
+        length(out, m.length);
+        for (StreamId id : List.of(m.lastId, m.firstId, m.maxDeletedId)) {
+            length(out, id.ms());
+            length(out, id.seq());
+        }
+        length(out, m.entriesAdded);
+        length(out, d.groups().size());
+        for (Streams.DumpedGroup g : d.groups()) {
+            string(out, g.name());
+            length(out, g.lastId().ms());
+            length(out, g.lastId().seq());
+            length(out, g.entriesRead());
+            length(out, g.pending().size());
+            for (Streams.Nack n : g.pending()) {
+                out.writeBytes(n.id.encode());
+                little(out, n.deliveryMs);
+                length(out, n.deliveries);
+            }
+            length(out, g.consumers().size());
+            for (Streams.DumpedConsumer c : g.consumers()) {
+                string(out, c.name());
+                little(out, c.seenMs());
+                length(out, c.pending().size());
+                c.pending().forEach(id -> out.writeBytes(id.encode()));
+            }
+        }
+    }
+
+    /** {@code rdbSaveMillisecondTime}: 8 bytes, little-endian. */
+    private static void little(ByteArrayOutputStream out, long v) {
+        for (int k = 0; k < 8; k++) {
+            out.write((int) (v >>> (8 * k)) & 0xff);
         }
     }
 
@@ -222,7 +272,12 @@ final class DumpPayload {
      * (a list's in order, a set's members, a hash's fields and values alternating), or the sorted set's entries; and
      * the encoding flags Redis's load would leave on it.
      */
-    record Value(byte type, byte[] string, List<byte[]> elements, List<Zsets.Entry> entries, int flags) {
+    record Value(byte type, byte[] string, List<byte[]> elements, List<Zsets.Entry> entries, int flags,
+            Streams.Restored stream) {
+
+        Value(byte type, byte[] string, List<byte[]> elements, List<Zsets.Entry> entries, int flags) {
+            this(type, string, elements, entries, flags, null);
+        }
     }
 
     /**
@@ -465,9 +520,126 @@ final class DumpPayload {
                             : Ziplist.decode(string()));
                     yield hash(flat, flat.size() / 2 > HashCommands.SMALL_HASH ? Tx.ENC_RAW : 0);
                 }
-                case STREAM_LISTPACKS, STREAM_LISTPACKS_2 -> throw new Bad("a stream, which Tandem does not keep yet");
+                case STREAM_LISTPACKS, STREAM_LISTPACKS_2 -> stream(type == STREAM_LISTPACKS_2);
                 default -> throw new Bad("object type " + type + " is not one Tandem reads");
             };
+        }
+
+        /**
+         * A stream, as {@code rdbLoadObject} reads one, with every check of its deep sanitization and more
+         * ({@link Streams#node}: entries in order within their nodes; the length the nodes' live entries; every
+         * pending entry owned by exactly one consumer). {@code version2}: Redis 7's layout, with the first and
+         * largest deleted IDs, the entries added and each group's entries read; an older one's are computed as
+         * Redis computes them.
+         */
+        Value stream(boolean version2) {
+            int count = count();
+            List<StreamId> masters = new ArrayList<>();
+            List<byte[]> listpacks = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                byte[] key = string();
+                if (key.length != StreamId.BYTES) {
+                    throw BAD;
+                }
+                StreamId master = StreamId.decode(key, 0);
+                if (!masters.isEmpty() && master.compareTo(masters.get(masters.size() - 1)) <= 0) {
+                    throw BAD;
+                }
+                masters.add(master);
+                listpacks.add(string());
+            }
+            List<Streams.Node> nodes = new ArrayList<>();
+            List<List<Streams.Entry>> entries = new ArrayList<>();
+            long live = 0;
+            StreamId previous = null;
+            for (int i = 0; i < count; i++) {
+                List<byte[]> elements = blob(Listpack.decode(listpacks.get(i)));
+                List<Streams.Entry> held = new ArrayList<>();
+                Streams.Node node = Streams.node(masters.get(i), elements, listpacks.get(i).length, previous,
+                        i + 1 < count ? masters.get(i + 1) : null, held);
+                if (node == null) {
+                    throw BAD;
+                }
+                nodes.add(node);
+                entries.add(held);
+                live += node.live;
+                previous = node.lastId;
+            }
+            Streams.Meta m = new Streams.Meta();
+            m.length = length();
+            m.lastId = new StreamId(length(), length());
+            if (version2) {
+                m.firstId = new StreamId(length(), length());
+                m.maxDeletedId = new StreamId(length(), length());
+                m.entriesAdded = length();
+            } else {
+                m.entriesAdded = m.length;
+                m.firstId = StreamId.MAX; // streamGetEdgeID of no live entry
+                for (List<Streams.Entry> held : entries) {
+                    Streams.Entry first = held.stream().filter(e -> !e.deleted()).findFirst().orElse(null);
+                    if (first != null) {
+                        m.firstId = first.id();
+                        break;
+                    }
+                }
+            }
+            if (m.length != live) {
+                throw BAD;
+            }
+            int groupCount = count();
+            List<Streams.DumpedGroup> groups = new ArrayList<>();
+            Set<ByteBuffer> names = new HashSet<>();
+            for (int g = 0; g < groupCount; g++) {
+                byte[] name = string();
+                if (!names.add(ByteBuffer.wrap(name))) {
+                    throw BAD;
+                }
+                StreamId lastId = new StreamId(length(), length());
+                long entriesRead = version2 ? length() : Streams.distanceFromFirstEver(m, lastId);
+                int pelCount = count();
+                java.util.TreeMap<StreamId, Streams.Nack> pel = new java.util.TreeMap<>();
+                for (int i = 0; i < pelCount; i++) {
+                    StreamId id = StreamId.decode(bytes(StreamId.BYTES), 0);
+                    Streams.Nack nack = new Streams.Nack(id, le(8), 0, null);
+                    nack.deliveries = length();
+                    if (pel.put(id, nack) != null) {
+                        throw BAD;
+                    }
+                }
+                int consumerCount = count();
+                List<Streams.DumpedConsumer> consumers = new ArrayList<>();
+                Set<ByteBuffer> consumerNames = new HashSet<>();
+                for (int c = 0; c < consumerCount; c++) {
+                    byte[] consumer = string();
+                    if (!consumerNames.add(ByteBuffer.wrap(consumer))) {
+                        throw BAD;
+                    }
+                    long seen = le(8);
+                    int owned = count();
+                    List<StreamId> ids = new ArrayList<>();
+                    for (int i = 0; i < owned; i++) {
+                        StreamId id = StreamId.decode(bytes(StreamId.BYTES), 0);
+                        Streams.Nack nack = pel.get(id);
+                        if (nack == null || nack.consumer != null) {
+                            throw BAD; // not in the group's PEL, or owned twice
+                        }
+                        nack.consumer = consumer;
+                        ids.add(id);
+                    }
+                    ids.sort(null);
+                    consumers.add(new Streams.DumpedConsumer(consumer, seen, ids));
+                }
+                for (Streams.Nack nack : pel.values()) {
+                    if (nack.consumer == null) {
+                        throw BAD; // a pending entry without a consumer
+                    }
+                }
+                consumers.sort((x, y) -> java.util.Arrays.compareUnsigned(x.name(), y.name()));
+                groups.add(new Streams.DumpedGroup(name, lastId, entriesRead, new ArrayList<>(pel.values()),
+                        consumers));
+            }
+            Streams.Dumped d = new Streams.Dumped(null, m, groups);
+            return new Value(Tx.STREAM, null, null, null, 0, new Streams.Restored(d, nodes, entries));
         }
 
         private static List<byte[]> blob(List<byte[]> decoded) {

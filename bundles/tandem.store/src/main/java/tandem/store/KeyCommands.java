@@ -62,6 +62,7 @@ final class KeyCommands {
             case Tx.LIST -> "list";
             case Tx.SET -> "set";
             case Tx.ZSET -> "zset";
+            case Tx.STREAM -> "stream";
             default -> throw new IllegalStateException("a key record of unknown type " + rec.type());
         };
     }
@@ -452,7 +453,8 @@ final class KeyCommands {
             // a list's elements are named by position: the copy keeps them and the head
             tx.copyFields(src, to, dst);
             tx.select(to);
-            tx.putCollection(dst, null, from.type(), from.fieldCount(), from.head(), from.expiryMs(), from.flags());
+            tx.putCollection(dst, null, from.type(), from.fieldCount(), from.head(), from.expiryMs(), from.flags(),
+                    from.isStream() ? from.value() : null);
         } else {
             tx.select(to);
             tx.putString(dst, null, from.value(), from.expiryMs(), from.flags());

@@ -62,6 +62,9 @@ final class ObjectCommands {
         if (rec.isZset()) {
             return Zsets.encodingName(rec);
         }
+        if (rec.isStream()) {
+            return "stream";
+        }
         if (rec.isHash()) {
             // the count also tells for a hash stored before the flag existed
             return rec.has(Tx.ENC_RAW) || rec.fieldCount() > HashCommands.SMALL_HASH ? "hashtable" : "listpack";
@@ -199,6 +202,9 @@ final class ObjectCommands {
                 default -> ROBJ + sdsAllocation(length);
             };
         }
+        if (rec.isStream()) {
+            return usage + streamUsage(new Streams.Stream(tx, key, rec), samples);
+        }
         if (encoding(rec).equals("listpack")) {
             long bytes = 6 + 1; // header and end byte
             for (byte[][] pair : tx.fields(key)) {
@@ -219,6 +225,61 @@ final class ObjectCommands {
             size = (long) (size + (double) elements / sampled * count);
         }
         return usage + size;
+    }
+
+    /**
+     * {@code objectComputeSize} of a stream: the object and {@code struct stream}, the radix tree by Redis's own
+     * rough formula, the listpacks (the first {@code samples} measured, the rest taken as their average, the last
+     * measured), and the groups' and consumers' PELs. Each listpack is counted as jemalloc would allocate its bytes,
+     * the last at least the 4096 bytes Redis allocates a new node with: an estimate, since Redis measures what its
+     * allocations became.
+     */
+    private static long streamUsage(Streams.Stream s, long samples) {
+        long size = ROBJ + 80; // sizeof(stream)
+        List<byte[]> keys = s.nodeKeys();
+        size += raxUsage(keys.size(), Streams.raxNodes(keys));
+        List<Streams.Node> nodes = s.nodes(Integer.MAX_VALUE);
+        long sampled = 0;
+        long bytes = 0;
+        for (Streams.Node n : nodes) {
+            if (sampled >= samples) {
+                break;
+            }
+            bytes += listpackAllocation(n, n == nodes.get(nodes.size() - 1));
+            sampled++;
+        }
+        if (nodes.size() <= sampled) {
+            size += bytes;
+        } else {
+            if (sampled > 0) {
+                bytes /= sampled;
+            }
+            size += bytes * (nodes.size() - 1) + listpackAllocation(nodes.get(nodes.size() - 1), true);
+        }
+        for (Streams.Group g : s.groups()) {
+            size += 40; // sizeof(streamCG)
+            List<byte[]> pel = new java.util.ArrayList<>();
+            s.pending(g, StreamId.MIN, StreamId.MAX, Long.MAX_VALUE).forEach(n -> pel.add(n.id.encode()));
+            size += raxUsage(pel.size(), Streams.raxNodes(pel)) + 24L * pel.size(); // sizeof(streamNACK)
+            for (Streams.Consumer c : s.consumers(g)) {
+                size += 24 + c.name.length; // sizeof(streamConsumer), its name
+                List<byte[]> own = new java.util.ArrayList<>();
+                s.consumerPending(g, c.name, StreamId.MIN, StreamId.MAX, Long.MAX_VALUE)
+                        .forEach(id -> own.add(id.encode()));
+                size += raxUsage(own.size(), Streams.raxNodes(own));
+            }
+        }
+        return size;
+    }
+
+    /** {@code streamRadixTreeMemoryUsage}, its overwritten first term included. */
+    private static long raxUsage(long elements, long nodes) {
+        return elements * 16 + nodes * 4 + nodes * 8 * 30;
+    }
+
+    private static long listpackAllocation(Streams.Node n, boolean last) {
+        long bytes = n.listpackBytes();
+        return allocation(last ? Math.max(bytes, 4096) : bytes);
     }
 
     /** jemalloc's size class for {@code n} bytes: 8, then multiples of 16 up to 128, then four classes a doubling. */

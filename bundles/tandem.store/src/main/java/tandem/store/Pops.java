@@ -220,6 +220,9 @@ final class Pops {
                 keys.addAll(Arrays.asList(a).subList(3, (int) (3 + numkeys)));
                 return new BlockingWait(keys, timeoutMillis(a[1]));
             }
+            case "xread", "xreadgroup" -> {
+                return StreamCommands.blockingWait(a);
+            }
             default -> {
                 return null;
             }

@@ -663,7 +663,9 @@ final class RocksKeyspace implements AutoCloseable {
      *   any other type:  [record_count u32 BE] then per record under the key's prefix in the fields family, in
      *                    unsigned byte order of its name: [name_len u32 BE][name][value_len u32 BE][value]
      *                    (a hash: field and value; a set: member and nothing; a list: position and element; a
-     *                    sorted set: both its records per member)
+     *                    sorted set: both its records per member; a stream: its entries, nodes, groups,
+     *                    pending entries and consumers, see {@link Streams}), and for a stream then its metadata:
+     *                    [length u64 BE][meta_len u32 BE][meta] ({@link Streams.Meta})
      * [expiry_ms i64 BE]   (absolute, milliseconds since the epoch; -1 without an expiry)
      * </pre>
      * Database 0's keys come first, as above; then, for each other database that holds a key, in index order,
@@ -722,6 +724,11 @@ final class RocksKeyspace implements AutoCloseable {
                     sha.update(pair[0]);
                     sha.update(u32(pair[1].length));
                     sha.update(pair[1]);
+                }
+                if (rec.isStream()) {
+                    sha.update(ByteBuffer.allocate(8).putLong(rec.fieldCount()).array());
+                    sha.update(u32(rec.value().length));
+                    sha.update(rec.value());
                 }
             } else {
                 sha.update(u32(rec.value().length));
@@ -994,8 +1001,13 @@ final class RocksKeyspace implements AutoCloseable {
         byte[][] argv = java.util.Arrays.copyOfRange(a, 3 + k, a.length);
         scriptReadOnly = name.endsWith("_ro") || scripts.noWrites(sha);
         scriptDb = command.db();
-        if (!scripts.run(sha, keys, argv, scriptHost, reply)) {
-            killed = true;
+        tx.scripting = true;
+        try {
+            if (!scripts.run(sha, keys, argv, scriptHost, reply)) {
+                killed = true;
+            }
+        } finally {
+            tx.scripting = false;
         }
     }
 

@@ -39,6 +39,7 @@ final class Tx {
     static final byte SET = 2;    // Redis' OBJ_SET
     static final byte ZSET = 3;   // Redis' OBJ_ZSET
     static final byte HASH = 4;   // Redis' OBJ_HASH
+    static final byte STREAM = 6; // Redis' OBJ_STREAM
     /** The type code's bits in the stored type byte; the bits above it are encoding flags. */
     static final int TYPE_MASK = 0x0f;
     /**
@@ -55,8 +56,9 @@ final class Tx {
 
     /**
      * A decoded key record: {@code value} for a string, {@code fieldCount} for every other type (a hash's fields, a
-     * set's or sorted set's members, a list's elements), {@code head} for a list (the position of its first element;
-     * 0 for other types). {@code type} is the type code alone; {@code flags} holds the encoding flags
+     * set's or sorted set's members, a list's elements, a stream's entries), {@code head} for a list (the position of
+     * its first element; 0 for other types); for a stream, {@code value} is the rest of its metadata
+     * ({@link Streams.Meta}), always held in memory. {@code type} is the type code alone; {@code flags} holds the encoding flags
      * ({@link #ENC_RAW}, {@link #ENC_PLAIN}), which only OBJECT and MEMORY read.
      */
     record Rec(byte type, int flags, long expiryMs, byte[] value, long fieldCount, long head) {
@@ -91,6 +93,10 @@ final class Tx {
 
         boolean isString() {
             return type == STRING;
+        }
+
+        boolean isStream() {
+            return type == STREAM;
         }
 
         /**
@@ -174,6 +180,8 @@ final class Tx {
     LuaScripts scripts;
     /** True while a write command runs: expired keys met are deleted. */
     boolean mutating;
+    /** True while a script's commands run: XREAD and XREADGROUP refuse BLOCK there, as Redis does. */
+    boolean scripting;
     /**
      * True while a read runs or a refused write is answered ({@link RocksKeyspace#refuse}): any write is a bug, and
      * throws before it touches the batch or the index.
@@ -421,7 +429,7 @@ final class Tx {
         byte type = (byte) (typeByte & TYPE_MASK);
         int flags = typeByte & ~TYPE_MASK;
         if (type != STRING) {
-            return new Rec(type, flags, e.expiryMs(), null, e.fieldCount(), e.head());
+            return new Rec(type, flags, e.expiryMs(), type == STREAM ? e.value() : null, e.fieldCount(), e.head());
         }
         byte[] value = e.value();
         if (value == null && withValue) {
@@ -544,8 +552,22 @@ final class Tx {
         putCollection(key, old, type, count, 0, expiry, flags);
     }
 
-    /** As above, for a list: {@code head} is the position of its first element. */
+    /**
+     * As above, for a list: {@code head} is the position of its first element. A stream keeps the rest of its
+     * metadata ({@code old}'s value).
+     */
     void putCollection(byte[] key, Rec old, byte type, long count, long head, long expiry, int flags) {
+        putCollection(key, old, type, count, head, expiry, flags, type == STREAM && old != null ? old.value : null);
+    }
+
+    /**
+     * As above, with the bytes a stream's record holds after its entry count ({@link Streams.Meta}); null for any
+     * other type.
+     */
+    void putCollection(byte[] key, Rec old, byte type, long count, long head, long expiry, int flags, byte[] tail) {
+        if ((type == STREAM) != (tail != null)) {
+            throw new IllegalStateException("a stream's record needs its metadata, and only a stream's has it");
+        }
         if (old == null) {
             event(KeyspaceEvents.NEW, "new", key);
             if (!memos.isEmpty()) {
@@ -553,8 +575,9 @@ final class Tx {
             }
         }
         reindex(key, old, expiry);
-        put(keys, key, encodeCollection(type, expiry, count, head, flags));
-        indexed(key, (byte) (type | flags), expiry, count, head, null);
+        byte[] record = encodeCollection(type, expiry, count, head, flags);
+        put(keys, key, tail == null ? record : concat(record, tail));
+        indexed(key, (byte) (type | flags), expiry, count, head, tail == null ? null : tail.clone());
     }
 
     /**
@@ -901,6 +924,9 @@ final class Tx {
         byte type = (byte) (typeByte & TYPE_MASK);
         int flags = typeByte & ~TYPE_MASK;
         long expiry = b.getLong();
+        if (type == STREAM) {
+            return new Rec(type, flags, expiry, Arrays.copyOfRange(v, 17, v.length), b.getLong(), 0);
+        }
         if (type != STRING) {
             return new Rec(type, flags, expiry, null, b.getLong(), type == LIST ? b.getLong() : 0);
         }
@@ -915,7 +941,8 @@ final class Tx {
         boolean string = (typeByte & TYPE_MASK) == STRING;
         long count = string ? 0 : b.getLong();
         long head = (typeByte & TYPE_MASK) == LIST ? b.getLong() : 0;
-        byte[] value = string && v.length - 9 <= KeyIndex.INLINE_VALUE ? Arrays.copyOfRange(v, 9, v.length) : null;
+        byte[] value = string && v.length - 9 <= KeyIndex.INLINE_VALUE ? Arrays.copyOfRange(v, 9, v.length)
+                : (typeByte & TYPE_MASK) == STREAM ? Arrays.copyOfRange(v, 17, v.length) : null;
         return new KeyIndex.Entry(key, index.hash(key), typeByte, expiry, count, head, value);
     }
 
@@ -925,7 +952,8 @@ final class Tx {
         int typeByte = b.get() & 0xff;
         byte type = (byte) (typeByte & TYPE_MASK);
         long expiry = b.getLong();
-        return new Rec(type, typeByte & ~TYPE_MASK, expiry, type == STRING ? new byte[0] : null,
+        return new Rec(type, typeByte & ~TYPE_MASK, expiry, type == STRING ? new byte[0]
+                : type == STREAM ? Arrays.copyOfRange(v, 17, v.length) : null,
                 type == STRING ? 0 : b.getLong(), type == LIST ? b.getLong() : 0);
     }
 

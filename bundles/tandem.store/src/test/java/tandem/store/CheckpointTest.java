@@ -38,6 +38,30 @@ class CheckpointTest {
     }
 
     @Test
+    void aCheckpointHoldsAStreamWithItsGroupsAndItsNextIds() {
+        try (Harness h = new Harness(dir.resolve("live"))) {
+            for (int i = 0; i < 250; i++) {
+                h.run("XADD s * n " + i);
+            }
+            h.run("XGROUP CREATE s g 0");
+            h.run("XREADGROUP GROUP g alice COUNT 30 STREAMS s >");
+            h.run("XDEL s " + h.run("XRANGE s - + COUNT 1").split("\\\\r\\\\n")[3]);
+            byte[] digest = h.ks.digest();
+            assertThat(h.ks.checkpoint(dir.resolve("cp"))).isEqualTo(h.ks.appliedSequence());
+            try (Harness copy = new Harness(dir.resolve("cp"))) {
+                copy.nowMs = h.nowMs;
+                copy.seq = h.seq;
+                assertThat(copy.ks.digest()).isEqualTo(digest);
+                for (String read : new String[] {"XINFO STREAM s FULL COUNT 0", "XPENDING s g", "XLEN s"}) {
+                    assertThat(copy.run(read)).isEqualTo(h.run(read));
+                }
+                assertThat(copy.run("XADD s * n next")).isEqualTo(h.run("XADD s * n next"));
+                assertThat(copy.run("XTRIM s MAXLEN ~ 60")).isEqualTo(h.run("XTRIM s MAXLEN ~ 60"));
+            }
+        }
+    }
+
+    @Test
     void aCheckpointIntoAnExistingDirectoryIsRefusedNamingIt() {
         try (Harness h = new Harness(dir.resolve("live"))) {
             h.exec("SET", "a", "1");

@@ -59,7 +59,7 @@ class TransactionTest {
         try (Harness h = new Harness(dir)) {
             RespRecorder r = new RespRecorder();
             assertThatThrownBy(() -> h.ks.applyTransactionOf(1, h.nowNs(),
-                    List.of(Harness.bytes("set", "a", "1"), Harness.bytes("xadd", "s", "*", "f", "v")), r))
+                    List.of(Harness.bytes("set", "a", "1"), Harness.bytes("xyzzy", "s", "*", "f", "v")), r))
                     .isInstanceOf(IllegalArgumentException.class);
             assertThat(r.bytes()).isEmpty();
             assertThat(h.ks.appliedSequence()).isZero();

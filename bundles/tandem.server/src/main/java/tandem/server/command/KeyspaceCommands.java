@@ -25,13 +25,15 @@ public final class KeyspaceCommands {
     }
 
     /**
-     * The subcommands the store answers of its two containers (its {@code ObjectCommands}), for {@code COMMAND}: the
-     * store's descriptors name commands, not subcommands.
+     * The subcommands the store answers of its containers (its {@code ObjectCommands} and
+     * {@code StreamCommands}), for {@code COMMAND}: the store's descriptors name commands, not subcommands.
      */
     private static final Map<String, List<String>> SUBCOMMANDS = Map.of(
             "object", List.of("encoding", "freq", "help", "idletime", "refcount"),
             "memory", List.of("help", "usage"),
-            "script", List.of("debug", "exists", "flush", "help", "kill", "load"));
+            "script", List.of("debug", "exists", "flush", "help", "kill", "load"),
+            "xgroup", List.of("create", "createconsumer", "delconsumer", "destroy", "help", "setid"),
+            "xinfo", List.of("consumers", "groups", "help", "stream"));
 
     private static Map<String, CommandSpec> subcommands(CommandDescriptor d) {
         List<String> names = SUBCOMMANDS.get(d.name());

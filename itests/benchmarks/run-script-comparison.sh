@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scripts against plain commands, Tandem and Redis 7 side by side in one run on this machine: a Tandem node (the
+# Scripts and stream appends against plain commands, Tandem and Redis 7 side by side in one run on this machine: a Tandem node (the
 # built distribution, on its embedded defaults: ack policy disk), then Redis with appendfsync always, each alone
 # while it is measured. For each server, after $WARM_PASSES warm-up passes of every pipelined test:
 #   pipelined redis-benchmark -P 16 -c 50 -r 100000 -n $CPU_N of
@@ -8,6 +8,7 @@
 #             EVALSHA set             return redis.call('set', KEYS[1], ARGV[1]): one write, journaled as its effect
 #             EVALSHA lock            Redisson's lock script (EXISTS, HEXISTS, HINCRBY, PEXPIRE) on random keys
 #             EVALSHA queue           a BullMQ-style add (INCR, HSET, LPUSH): three writes in one entry
+#             XADD                    XADD bench:stream MAXLEN ~ 100000 * f v: one stream, IDs from the time
 #             requests/s and the server's utime+stime per request
 #   latency   redis-benchmark EVALSHA set -P 1 -c 1 -n $LAT_N: requests/s, p50, p99
 # Prints the tables and replaces the "script-comparison" section of docs/benchmarks.md with them.
@@ -65,12 +66,14 @@ bench() { # LABEL PORT
         EVALSHA "$lock" 1 "lock:__rand_int__" 30000 "owner:__rand_int__" ;;
       evalsha-queue) run "$pid" "$port" "$results/$label-$1$2" -P 16 -c 50 -n "$CPU_N" \
         EVALSHA "$queue" 3 q:id q:job: q:wait "payload:__rand_int__" ;;
+      xadd) run "$pid" "$port" "$results/$label-$1$2" -P 16 -c 50 -n "$CPU_N" \
+        XADD bench:stream MAXLEN '~' 100000 '*' f "value:__rand_int__" ;;
     esac
   }
   for ((i = 1; i <= WARM_PASSES; i++)); do
-    for t in set eval evalsha-set evalsha-lock evalsha-queue; do one "$t" -warm; done
+    for t in set eval evalsha-set evalsha-lock evalsha-queue xadd; do one "$t" -warm; done
   done
-  for t in set eval evalsha-set evalsha-lock evalsha-queue; do one "$t" ""; done
+  for t in set eval evalsha-set evalsha-lock evalsha-queue xadd; do one "$t" ""; done
   run "$pid" "$port" "$results/$label-lat" -P 1 -c 1 -n "$LAT_N" EVALSHA "$set" 1 "key:__rand_int__" value
 }
 
@@ -92,7 +95,8 @@ table=$work/table.md
   echo "| test (-P 16 -c 50) | Tandem req/s | Redis req/s | req/s Tandem / Redis | Tandem µs/req | Redis µs/req | CPU Tandem / Redis |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
   for t in set:"SET" eval:'EVAL "return 1" 0' evalsha-set:"EVALSHA set (1 write)" \
-    evalsha-lock:"EVALSHA Redisson lock" evalsha-queue:"EVALSHA queue add (3 writes)"; do
+    evalsha-lock:"EVALSHA Redisson lock" evalsha-queue:"EVALSHA queue add (3 writes)" \
+    xadd:"XADD MAXLEN ~ 100000 *"; do
     read -r tr tus _ _ < "$results/tandem-${t%%:*}"
     read -r rr rus _ _ < "$results/redis-${t%%:*}"
     echo "| ${t#*:} | $(fmt "$tr") | $(fmt "$rr") | $(ratio "$tr" "$rr") | $tus | $rus | $(ratio "$tus" "$rus") |"
@@ -110,7 +114,7 @@ latency=$work/latency.md
 
 section=$work/section.md
 {
-  echo "## Scripts, Tandem and Redis 7 side by side"
+  echo "## Scripts and streams, Tandem and Redis 7 side by side"
   echo
   echo "\`itests/benchmarks/run-script-comparison.sh\` (CPU_N=$CPU_N, WARM_PASSES=$WARM_PASSES, LAT_N=$LAT_N): one"
   echo "Tandem node on its embedded defaults (ack policy \`disk\`), then Redis with \`appendfsync always\`. One server"

@@ -225,23 +225,7 @@ class CollectionsReplicationSystemTest {
 
     /** Waits until every replica holds the primary's digest, the primary's read again after theirs. */
     private static void awaitSameDigest(TandemNode... replicas) {
-        AtomicReference<String> last = new AtomicReference<>();
-        try {
-            Await.until("the replicas hold the primary's store:digest", CONVERGENCE, Duration.ofMillis(200), () -> {
-                String p = cluster.primary.digestOrNull();
-                StringBuilder seen = new StringBuilder("primary " + p);
-                boolean same = p != null;
-                for (TandemNode r : replicas) {
-                    String d = r.digestOrNull();
-                    seen.append(", ").append(r.port()).append(' ').append(d);
-                    same &= p != null && p.equals(d);
-                }
-                last.set(seen.toString());
-                return same && p.equals(cluster.primary.digestOrNull());
-            });
-        } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "; last digests: " + last.get(), e);
-        }
+        JournalCluster.awaitSameDigest(cluster.primary, CONVERGENCE, replicas);
     }
 
     /** Every key of the node with its type and contents: LRANGE, SMEMBERS (sorted), ZRANGE WITHSCORES. */

@@ -99,6 +99,40 @@ final class JournalCluster implements AutoCloseable {
         return r.out();
     }
 
+    /** A fresh node made a psync replica of {@code primary} with REPLICAOF; returns once it streams. */
+    static TandemNode psyncReplicaOf(TandemNode primary, String name) throws IOException {
+        TandemNode n = TandemNode.start(name, "--replication-port", Integer.toString(TandemNode.freePort()),
+                "--config", "tandem.psync:reconnect.max.ms=300");
+        TandemNode.Result r = n.redisCli("REPLICAOF", "127.0.0.1", Integer.toString(primary.port()));
+        if (!r.out().trim().equals("OK")) {
+            n.close();
+            throw new AssertionError("REPLICAOF answered " + r.out() + r.err());
+        }
+        awaitStreaming(n);
+        return n;
+    }
+
+    /** Waits until every replica holds {@code primary}'s digest, the primary's read again after theirs. */
+    static void awaitSameDigest(TandemNode primary, Duration deadline, TandemNode... replicas) {
+        java.util.concurrent.atomic.AtomicReference<String> last = new java.util.concurrent.atomic.AtomicReference<>();
+        try {
+            Await.until("the replicas hold the primary's store:digest", deadline, Duration.ofMillis(200), () -> {
+                String p = primary.digestOrNull();
+                StringBuilder seen = new StringBuilder("primary " + p);
+                boolean same = p != null;
+                for (TandemNode r : replicas) {
+                    String d = r.digestOrNull();
+                    seen.append(", ").append(r.port()).append(' ').append(d);
+                    same &= p != null && p.equals(d);
+                }
+                last.set(seen.toString());
+                return same && p.equals(primary.digestOrNull());
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; last digests: " + last.get(), e);
+        }
+    }
+
     static void awaitStreaming(TandemNode replica) {
         Await.until("replica " + replica.port() + " streams", Duration.ofSeconds(60),
                 () -> "up".equals(info(replica).get("master_link_status")));

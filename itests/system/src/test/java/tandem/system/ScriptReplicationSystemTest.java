@@ -112,11 +112,7 @@ class ScriptReplicationSystemTest {
     static void start() throws IOException {
         cluster = JournalCluster.start("script-repl", "disk");
         journalReplica = cluster.addReplica(true);
-        psyncReplica = TandemNode.start("script-repl-psync", "--replication-port",
-                Integer.toString(TandemNode.freePort()), "--config", "tandem.psync:reconnect.max.ms=300");
-        TandemNode.Result r = psyncReplica.redisCli("REPLICAOF", "127.0.0.1", Integer.toString(cluster.primary.port()));
-        assertThat(r.out().trim()).as(r.err()).isEqualTo("OK");
-        JournalCluster.awaitStreaming(psyncReplica);
+        psyncReplica = JournalCluster.psyncReplicaOf(cluster.primary, "script-repl-psync");
     }
 
     @AfterAll
@@ -360,22 +356,6 @@ class ScriptReplicationSystemTest {
 
     /** Waits until every replica holds the primary's digest, the primary's read again after theirs. */
     private static void awaitSameDigest(TandemNode... replicas) {
-        AtomicReference<String> last = new AtomicReference<>();
-        try {
-            Await.until("the replicas hold the primary's store:digest", CONVERGENCE, Duration.ofMillis(200), () -> {
-                String p = cluster.primary.digestOrNull();
-                StringBuilder seen = new StringBuilder("primary " + p);
-                boolean same = p != null;
-                for (TandemNode r : replicas) {
-                    String d = r.digestOrNull();
-                    seen.append(", ").append(r.port()).append(' ').append(d);
-                    same &= p != null && p.equals(d);
-                }
-                last.set(seen.toString());
-                return same && p.equals(cluster.primary.digestOrNull());
-            });
-        } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + "; last digests: " + last.get(), e);
-        }
+        JournalCluster.awaitSameDigest(cluster.primary, CONVERGENCE, replicas);
     }
 }

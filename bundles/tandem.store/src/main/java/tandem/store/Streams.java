@@ -83,8 +83,13 @@ final class Streams {
         long nodes;
         /** The last node's master ID, or null without nodes. */
         StreamId tailNode;
+        /**
+         * The first node's master ID, or null without nodes: where a walk from the head seeks to, rather than to the
+         * start of the stream's node records, which trims leave behind them as RocksDB tombstones until compaction.
+         */
+        StreamId headNode;
 
-        static final int TAIL_BYTES = 3 * StreamId.BYTES + 3 * 8 + 1 + StreamId.BYTES;
+        static final int TAIL_BYTES = 3 * StreamId.BYTES + 3 * 8 + 1 + 2 * StreamId.BYTES;
 
         static Meta of(Rec rec) {
             Meta m = new Meta();
@@ -98,7 +103,9 @@ final class Streams {
             m.entriesAdded = b.getLong();
             m.groups = b.getLong();
             m.nodes = b.getLong();
-            m.tailNode = b.get() != 0 ? StreamId.decode(t, 73) : null;
+            boolean hasNodes = b.get() != 0;
+            m.tailNode = hasNodes ? StreamId.decode(t, 73) : null;
+            m.headNode = hasNodes ? StreamId.decode(t, 89) : null;
             return m;
         }
 
@@ -112,6 +119,7 @@ final class Streams {
             b.putLong(entriesAdded).putLong(groups).putLong(nodes).put((byte) (tailNode == null ? 0 : 1));
             if (tailNode != null) {
                 tailNode.put(t, 73);
+                headNode.put(t, 89);
             }
             return t;
         }
@@ -499,7 +507,10 @@ final class Streams {
             byte[] space = space(NODE);
             try (RocksIterator it = tx.fieldIterator()) {
                 if (after == null) {
-                    it.seek(space);
+                    if (meta.headNode == null) {
+                        return out;
+                    }
+                    it.seek(name(NODE, meta.headNode.encode()));
                 } else {
                     StreamId next = after.next();
                     if (next == null) {
@@ -545,6 +556,10 @@ final class Streams {
             meta.nodes--;
             if (n.masterId.equals(meta.tailNode)) {
                 meta.tailNode = lastNodeId();
+            }
+            if (n.masterId.equals(meta.headNode)) {
+                List<Node> next = nodesAfter(n.masterId, 1);
+                meta.headNode = next.isEmpty() ? null : next.get(0).masterId;
             }
         }
 
@@ -622,6 +637,9 @@ final class Streams {
                 flags = SAMEFIELDS;
                 meta.nodes++;
                 meta.tailNode = id;
+                if (meta.headNode == null) {
+                    meta.headNode = id;
+                }
             } else if (n == node.masterFields.length) {
                 boolean same = true;
                 for (int i = 0; i < n && same; i++) {
@@ -684,7 +702,8 @@ final class Streams {
                     break;
                 }
                 if (next == batch.size()) {
-                    batch = nodesAfter(removedUpTo, 64);
+                    // one node first: an approximate trim of a stream just past its bound stops at the head node
+                    batch = nodesAfter(removedUpTo, removedUpTo == null ? 1 : 64);
                     next = 0;
                     if (batch.isEmpty()) {
                         break;
@@ -1204,6 +1223,7 @@ final class Streams {
         m.groups = d.groups().size();
         m.nodes = nodes.size();
         m.tailNode = nodes.isEmpty() ? null : nodes.get(nodes.size() - 1).masterId;
+        m.headNode = nodes.isEmpty() ? null : nodes.get(0).masterId;
         tx.putCollection(key, null, Tx.STREAM, m.length, 0, deadline, 0, m.tail());
     }
 

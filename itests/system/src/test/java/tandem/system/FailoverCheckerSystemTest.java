@@ -46,7 +46,7 @@ import tandem.testsupport.Await;
  */
 class FailoverCheckerSystemTest {
 
-    static final int CI_TRIALS = 4;
+    static final int CI_TRIALS = 3;
     /** Trials on one group before the next starts afresh ({@code -Dtandem.failover.checker.round}). */
     static final int ROUND = 100;
     private static final System.Logger LOG = System.getLogger("tandem.system");

@@ -133,7 +133,7 @@ class ScriptReplicationSystemTest {
     @Order(1)
     void lockQueueAndNondeterministicScriptsLeaveTheReplicasWithThePrimarysState() throws Exception {
         int workers = 4;
-        int rounds = 150;
+        int rounds = 100;
         List<CompletableFuture<long[]>> running = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
             int id = w;

@@ -35,8 +35,8 @@ class FuzzSystemTest {
     static final long[] SEEDS = {1, 2, 3, 4, 5};
     /** The seeds whose connections speak RESP3 (HELLO 3 first); the others RESP2. */
     static final java.util.Set<Long> RESP3_SEEDS = java.util.Set.of(4L, 5L);
-    /** 12,000 commands per seed; {@code -Dfuzz.commandsPerSeed=N} changes it for a quicker local look. */
-    static final long COMMANDS_PER_SEED = Long.getLong("fuzz.commandsPerSeed", 12_000);
+    /** 10,000 commands per seed; {@code -Dfuzz.commandsPerSeed=N} changes it for a quicker local look. */
+    static final long COMMANDS_PER_SEED = Long.getLong("fuzz.commandsPerSeed", 10_000);
     /** A bound on the slice whatever happens (it takes about a minute on two cores). */
     static final long BUDGET_NANOS = 6L * 60 * 1_000_000_000;
 

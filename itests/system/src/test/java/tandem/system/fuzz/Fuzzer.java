@@ -182,8 +182,8 @@ final class Fuzzer implements AutoCloseable {
             fatal = true;
             report.stoppedEarly = true;
             report.stopReason = "the fuzzer could not go on at seed " + seed + ": " + e;
-            System.err.println(report.stopReason); // the trace names the harness's own bug
-            e.printStackTrace();
+            // the trace names the harness's own bug, where the report has only the message
+            System.getLogger("tandem.fuzz").log(System.Logger.Level.ERROR, report.stopReason, e);
         }
     }
 

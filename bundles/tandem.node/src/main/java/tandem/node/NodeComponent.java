@@ -332,9 +332,15 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     }
 
     @Override
-    public String killScript() {
+    public String killScript(boolean function) {
         Keyspace k = boundKeyspace;
-        return k == null ? "NOTBUSY No scripts in execution right now." : k.killScript();
+        return k == null ? "NOTBUSY No scripts in execution right now." : k.killScript(function);
+    }
+
+    @Override
+    public boolean functionRunning() {
+        Keyspace k = boundKeyspace;
+        return k != null && k.functionRunning();
     }
 
     @Override

@@ -276,8 +276,13 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
             }
 
             @Override
-            public String kill() {
-                return node.killScript();
+            public String kill(boolean function) {
+                return node.killScript(function);
+            }
+
+            @Override
+            public boolean functionRunning() {
+                return node.functionRunning();
             }
 
             @Override

@@ -204,6 +204,13 @@ final class Commands {
                 "Execute a read-only Lua script server side", ScriptCommands::elsewhere);
         d("script", -2, false, 0, 0, 0, List.of(), "scripting", "2.6.0",
                 "A container for Lua scripts management commands", ScriptCommands::script);
+        d("function", -2, false, 0, 0, 0, List.of(), "scripting", "7.0.0",
+                "A container for function commands", FunctionCommands::function);
+        d("fcall", -3, false, 0, 0, 0, List.of("noscript", "stale", "skip_monitor", "no_mandatory_keys",
+                "movablekeys"), "scripting", "7.0.0", "Invoke a function", ScriptCommands::elsewhere);
+        d("fcall_ro", -3, false, 0, 0, 0, List.of("readonly", "noscript", "stale", "skip_monitor",
+                "no_mandatory_keys", "movablekeys"), "scripting", "7.0.0", "Invoke a read-only function",
+                ScriptCommands::elsewhere);
         // hashes
         d("hset", -4, true, 1, 1, 1, List.of("write", "denyoom", "fast"), "hash", "2.0.0",
                 "Set the string value of a hash field", HashCommands::hset, HashCommands::checkHset);

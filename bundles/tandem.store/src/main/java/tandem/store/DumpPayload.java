@@ -148,16 +148,7 @@ final class DumpPayload {
                 string(out, Listpack.encode(node));
             }
         }
-        out.write(RDB_VERSION & 0xff);
-        out.write(RDB_VERSION >> 8);
-        byte[] body = out.toByteArray();
-        long crc = Crc64.of(body, 0, body.length);
-        byte[] payload = new byte[body.length + 8];
-        System.arraycopy(body, 0, payload, 0, body.length);
-        for (int k = 0; k < 8; k++) {
-            payload[body.length + k] = (byte) (crc >>> (8 * k));
-        }
-        return payload;
+        return seal(out);
     }
 
     /** {@code rdbSaveLen} of an unsigned 64-bit {@code n}. */
@@ -263,6 +254,67 @@ final class DumpPayload {
         }
         length(out, s.length);
         out.writeBytes(s);
+    }
+
+    /** {@code RDB_OPCODE_FUNCTION2}: a library's whole code, shebang included, follows as a string. */
+    static final int FUNCTION2 = 245;
+
+    /**
+     * {@code FUNCTION DUMP}: {@code [245][code as an RDB string]} per library, then the version and CRC64 as a key's
+     * payload ends.
+     */
+    static byte[] functions(List<byte[]> codes) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte[] code : codes) {
+            out.write(FUNCTION2);
+            string(out, code);
+        }
+        return seal(out);
+    }
+
+    /** The version and the CRC64 of everything before it, appended. */
+    private static byte[] seal(ByteArrayOutputStream out) {
+        out.write(RDB_VERSION & 0xff);
+        out.write(RDB_VERSION >> 8);
+        byte[] body = out.toByteArray();
+        long crc = Crc64.of(body, 0, body.length);
+        byte[] payload = new byte[body.length + 8];
+        System.arraycopy(body, 0, payload, 0, body.length);
+        for (int k = 0; k < 8; k++) {
+            payload[body.length + k] = (byte) (crc >>> (8 * k));
+        }
+        return payload;
+    }
+
+    /**
+     * Reads a {@code FUNCTION DUMP} payload as {@code FUNCTION RESTORE} does.
+     *
+     * @return the libraries' codes, in order
+     * @throws CommandError with Redis's words for what is wrong
+     */
+    static List<byte[]> functionCodes(byte[] payload) {
+        if (payload.length < 10) {
+            throw new CommandError(VERSION_OR_CHECKSUM);
+        }
+        int footer = payload.length - 10;
+        int version = (payload[footer] & 0xff) | (payload[footer + 1] & 0xff) << 8;
+        long crc = Listpack.getLe(payload, footer + 2, 8);
+        if (version > RDB_VERSION || crc != Crc64.of(payload, 0, footer + 2)) {
+            throw new CommandError(VERSION_OR_CHECKSUM);
+        }
+        Reader in = new Reader(payload, footer);
+        List<byte[]> codes = new ArrayList<>();
+        while (in.p < footer) {
+            if (in.u8() != FUNCTION2) {
+                throw new CommandError("ERR given type is not a function");
+            }
+            try {
+                codes.add(in.string());
+            } catch (Bad e) {
+                throw new CommandError("ERR Failed loading library payload");
+            }
+        }
+        return codes;
     }
 
     // ---------------------------------------------------------------- RESTORE

@@ -52,6 +52,8 @@ final class LuaScripts implements AutoCloseable {
     /** {@code REDIS_VERSION_NUM} of 7.0.15, which the replies here follow. */
     private static final int VERSION_NUM = 0x07000f;
     private static final int LUA_GCSTEP = 5;
+    /** {@code LUA_NOREF}: no reference taken. */
+    private static final int LUA_NOREF = -2;
     private static final int GC_PERIOD = 50;
 
     /**
@@ -176,14 +178,17 @@ final class LuaScripts implements AutoCloseable {
               local i = dbg.getinfo(3, 'S')
               return i and i.source ~= PRELUDE
             end
+            local stopped
             local function killed()
-              if inscript() then error({err = '%s'}) end
+              if inscript() then error({err = stopped}) end
             end
             local function hook()
               if not inscript() then return end
-              if jinterrupt() then
+              local stop = jinterrupt()
+              if stop then
+                stopped = stop
                 dbg.sethook(killed, 'l') -- again at every line: a pcall in the script cannot swallow it
-                error({err = '%s'})
+                error({err = stop})
               end
               if gcinfo() > MEMORY_KB then
                 collectgarbage('collect')
@@ -206,8 +211,53 @@ final class LuaScripts implements AutoCloseable {
               dbg.sethook()
               return ok, result
             end
-            return run, prepare
-            """.formatted(MEMORY_LIMIT_KB, VERSION_NUM, KILLED, KILLED, HOOK_INSTRUCTIONS);
+
+            -- functions (FUNCTION LOAD, FCALL): a library's code runs once at its load, where it sees nothing but
+            -- a redis table that registers functions and logs (Redis's library API); the functions it registers
+            -- see the globals, through the same table, when they are called
+            local LR = {register_function = J.register_function, log = J.log, REDIS_VERSION = R.REDIS_VERSION,
+                        REDIS_VERSION_NUM = R.REDIS_VERSION_NUM, LOG_DEBUG = 0, LOG_VERBOSE = 1, LOG_NOTICE = 2,
+                        LOG_WARNING = 3}
+            local libredis = setmetatable({}, {
+              __index = function(t, k)
+                local v = LR[k]
+                if v == nil then missing(k) end
+                return v
+              end,
+              __newindex = readonly,
+              __metatable = false,
+            })
+            local loading = false
+            local fenv = setmetatable({}, {
+              __index = function(t, k)
+                if loading then
+                  if k == 'redis' then return libredis end
+                  missing(k)
+                end
+                local v = rawget(G, k)
+                if v == nil then missing(k) end
+                return v
+              end,
+              __newindex = function() error('Attempt to modify a readonly table', 2) end,
+              __metatable = false,
+            })
+            local function loadlib(f)
+              setfenv(f, fenv)
+              loading = true
+              dbg.sethook(hook, '', %d)
+              local ok, err = xpcall(f, errh)
+              dbg.sethook()
+              loading = false
+              return ok, err
+            end
+            local function callfn(f, keys, argv)
+              dbg.sethook(hook, '', %d)
+              local ok, result = xpcall(function() return f(keys, argv) end, errh)
+              dbg.sethook()
+              return ok, result
+            end
+            return run, prepare, loadlib, callfn
+            """.formatted(MEMORY_LIMIT_KB, VERSION_NUM, HOOK_INSTRUCTIONS, HOOK_INSTRUCTIONS, HOOK_INSTRUCTIONS);
 
     /** What a script's {@code redis.call} reaches: runs one command for it. */
     interface Host {
@@ -218,16 +268,29 @@ final class LuaScripts implements AutoCloseable {
         boolean knows(byte[] name);
     }
 
+    /** Registers a function while a library loads ({@code redis.register_function}). */
+    interface Registrar {
+        /**
+         * @param ref         the callback's registry reference, released by the caller when this answers an error
+         * @param flags       the bits of {@link Functions#FLAGS}
+         * @param description null when none was given
+         * @return null when registered, else the error to raise (without its code)
+         */
+        String register(String name, int ref, String description, int flags);
+    }
+
     private Lua lua;
     private int runRef;
     private int prepareRef;
+    private int loadlibRef;
+    private int callfnRef;
     /** A compiled script: its function's registry reference, and whether its shebang says {@code no-writes}. */
     private record Compiled(int ref, boolean noWrites) {
     }
 
     /** Compiled scripts by their SHA-1 (lower-case hex). */
     private final Map<String, Compiled> functions = new HashMap<>();
-    private final Rand48 random = new Rand48();
+    private final Rand48 random;
     private int runs;
 
     // the invocation running now
@@ -235,9 +298,17 @@ final class LuaScripts implements AutoCloseable {
     private int resp = 2;
     private boolean replicate = true;
     private RuntimeException fatal;
+    /** The library being loaded, while its code runs; null otherwise. */
+    private Registrar registrar;
+    private long loadDeadlineNanos;
     private volatile long startedNanos = -1;
     private volatile boolean killRequested;
     private boolean busyLogged;
+
+    /** @param random the generator behind {@code math.random}: Redis has one for its scripts and functions */
+    LuaScripts(Rand48 random) {
+        this.random = random;
+    }
 
     /** @return the SHA-1 of {@code body}, lower-case hex, as Redis names scripts */
     static String sha1(byte[] body) {
@@ -349,6 +420,213 @@ final class LuaScripts implements AutoCloseable {
         }
     }
 
+    // ------------------------------------------------------------------ functions
+
+    /**
+     * Compiles a library's code ({@code FUNCTION LOAD}, without its shebang line) and runs it, so that it registers
+     * its functions through {@code registrar}.
+     *
+     * @param timeoutMillis how long the code may run, 0 for no limit
+     * @return null when it ran, else the error reply ({@code ERR Error compiling function: …} or {@code ERR Error
+     *         registering functions: …})
+     */
+    String loadLibrary(byte[] code, long timeoutMillis, Registrar registrar) {
+        Lua l = state();
+        ByteBuffer buffer = ByteBuffer.allocateDirect(code.length);
+        buffer.put(code).flip();
+        try {
+            l.load(buffer, "@user_function");
+        } catch (LuaException e) {
+            String message = l.getTop() > 0 && l.type(-1) == Lua.LuaType.STRING ? text(l, -1) : e.getMessage();
+            l.setTop(0);
+            return "ERR Error compiling function: " + message;
+        }
+        this.registrar = registrar;
+        loadDeadlineNanos = timeoutMillis == 0 ? 0 : System.nanoTime() + timeoutMillis * 1_000_000L;
+        killRequested = false;
+        host = null;
+        try {
+            l.refGet(loadlibRef);
+            l.insert(-2);
+            protectedCall(l, 1, 2);
+            if (l.toBoolean(1)) {
+                return null;
+            }
+            String err = l.type(2) == Lua.LuaType.TABLE && field(l, 2, "err") == Lua.LuaType.STRING
+                    ? text(l, -1) : "ERR the library raised an error object without an 'err' field";
+            return "ERR Error registering functions: " + oneLine(err);
+        } finally {
+            l.setTop(0);
+            this.registrar = null;
+            loadDeadlineNanos = 0;
+        }
+    }
+
+    /** Releases a registered function's callback. */
+    void release(int ref) {
+        if (lua != null) {
+            lua.unref(ref);
+        }
+    }
+
+    /**
+     * Runs the registered function {@code ref} ({@code FCALL}) with its keys and arguments, and writes its reply;
+     * an error names the function as Redis names it.
+     *
+     * @return false when it was killed: its writes must be taken back
+     */
+    boolean call(int ref, String name, byte[][] keys, byte[][] argv, Host calls, Reply reply) {
+        Lua l = state();
+        host = calls;
+        resp = 2;
+        replicate = true;
+        fatal = null;
+        busyLogged = false;
+        killRequested = false;
+        startedNanos = System.nanoTime();
+        try {
+            l.setTop(0);
+            l.refGet(callfnRef);
+            l.refGet(ref);
+            pushArray(l, keys);
+            pushArray(l, argv);
+            protectedCall(l, 3, 2);
+            if (fatal != null) {
+                throw fatal;
+            }
+            boolean ok = l.toBoolean(1);
+            if (ok) {
+                write(l, 2, reply, 0);
+            } else {
+                writeError(l, 2, name, reply);
+            }
+            return ok || !killRequested;
+        } finally {
+            l.setTop(0);
+            host = null;
+            long took = (System.nanoTime() - startedNanos) / 1_000_000;
+            startedNanos = -1;
+            if (busyLogged) {
+                LOG.log(Level.WARNING, "function {0} ended after {1} ms", name, took);
+            }
+        }
+    }
+
+    /** {@code redis.register_function}, positional ({@code name, callback}) or named ({@code {function_name = …}}). */
+    private int registerFunction(Lua l) {
+        Registrar r = registrar;
+        if (r == null) {
+            return raise(l, "redis.register_function can only be called on FUNCTION LOAD command");
+        }
+        int n = l.getTop();
+        if (n < 1 || n > 2) {
+            return raise(l, "wrong number of arguments to redis.register_function");
+        }
+        String name = null;
+        String description = null;
+        int flags = 0;
+        int ref = LUA_NOREF;
+        String error = null;
+        if (n == 2) {
+            if (!l.isString(1)) {
+                error = "first argument to redis.register_function must be a string";
+            } else if (l.type(2) != Lua.LuaType.FUNCTION) {
+                error = "second argument to redis.register_function must be a function";
+            } else {
+                name = text(l, 1);
+                l.setTop(2);
+                ref = l.ref();
+            }
+        } else if (l.type(1) != Lua.LuaType.TABLE) {
+            error = "calling redis.register_function with a single argument is only applicable to Lua table "
+                    + "(representing named arguments).";
+        } else {
+            l.pushNil();
+            while (error == null && l.next(1) != 0) {
+                // the stack: the table, a key, its value
+                if (!l.isString(-2)) {
+                    error = "named argument key given to redis.register_function is not a string";
+                    break;
+                }
+                String key = text(l, -2).toLowerCase(java.util.Locale.ROOT);
+                switch (key) {
+                    case "function_name" -> {
+                        if (l.isString(-1)) {
+                            name = text(l, -1);
+                        } else {
+                            error = "function_name argument given to redis.register_function must be a string";
+                        }
+                    }
+                    case "description" -> {
+                        if (l.isString(-1)) {
+                            description = text(l, -1);
+                        } else {
+                            error = "description argument given to redis.register_function must be a string";
+                        }
+                    }
+                    case "callback" -> {
+                        if (l.type(-1) == Lua.LuaType.FUNCTION) {
+                            if (ref != LUA_NOREF) {
+                                l.unref(ref);
+                            }
+                            l.pushValue(-1);
+                            ref = l.ref();
+                        } else {
+                            error = "callback argument given to redis.register_function must be a function";
+                        }
+                    }
+                    case "flags" -> {
+                        if (l.type(-1) != Lua.LuaType.TABLE) {
+                            error = "flags argument to redis.register_function must be a table representing "
+                                    + "function flags";
+                        } else {
+                            flags = readFlags(l);
+                            if (flags < 0) {
+                                error = "unknown flag given";
+                            }
+                        }
+                    }
+                    default -> error = "unknown argument given to redis.register_function";
+                }
+                l.pop(1); // the value: the key stays for the next step
+            }
+            if (error == null && name == null) {
+                error = "redis.register_function must get a function name argument";
+            } else if (error == null && ref == LUA_NOREF) {
+                error = "redis.register_function must get a callback argument";
+            }
+        }
+        if (error == null) {
+            error = r.register(name, ref, description, flags);
+        }
+        if (error != null) {
+            if (ref != LUA_NOREF) {
+                l.unref(ref);
+            }
+            return raise(l, error);
+        }
+        l.setTop(0);
+        return 0;
+    }
+
+    /** The flags table on top of the stack as {@link Functions#FLAGS} bits; -1 for one that is not a flag. */
+    private static int readFlags(Lua l) {
+        int flags = 0;
+        for (int i = 1; ; i++) {
+            l.rawGetI(-1, i);
+            if (l.type(-1) == Lua.LuaType.NIL) {
+                l.pop(1);
+                return flags;
+            }
+            int bit = l.isString(-1) ? Functions.flag(text(l, -1)) : 0;
+            l.pop(1);
+            if (bit == 0) {
+                return -1;
+            }
+            flags |= bit;
+        }
+    }
+
     /** @return whether the writes of the running script go to the journal ({@code redis.set_repl}) */
     boolean replicating() {
         return replicate;
@@ -411,7 +689,10 @@ final class LuaScripts implements AutoCloseable {
             function(l, "random", this::random);
             function(l, "randomseed", this::randomSeed);
             function(l, "interrupt", this::interrupt);
-            protectedCall(l, 1, 2);
+            function(l, "register_function", this::registerFunction);
+            protectedCall(l, 1, 4);
+            callfnRef = l.ref();
+            loadlibRef = l.ref();
             prepareRef = l.ref();
             runRef = l.ref();
         } catch (RuntimeException e) {
@@ -653,7 +934,13 @@ final class LuaScripts implements AutoCloseable {
             LOG.log(Level.WARNING, "a script has been running for {0} ms on the logic thread; SCRIPT KILL stops it "
                     + "(and takes back what it wrote)", runningMillis());
         }
-        l.push(killRequested);
+        if (killRequested) {
+            l.push(KILLED);
+        } else if (registrar != null && loadDeadlineNanos != 0 && System.nanoTime() - loadDeadlineNanos > 0) {
+            l.push("ERR FUNCTION LOAD timeout");
+        } else {
+            l.push(false);
+        }
         return 1;
     }
 

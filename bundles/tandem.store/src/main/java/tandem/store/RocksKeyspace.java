@@ -142,8 +142,15 @@ final class RocksKeyspace implements AutoCloseable {
     private final FlushOptions flushOptions;
     private final ScanCursors cursors;
     private final Tx tx;
+    /** One generator behind {@code math.random}, as Redis has one for its scripts and its functions. */
+    private final Rand48 random = new Rand48();
     /** The scripts' Lua state and cache: this node's, never replicated. */
-    private final LuaScripts scripts = new LuaScripts();
+    private final LuaScripts scripts = new LuaScripts(random);
+    /** The functions' Lua state, apart from the scripts' as in Redis, and their libraries: replicated data. */
+    private final LuaScripts functionLua = new LuaScripts(random);
+    private final Functions functions = new Functions(functionLua);
+    /** The function {@link #script} runs now, null for a script. */
+    private volatile Functions.Function runningFunction;
     /** While {@link #capture} runs: what it wrote, and what it refuses writes with. */
     private List<Keyspace.Effect> captured;
     private String captureRefusal;
@@ -237,6 +244,8 @@ final class RocksKeyspace implements AutoCloseable {
                 written -> new Tx(db, databases, meta, readOptions, cursors, written));
         this.tx = rounds.tx();
         tx.scripts = scripts;
+        tx.functions = functions;
+        functions.open(db, meta);
         for (Database d : databases.all()) {
             loadIndex(d);
         }
@@ -859,6 +868,7 @@ final class RocksKeyspace implements AutoCloseable {
             }
             closed = true;
             scripts.close();
+            functionLua.close();
             tx.batch.close();
             rounds.release();
             for (ColumnFamilyHandle h : handles) {
@@ -879,10 +889,14 @@ final class RocksKeyspace implements AutoCloseable {
 
     // ---------------------------------------------------------------- scripts
 
-    /** @return whether {@code command} is EVAL, EVALSHA or an _RO form of them */
+    /**
+     * @return whether {@code command} runs through {@link #capture}: EVAL, EVALSHA, FCALL, an _RO form of them, or a
+     *         FUNCTION subcommand that changes the libraries (a library's code runs at its load, bounded there)
+     */
     boolean isScript(Command command) {
         String name = command.name();
-        return name != null && name.startsWith("eval");
+        return name != null && (name.startsWith("eval") || name.startsWith("fcall")
+                || name.equals("function") && FunctionCommands.changes(command.args()));
     }
 
     /** {@link Keyspace#capture}: runs scripts and commands now, and returns what they wrote, for the journal. */
@@ -922,19 +936,44 @@ final class RocksKeyspace implements AutoCloseable {
         }
     }
 
-    /** {@link Keyspace#killScript}, from any thread. */
-    String killScript() {
-        return scripts.kill() ? null : "NOTBUSY No scripts in execution right now.";
+    /**
+     * {@link Keyspace#killScript}, from any thread: {@code SCRIPT KILL} ({@code function} false) stops a script,
+     * {@code FUNCTION KILL} a function, each answering Redis's {@code BUSY} for the other.
+     */
+    String killScript(boolean function) {
+        boolean functionRuns = functionLua.runningMillis() >= 0;
+        if (!functionRuns && scripts.runningMillis() < 0) {
+            return "NOTBUSY No scripts in execution right now.";
+        }
+        if (function != functionRuns) {
+            return function ? BUSY_SCRIPT : BUSY_FUNCTION;
+        }
+        return (function ? functionLua : scripts).kill() ? null : "NOTBUSY No scripts in execution right now.";
     }
 
+    /** Redis's {@code slowevalerr} and {@code slowscripterr}, without their dash. */
+    static final String BUSY_SCRIPT = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+            + "SHUTDOWN NOSAVE.";
+    static final String BUSY_FUNCTION = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+            + "SHUTDOWN NOSAVE.";
+
     long scriptRunningMillis() {
-        return scripts.runningMillis();
+        return Math.max(scripts.runningMillis(), functionLua.runningMillis());
+    }
+
+    /** @return whether what runs now is a function (its BUSY names FUNCTION KILL), not a script */
+    boolean functionRunning() {
+        return functionLua.runningMillis() >= 0;
     }
 
     private void captureOne(Command command, Reply reply) {
         String arity = arityError(command.descriptor(), command.args());
         if (arity != null) {
             reply.error(arity);
+            return;
+        }
+        if (command.name().equals("function")) {
+            changeFunctions(command, reply);
             return;
         }
         if (isScript(command)) {
@@ -947,6 +986,29 @@ final class RocksKeyspace implements AutoCloseable {
             return;
         }
         called(command, spec, reply, true);
+    }
+
+    /**
+     * A FUNCTION subcommand, on the node that decides writes: a library's code may run for 500 ms at most, and the
+     * command is journaled as it came when it succeeded (a failed one changed nothing).
+     */
+    private void changeFunctions(Command command, Reply reply) {
+        if (FunctionCommands.changes(command.args()) && captureRefusal != null) {
+            reply.error(captureRefusal);
+            return;
+        }
+        tx.select(command.db());
+        tx.loadTimeoutMillis = Functions.LOAD_TIMEOUT_MILLIS;
+        try {
+            FunctionCommands.function(tx, command.args(), reply);
+            if (FunctionCommands.changes(command.args())) {
+                captured.add(new Keyspace.Effect(command.db(), command.args()));
+            }
+        } catch (CommandError e) {
+            reply.error(e.getMessage());
+        } finally {
+            tx.loadTimeoutMillis = 0;
+        }
     }
 
     /** Runs a command for a capture or a script, and keeps it among the effects when it writes. */
@@ -962,6 +1024,10 @@ final class RocksKeyspace implements AutoCloseable {
     private void script(Command command, Reply reply) {
         byte[][] a = command.args();
         String name = command.name();
+        if (name.startsWith("fcall")) {
+            fcall(command, reply);
+            return;
+        }
         boolean bySha = name.startsWith("evalsha");
         if (bySha && a[1].length != 40) {
             reply.error(LuaScripts.NOSCRIPT); // evalShaCommand: before anything else
@@ -1011,6 +1077,58 @@ final class RocksKeyspace implements AutoCloseable {
         }
     }
 
+    /** FCALL and FCALL_RO: Redis 7.0's {@code fcallCommandGeneric}, then {@code scriptPrepareForRun}'s checks. */
+    private void fcall(Command command, Reply reply) {
+        byte[][] a = command.args();
+        Functions.Function f = functions.find(a[1]);
+        if (f == null) {
+            reply.error("ERR Function not found");
+            return;
+        }
+        long numkeys;
+        try {
+            numkeys = tandem.protocol.command.String2ll.parse(a[2]);
+        } catch (NumberFormatException e) {
+            reply.error("ERR Bad number of keys provided");
+            return;
+        }
+        if (numkeys > a.length - 3) {
+            reply.error("ERR Number of keys can't be greater than number of args");
+            return;
+        }
+        if (numkeys < 0) {
+            reply.error("ERR Number of keys can't be negative");
+            return;
+        }
+        boolean noWrites = (f.flags() & Functions.NO_WRITES) != 0;
+        if (!noWrites) {
+            if (captureRefusal != null) {
+                reply.error(captureRefusal.startsWith("READONLY")
+                        ? "READONLY Can not run script with write flag on readonly replica" : captureRefusal);
+                return;
+            }
+            if (command.name().equals("fcall_ro")) {
+                reply.error("ERR Can not execute a script with write flag using *_ro command.");
+                return;
+            }
+        }
+        int k = (int) numkeys;
+        byte[][] keys = java.util.Arrays.copyOfRange(a, 3, 3 + k);
+        byte[][] argv = java.util.Arrays.copyOfRange(a, 3 + k, a.length);
+        scriptReadOnly = noWrites;
+        scriptDb = command.db();
+        tx.scripting = true;
+        runningFunction = f;
+        try {
+            if (!functionLua.call(f.ref(), f.name(), keys, argv, scriptHost, reply)) {
+                killed = true;
+            }
+        } finally {
+            runningFunction = null;
+            tx.scripting = false;
+        }
+    }
+
     /** What a script's {@code redis.call} runs: Redis's {@code scriptCall} checks, then the command. */
     private final LuaScripts.Host scriptHost = new LuaScripts.Host() {
         @Override
@@ -1042,7 +1160,7 @@ final class RocksKeyspace implements AutoCloseable {
                 }
             }
             command.db(scriptDb);
-            called(command, spec, reply, scripts.replicating());
+            called(command, spec, reply, (runningFunction != null ? functionLua : scripts).replicating());
         }
 
         @Override

@@ -265,8 +265,13 @@ public final class StoreComponent implements Keyspace {
     }
 
     @Override
-    public String killScript() {
-        return keyspace.killScript();
+    public String killScript(boolean function) {
+        return keyspace.killScript(function);
+    }
+
+    @Override
+    public boolean functionRunning() {
+        return keyspace.functionRunning();
     }
 
     @Override

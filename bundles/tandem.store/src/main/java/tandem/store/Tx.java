@@ -162,6 +162,10 @@ final class Tx {
     private final List<Database> touched = new ArrayList<>();
     /** The SWAPDBs of the running apply, pairs of indexes, to take them back. */
     private final List<int[]> swaps = new ArrayList<>();
+    /** What the running apply changed outside RocksDB and the index (the functions' libraries), to take it back. */
+    private final List<Runnable> undoOutside = new ArrayList<>();
+    /** What to finish once the running apply is kept (freeing what it replaced). */
+    private final List<Runnable> afterKeep = new ArrayList<>();
 
     /** "now" of the entry being applied, in milliseconds since the epoch. */
     long nowMs;
@@ -178,6 +182,13 @@ final class Tx {
 
     /** The store's scripts, for {@code SCRIPT LOAD|EXISTS|FLUSH}. */
     LuaScripts scripts;
+    /** The store's function libraries, for {@code FUNCTION}. */
+    Functions functions;
+    /**
+     * How long a library's code may run while it is loaded, in milliseconds, 0 for no limit: set on the node that
+     * decides writes (Redis's 500), none when a journaled load is applied, as a Redis replica obeys its primary.
+     */
+    long loadTimeoutMillis;
     /** True while a write command runs: expired keys met are deleted. */
     boolean mutating;
     /** True while a script's commands run: XREAD and XREADGROUP refuse BLOCK there, as Redis does. */
@@ -219,6 +230,8 @@ final class Tx {
         }
         touched.clear();
         swaps.clear();
+        undoOutside.clear();
+        afterKeep.clear();
         clearUndo();
         select(0);
     }
@@ -274,6 +287,11 @@ final class Tx {
         }
         touched.clear();
         swaps.clear();
+        undoOutside.clear();
+        for (Runnable r : afterKeep) {
+            r.run();
+        }
+        afterKeep.clear();
     }
 
     /**
@@ -308,6 +326,33 @@ final class Tx {
             databases.swap(swaps.get(i)[0], swaps.get(i)[1]);
         }
         swaps.clear();
+        for (int i = undoOutside.size() - 1; i >= 0; i--) {
+            undoOutside.get(i).run();
+        }
+        undoOutside.clear();
+        afterKeep.clear();
+    }
+
+    /**
+     * Records a change the running apply made outside RocksDB and the index: {@code undo} takes it back if the apply
+     * is dropped, {@code kept} finishes it once the apply is kept.
+     */
+    void outside(Runnable undo, Runnable kept) {
+        if (refusing) {
+            throw new WriteWhileRefusing();
+        }
+        undoOutside.add(undo);
+        afterKeep.add(kept);
+    }
+
+    /** Writes a record of the {@code meta} family (the functions' libraries) in the apply's batch. */
+    void putMeta(byte[] key, byte[] value) {
+        put(meta, key, value);
+    }
+
+    /** Deletes a record of the {@code meta} family in the apply's batch. */
+    void deleteMeta(byte[] key) {
+        remove(meta, key);
     }
 
     /**

@@ -49,14 +49,36 @@ class GoldenRepliesTest {
         for (int i = 0; i < tokens.length; i++) {
             if (tokens[i].startsWith("hex:")) {
                 args[i] = java.util.HexFormat.of().parseHex(tokens[i].substring(4));
+            } else if (tokens[i].startsWith("esc:")) {
+                args[i] = unescape(tokens[i].substring(4));
             }
         }
         return args;
     }
 
+    /** A token {@code esc:…}: its escapes ({@code \\n}, {@code \\r}, {@code \\t}, {@code \\\\}) read. */
+    private static byte[] unescape(String s) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\' && i + 1 < s.length()) {
+                char e = s.charAt(++i);
+                out.write(switch (e) {
+                    case 'n' -> '\n';
+                    case 'r' -> '\r';
+                    case 't' -> '\t';
+                    default -> e;
+                });
+            } else {
+                out.write(c);
+            }
+        }
+        return out.toByteArray();
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"strings", "keys", "hashes", "refusals", "bits", "lcs", "object", "scripts", "hll",
-        "geo", "streams"})
+        "geo", "streams", "functions"})
     void everyReplyIsRedis7s(String transcript) throws IOException {
         List<String> lines;
         try (InputStream in = getClass().getResourceAsStream("/golden/" + transcript + ".golden")) {

@@ -104,7 +104,7 @@ class ScriptFuzzTest {
             CompletableFuture<String> looping = CompletableFuture.supplyAsync(() -> h.exec("eval",
                     "redis.call('set', 'written', 1) while true do pcall(function() end) end", "0"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (h.ks.killScript() != null) {
+            while (h.ks.killScript(false) != null) {
                 assertThat(System.nanoTime()).as("the script starts").isLessThan(deadline);
                 Thread.onSpinWait();
             }
@@ -112,7 +112,7 @@ class ScriptFuzzTest {
                     .startsWith("-ERR Script killed by user with SCRIPT KILL... script: ");
             assertThat(h.exec("get", "written")).isEqualTo("$-1\\r\\n");
             assertThat(h.journaled).isEmpty();
-            assertThat(h.ks.killScript()).isEqualTo("NOTBUSY No scripts in execution right now.");
+            assertThat(h.ks.killScript(false)).isEqualTo("NOTBUSY No scripts in execution right now.");
         }
     }
 }

@@ -61,7 +61,7 @@ class StoreComponentTest {
         assertThat(store.describe("set")).extracting(CommandDescriptor::arity, CommandDescriptor::write)
                 .containsExactly(-3, true);
         assertThat(store.describe("xyzzy")).isNull();
-        assertThat(store.commands()).hasSize(183);
+        assertThat(store.commands()).hasSize(186);
 
         store.modified(config("flush.interval.ms", 20, "expire.keys.per.tick", 1, "scan.cursors", 2,
                 "directory", "/elsewhere"));
@@ -91,7 +91,7 @@ class StoreComponentTest {
                     java.util.List.of("write", "denyoom"), "string", "1.0.1", "Set multiple keys to multiple values"));
             assertThat(store.describe("get").write()).isFalse();
             assertThat(store.commands()).allSatisfy(d -> {
-                if (java.util.Set.of("object", "memory", "script", "xgroup", "xinfo").contains(d.name())) {
+                if (java.util.Set.of("object", "memory", "script", "function", "xgroup", "xinfo").contains(d.name())) {
                     assertThat(d.flags()).as("a container has none in Redis: its subcommands have them").isEmpty();
                 } else if (d.group().equals("scripting")) {
                     assertThat(d.flags()).as("a script may read or write").contains("noscript")

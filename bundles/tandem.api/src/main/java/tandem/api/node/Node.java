@@ -153,6 +153,24 @@ public interface Node {
      * @since 3.1
      */
     default String killScript() {
+        return killScript(false);
+    }
+
+    /**
+     * {@code SCRIPT KILL} ({@code function} false) or {@code FUNCTION KILL} (true) from the front end's thread.
+     *
+     * @return null when what runs was asked to stop; otherwise the error to answer
+     * @since 3.2
+     */
+    default String killScript(boolean function) {
         return "NOTBUSY No scripts in execution right now.";
+    }
+
+    /**
+     * @return whether what runs now is a function, whose {@code BUSY} names {@code FUNCTION KILL}
+     * @since 3.2
+     */
+    default boolean functionRunning() {
+        return false;
     }
 }

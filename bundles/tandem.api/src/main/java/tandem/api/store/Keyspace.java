@@ -100,7 +100,27 @@ public interface Keyspace extends CommandCatalogue {
      * @since 4.2
      */
     default String killScript() {
+        return killScript(false);
+    }
+
+    /**
+     * {@code SCRIPT KILL} ({@code function} false) or {@code FUNCTION KILL} ({@code function} true): asks what runs
+     * now to stop when it is of that kind; Redis's {@code BUSY} error names the other command when it is not.
+     *
+     * @return null when it was asked to stop; otherwise the error Redis answers
+     * @since 4.3
+     */
+    default String killScript(boolean function) {
         return "NOTBUSY No scripts in execution right now.";
+    }
+
+    /**
+     * @return whether what runs now ({@link #scriptRunningMillis} not -1) is a function ({@code FCALL}), whose
+     *         {@code BUSY} reply names {@code FUNCTION KILL}, rather than a script
+     * @since 4.3
+     */
+    default boolean functionRunning() {
+        return false;
     }
 
     /**

@@ -4,7 +4,7 @@
  * <p>Replies are written through {@link tandem.api.store.Reply} so that neither side depends on Netty.
  */
 @Export
-@Version("4.2.0")
+@Version("4.3.0")
 package tandem.api.store;
 
 import org.osgi.annotation.bundle.Export;

@@ -3,7 +3,7 @@
  * transaction as the arrays {@code MULTI}, its commands, {@code EXEC}, back to back; and the key hash.
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package tandem.protocol.command;
 
 import org.osgi.annotation.bundle.Export;

@@ -15,7 +15,7 @@ import java.util.function.BiConsumer;
 
 import tandem.server.acl.AclCatalog.Cmd;
 import tandem.server.acl.Selector.RuleException;
-import tandem.server.resp.InlineSplitter;
+import tandem.protocol.command.InlineSplitter;
 
 /**
  * The node's ACL users, as Redis 7.0 keeps them: the {@code default} user (every command, key and channel, no

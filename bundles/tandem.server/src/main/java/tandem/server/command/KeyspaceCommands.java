@@ -26,12 +26,13 @@ public final class KeyspaceCommands {
 
     /**
      * The subcommands the store answers of its containers (its {@code ObjectCommands} and
-     * {@code StreamCommands}), for {@code COMMAND}: the store's descriptors name commands, not subcommands.
+     * {@code StreamCommands}, {@code ScriptCommands}, {@code FunctionCommands}), for {@code COMMAND}: the store's descriptors name commands, not subcommands.
      */
     private static final Map<String, List<String>> SUBCOMMANDS = Map.of(
             "object", List.of("encoding", "freq", "help", "idletime", "refcount"),
             "memory", List.of("help", "usage"),
             "script", List.of("debug", "exists", "flush", "help", "kill", "load"),
+            "function", List.of("delete", "dump", "flush", "help", "kill", "list", "load", "restore", "stats"),
             "xgroup", List.of("create", "createconsumer", "delconsumer", "destroy", "help", "setid"),
             "xinfo", List.of("consumers", "groups", "help", "stream"));
 

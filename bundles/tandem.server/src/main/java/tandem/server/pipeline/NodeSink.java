@@ -51,8 +51,13 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
             }
 
             @Override
-            public String kill() {
+            public String kill(boolean function) {
                 return "NOTBUSY No scripts in execution right now.";
+            }
+
+            @Override
+            public boolean functionRunning() {
+                return false;
             }
 
             @Override
@@ -64,8 +69,14 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
         /** @return milliseconds the running script has run, -1 when none runs */
         long runningMillis();
 
-        /** @return null when the running script was asked to stop, else the error to answer */
-        String kill();
+        /**
+         * @param function true for {@code FUNCTION KILL}, false for {@code SCRIPT KILL}
+         * @return null when the running script was asked to stop, else the error to answer
+         */
+        String kill(boolean function);
+
+        /** @return whether what runs is a function: its {@code BUSY} names {@code FUNCTION KILL} */
+        boolean functionRunning();
 
         /** @return {@code busy-reply-threshold}: past it, other clients are answered {@code BUSY} */
         long busyMillis();
@@ -73,6 +84,8 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
 
     static final String BUSY = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
             + "NOSAVE.";
+    static final String BUSY_FUNCTION = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or "
+            + "SHUTDOWN NOSAVE.";
 
     private static final Set<String> AUTH_EXEMPT = Set.of("auth", "hello", "quit", "reset");
     /** The commands that change what a connection is subscribed to. */
@@ -213,9 +226,9 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
         }
         long cost = InboundBudget.cost(args);
         boolean alone = c.inbound.get() == 0 && c.readBytes == cost && c.held == null;
-        if (name.equals("script") && args.length == 2
+        if ((name.equals("script") || name.equals("function")) && args.length == 2
                 && new String(args[1], StandardCharsets.ISO_8859_1).equalsIgnoreCase("kill") && alone) {
-            String refused = scripts.kill();
+            String refused = scripts.kill(name.equals("function"));
             c.readBytes -= cost; // answered here: the node never runs it
             c.answerNow(refused == null ? "+OK" : "-" + refused);
             return true;
@@ -224,7 +237,7 @@ public record NodeSink(Function<NodeClient, NodeSession> node, Function<byte[][]
             return false;
         }
         c.readBytes -= cost;
-        c.answerNow("-" + BUSY);
+        c.answerNow("-" + (scripts.functionRunning() ? BUSY_FUNCTION : BUSY));
         return true;
     }
 

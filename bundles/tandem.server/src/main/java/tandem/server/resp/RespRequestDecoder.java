@@ -8,6 +8,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
+import tandem.protocol.command.InlineSplitter;
+
 /**
  * Frames RESP2 requests, multibulk or inline, exactly as Redis 7 reads its query buffer.
  *

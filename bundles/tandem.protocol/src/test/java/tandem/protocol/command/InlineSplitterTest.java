@@ -1,4 +1,4 @@
-package tandem.server.resp;
+package tandem.protocol.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

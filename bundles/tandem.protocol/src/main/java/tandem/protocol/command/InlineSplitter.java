@@ -1,4 +1,4 @@
-package tandem.server.resp;
+package tandem.protocol.command;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;

@@ -319,8 +319,104 @@ class ScriptReplicationSystemTest {
         awaitSameDigest(journalReplica, psyncReplica);
     }
 
+    private static final String LIBRARY = """
+            #!lua name=ledger
+            redis.register_function('credit', function(keys, args)
+              redis.call('rpush', keys[2], args[1])
+              return redis.call('incrby', keys[1], args[1])
+            end)
+            redis.register_function{function_name='balance', flags={'no-writes'},
+              callback=function(keys) return redis.call('get', keys[1]) end}
+            redis.register_function{function_name='spin', flags={'no-writes'},
+              callback=function() local x = 0 while true do x = x + 1 end end}""";
+
     @Test
     @Order(5)
+    void functionsAreDataThatReplicasAndAFullSyncCarry() throws Exception {
+        try (Jedis j = primary()) {
+            assertThat(j.functionLoad(LIBRARY)).isEqualTo("ledger");
+            Throwable again = catchThrowable(() -> j.functionLoad(LIBRARY));
+            assertThat(again).hasMessage("ERR Library 'ledger' already exists");
+        }
+        int workers = 3;
+        int rounds = 60;
+        List<CompletableFuture<Void>> running = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            running.add(CompletableFuture.runAsync(() -> {
+                try (Jedis j = primary()) {
+                    for (int i = 1; i <= rounds; i++) {
+                        j.fcall("credit", List.of("fn:total", "fn:log"), List.of(Integer.toString(i)));
+                    }
+                }
+            }));
+        }
+        CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        long total = (long) workers * rounds * (rounds + 1) / 2;
+        byte[] dump;
+        try (Jedis j = primary()) {
+            assertThat(j.fcallReadonly("balance", List.of("fn:total"), List.of())).isEqualTo(Long.toString(total));
+            dump = j.functionDump();
+        }
+        awaitSameDigest(journalReplica, psyncReplica);
+        // a replica runs a function that only reads, and refuses one that may write before it runs
+        for (TandemNode replica : List.of(journalReplica, psyncReplica)) {
+            try (Jedis r = new Jedis("127.0.0.1", replica.port(), 5000, 30_000)) {
+                assertThat(r.functionDump()).isEqualTo(dump);
+                assertThat(r.fcallReadonly("balance", List.of("fn:total"), List.of())).isEqualTo(Long.toString(total));
+                Throwable refused = catchThrowable(() -> r.fcall("credit", List.of("fn:total", "fn:log"),
+                        List.of("1")));
+                assertThat(refused).hasMessage("READONLY Can not run script with write flag on readonly replica");
+            }
+        }
+        // a replica that joins now (in the psync replica's place: a primary serves two) gets them with its full sync
+        psyncReplica.close();
+        psyncReplica = JournalCluster.psyncReplicaOf(cluster.primary, "script-repl-late");
+        try (Jedis r = new Jedis("127.0.0.1", psyncReplica.port(), 5000, 30_000)) {
+            Await.until("the new replica has the data", CONVERGENCE,
+                    () -> Long.toString(total).equals(r.get("fn:total")));
+            assertThat(r.functionDump()).isEqualTo(dump);
+        }
+        // a function past the threshold: others are BUSY with FUNCTION KILL's words, which alone stops it
+        try (Jedis admin = primary()) {
+            assertThat(admin.configSet("busy-reply-threshold", "300")).isEqualTo("OK");
+        }
+        try {
+            CompletableFuture<Throwable> spinning = CompletableFuture.supplyAsync(() -> {
+                try (Jedis j = primary()) {
+                    return catchThrowable(() -> j.fcall("spin", List.of(), List.of()));
+                }
+            });
+            AtomicReference<String> seen = new AtomicReference<>();
+            Await.until("another client is answered BUSY", Duration.ofSeconds(30), () -> {
+                try (Jedis other = new Jedis("127.0.0.1", cluster.primary.port(), 1000, 1000)) {
+                    other.ping();
+                    return false;
+                } catch (JedisDataException e) {
+                    seen.set(e.getMessage());
+                    return e.getMessage().startsWith("BUSY");
+                } catch (redis.clients.jedis.exceptions.JedisConnectionException waitedBehindTheFunction) {
+                    return false;
+                }
+            });
+            assertThat(seen.get()).isEqualTo("BUSY Redis is busy running a script. You can only call FUNCTION "
+                    + "KILL or SHUTDOWN NOSAVE.");
+            try (Jedis killer = primary()) {
+                assertThat(catchThrowable(killer::scriptKill)).hasMessage("BUSY Redis is busy running a script. You "
+                        + "can only call FUNCTION KILL or SHUTDOWN NOSAVE.");
+                assertThat(killer.functionKill()).isEqualTo("OK");
+            }
+            assertThat(spinning.get(30, TimeUnit.SECONDS)).isInstanceOf(JedisDataException.class)
+                    .hasMessageStartingWith("ERR Script killed by user with SCRIPT KILL... script: spin, on "
+                            + "@user_function:");
+        } finally {
+            try (Jedis admin = primary()) {
+                admin.configSet("busy-reply-threshold", "5000");
+            }
+        }
+    }
+
+    @Test
+    @Order(6)
     void aKilledPrimaryLosesNoAcknowledgedScriptWrite() throws Exception {
         AtomicLong acknowledged = new AtomicLong();
         AtomicReference<Throwable> stopped = new AtomicReference<>();
@@ -342,6 +438,9 @@ class ScriptReplicationSystemTest {
         long acked = acknowledged.get();
         cluster.primary.restart();
         try (Jedis j = primary()) {
+            // the libraries are records of the store: back with it, as they were
+            assertThat(j.fcallReadonly("balance", List.of("fn:total"), List.of())).isNotNull();
+            assertThat(j.functionList()).hasSize(1);
             long count = Long.parseLong(j.get("crash:count"));
             assertThat(count).isGreaterThanOrEqualTo(acked);
             List<String> log = j.lrange("crash:log", 0, -1);

@@ -56,7 +56,7 @@ class GoldenRepliesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"strings", "keys", "hashes", "refusals", "bits", "lcs", "object", "scripts", "hll",
-        "geo", "streams"})
+        "geo", "streams", "libs"})
     void everyReplyIsRedis7s(String transcript) throws IOException {
         List<String> lines;
         try (InputStream in = getClass().getResourceAsStream("/golden/" + transcript + ".golden")) {

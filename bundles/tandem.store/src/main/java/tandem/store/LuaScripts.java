@@ -129,6 +129,15 @@ final class LuaScripts implements AutoCloseable {
               rawset(G, name, nil)
             end
             rawset(G, 'redis', redis)
+            -- the libraries Redis loads (LuaLibraries), read-only as Redis makes them; the helper names a library
+            -- function as its caller named it, for luaL_argerror's words
+            J.libnamer(function()
+              local i = dbg.getinfo(2, 'n')
+              if i then return i.name, i.namewhat end
+            end)
+            for name, lib in pairs(J.libs) do
+              rawset(G, name, setmetatable({}, {__index = lib, __newindex = readonly, __metatable = false}))
+            end
             -- Redis's pcall hands back an error table's message, as Redis 6's string errors were
             local rawpcall = pcall
             local function unpackerror(ok, ...)
@@ -690,6 +699,7 @@ final class LuaScripts implements AutoCloseable {
             function(l, "randomseed", this::randomSeed);
             function(l, "interrupt", this::interrupt);
             function(l, "register_function", this::registerFunction);
+            new LuaLibraries().install(l);
             protectedCall(l, 1, 4);
             callfnRef = l.ref();
             loadlibRef = l.ref();

@@ -78,7 +78,7 @@ class GoldenRepliesTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"strings", "keys", "hashes", "refusals", "bits", "lcs", "object", "scripts", "hll",
-        "geo", "streams", "functions"})
+        "geo", "streams", "functions", "libs"})
     void everyReplyIsRedis7s(String transcript) throws IOException {
         List<String> lines;
         try (InputStream in = getClass().getResourceAsStream("/golden/" + transcript + ".golden")) {

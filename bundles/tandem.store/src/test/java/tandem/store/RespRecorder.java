@@ -50,7 +50,7 @@ final class RespRecorder implements Reply {
 
     private Reply line(char type, String text) {
         out.write(type);
-        out.writeBytes(text.getBytes(StandardCharsets.UTF_8));
+        out.writeBytes(text.getBytes(StandardCharsets.ISO_8859_1)); // bytes travel as Latin-1 chars, as RespWriter sends them
         out.writeBytes(new byte[] {'\r', '\n'});
         return this;
     }

@@ -127,7 +127,14 @@ public final class RespWriter implements Reply {
             return this;
         }
         out.writeByte('+');
-        out.writeCharSequence(text, StandardCharsets.UTF_8);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x100) {
+                out.writeByte(c); // a script's status carries its bytes as Latin-1 chars: they go out as they came
+            } else {
+                out.writeCharSequence(String.valueOf(c), StandardCharsets.UTF_8);
+            }
+        }
         out.writeBytes(CRLF);
         return this;
     }

@@ -355,10 +355,8 @@ final class LuaScripts implements AutoCloseable {
             return "-" + shebang.error();
         }
         Lua l = state();
-        ByteBuffer code = ByteBuffer.allocateDirect(shebang.code().length);
-        code.put(shebang.code()).flip();
         try {
-            l.load(code, "@user_script");
+            l.load(direct(shebang.code()), "@user_script");
         } catch (LuaException e) {
             String message = l.getTop() > 0 && l.type(-1) == Lua.LuaType.STRING ? text(l, -1) : e.getMessage();
             l.setTop(0);
@@ -441,10 +439,8 @@ final class LuaScripts implements AutoCloseable {
      */
     String loadLibrary(byte[] code, long timeoutMillis, Registrar registrar) {
         Lua l = state();
-        ByteBuffer buffer = ByteBuffer.allocateDirect(code.length);
-        buffer.put(code).flip();
         try {
-            l.load(buffer, "@user_function");
+            l.load(direct(code), "@user_function");
         } catch (LuaException e) {
             String message = l.getTop() > 0 && l.type(-1) == Lua.LuaType.STRING ? text(l, -1) : e.getMessage();
             l.setTop(0);
@@ -1053,6 +1049,28 @@ final class LuaScripts implements AutoCloseable {
      * only for bytes 1 to 127; any other string is pushed by running a chunk that returns it as a literal (luajava
      * 4.1's binary push is not served here with its natives).
      */
+    /** Up to this many bytes, {@link #direct} reuses one buffer per thread instead of allocating native memory. */
+    private static final int SCRATCH_LIMIT = 1 << 20;
+    private static final ThreadLocal<ByteBuffer> SCRATCH =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(4096));
+
+    /**
+     * {@code bytes} in a direct buffer for luajava's {@code load}, which reads it before it returns: a reused one,
+     * since a direct buffer per call is native memory that only a GC gives back.
+     */
+    private static ByteBuffer direct(byte[] bytes) {
+        if (bytes.length > SCRATCH_LIMIT) {
+            return ByteBuffer.allocateDirect(bytes.length).put(bytes).flip();
+        }
+        ByteBuffer b = SCRATCH.get();
+        if (b.capacity() < bytes.length) {
+            b = ByteBuffer.allocateDirect(Math.max(bytes.length, 2 * b.capacity()));
+            SCRATCH.set(b);
+        }
+        b.clear();
+        return b.put(bytes).flip();
+    }
+
     static void pushBytes(Lua l, byte[] b) {
         boolean ascii = true;
         for (byte x : b) {
@@ -1083,10 +1101,8 @@ final class LuaScripts implements AutoCloseable {
         }
         chunk.append('"');
         byte[] code = chunk.toString().getBytes(StandardCharsets.ISO_8859_1);
-        ByteBuffer buffer = ByteBuffer.allocateDirect(code.length);
-        buffer.put(code).flip();
         try {
-            l.load(buffer, "=bytes");
+            l.load(direct(code), "=bytes");
         } catch (LuaException e) {
             throw new IllegalStateException("a byte string literal did not compile", e);
         }
@@ -1097,7 +1113,9 @@ final class LuaScripts implements AutoCloseable {
 
     /** The bytes of the string (or number, which Lua turns into its text) at {@code index}. */
     static byte[] bytes(Lua l, int index) {
-        ByteBuffer buffer = l.toBuffer(index);
+        // a view of Lua's own bytes, copied at once: toBuffer would allocate a direct buffer per string, native
+        // memory that only a GC gives back, and a script calling Redis reads several strings per call
+        ByteBuffer buffer = l.toDirectBuffer(index);
         if (buffer == null) {
             return new byte[0];
         }

@@ -457,7 +457,10 @@ final class Streams {
 
         /** {@code streamGetEdgeID(s, 1, 1, …)}: the first live entry's ID, or MAX when none. */
         StreamId firstLiveId() {
-            List<Entry> first = range(StreamId.MIN, StreamId.MAX, 1, false);
+            // from the head node's master ID, at or before every entry: a seek from the start of the entries would
+            // step over the RocksDB tombstones of every entry trimmed before it (one per XADD … MAXLEN ~ at steady
+            // state)
+            List<Entry> first = range(meta.headNode == null ? StreamId.MIN : meta.headNode, StreamId.MAX, 1, false);
             return first.isEmpty() ? StreamId.MAX : first.get(0).id();
         }
 

@@ -411,6 +411,13 @@ final class RocksKeyspace implements AutoCloseable {
         return ByteBuffer.allocate(32).putLong(sequence).putLong(keys).putLong(expiring).putLong(seconds).array();
     }
 
+    /** For tests: forgets what the seeks learnt was empty ({@link Memo}), as a reopened store has not learnt it. */
+    void forgetMemos() {
+        for (Database d : databases.all()) {
+            d.memos.clear();
+        }
+    }
+
     /** For tests: {@link #applyTransaction(long, long, List, Reply)} of commands not resolved yet. */
     void applyTransactionOf(long sequence, long timestampNs, List<byte[][]> commands, Reply reply) {
         List<Command> resolved = new ArrayList<>(commands.size());

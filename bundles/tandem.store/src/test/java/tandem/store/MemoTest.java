@@ -77,7 +77,10 @@ class MemoTest {
         }
     }
 
-    /** A store that remembers what its seeks found empty answers as one reopened (forgetting it) before each step. */
+    /**
+     * A store that remembers what its seeks found empty answers as one that forgets it before each step (and is
+     * reopened now and then, which forgets everything the process held).
+     */
     @Test
     void whatIsLearntChangesNoReply() {
         Random random = new Random(5);
@@ -101,7 +104,11 @@ class MemoTest {
                     case 9 -> "zrandmember z";
                     default -> "zrange z 0 2 withscores";
                 };
-                forgetting.reopen();
+                if (step % 25 == 0) {
+                    forgetting.reopen();
+                } else {
+                    forgetting.ks.forgetMemos();
+                }
                 assertThat(remembering.run(line)).as("step %d: %s", step, line).isEqualTo(forgetting.run(line));
                 if (step % 50 == 0) {
                     String ends = "zrange z 0 0 withscores";

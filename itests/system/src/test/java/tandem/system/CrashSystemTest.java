@@ -26,7 +26,7 @@ import tandem.testsupport.Await;
 @Timeout(600)
 class CrashSystemTest {
 
-    private static final int ROUNDS = 20;
+    private static final int ROUNDS = 12;
     private static final int WRITERS = 4;
     private static final String[] COUNTERS = {"counter:a", "counter:b"};
 

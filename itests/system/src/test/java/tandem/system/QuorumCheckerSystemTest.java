@@ -40,7 +40,7 @@ import tandem.testsupport.Await;
  */
 class QuorumCheckerSystemTest {
 
-    static final int CI_TRIALS = 6;
+    static final int CI_TRIALS = 4;
     private static final System.Logger LOG = System.getLogger("tandem.system");
     private static final long WINDOW_MS = 1000;
 

@@ -348,6 +348,42 @@ class StreamConsumerGroupSystemTest {
         awaitSameDigest(journalReplica, psyncReplica);
     }
 
+    @Test
+    @Order(4)
+    void aFullSyncCarriesStreamsGroupsHyperLogLogsAndPositions() throws Exception {
+        Map<String, byte[]> dumps = new java.util.TreeMap<>();
+        try (Jedis j = jedis(cluster.primary)) {
+            j.pfadd("sync:hll:sparse", "a", "b", "c");
+            String[] many = new String[5_000];
+            for (int i = 0; i < many.length; i++) {
+                many[i] = "e" + i;
+            }
+            j.pfadd("sync:hll:dense", many);
+            j.geoadd("sync:geo", 13.361389, 38.115556, "Palermo");
+            j.geoadd("sync:geo", 15.087269, 37.502669, "Catania");
+            j.xadd("sync:stream", new StreamEntryID(1, 1), Map.of("f", "1"));
+            j.xadd("sync:stream", new StreamEntryID(2, 1), Map.of("f", "2"));
+            j.xgroupCreate("sync:stream", "g", new StreamEntryID(0, 0), false);
+            j.xreadGroup("g", "alice", XReadGroupParams.xReadGroupParams().count(1),
+                    Map.of("sync:stream", StreamEntryID.UNRECEIVED_ENTRY));
+            for (String key : List.of("sync:hll:sparse", "sync:hll:dense", "sync:geo", "sync:stream")) {
+                dumps.put(key, j.dump(key));
+            }
+        }
+        // a new psync replica in the old one's place (a primary serves two) installs a checkpoint of the store
+        psyncReplica.close();
+        psyncReplica = JournalCluster.psyncReplicaOf(cluster.primary, "stream-groups-late");
+        awaitSameDigest(journalReplica, psyncReplica);
+        try (Jedis r = jedis(psyncReplica)) {
+            for (Map.Entry<String, byte[]> e : dumps.entrySet()) {
+                assertThat(r.dump(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
+            }
+            assertThat(r.pfcount("sync:hll:dense")).isBetween(4_900L, 5_100L);
+            assertThat(r.geodist("sync:geo", "Palermo", "Catania")).isBetween(166_274.0, 166_275.0);
+            assertThat(r.xpending("sync:stream", "g").getTotal()).isEqualTo(1);
+        }
+    }
+
     /** Waits until every replica holds the primary's digest, the primary's read again after theirs. */
     private static void awaitSameDigest(TandemNode... replicas) {
         JournalCluster.awaitSameDigest(cluster.primary, CONVERGENCE, replicas);

@@ -52,7 +52,7 @@ final class Gen {
             // stopped the Redis under comparison (not reproduced on a replay of the episode)
             "xadd", "xrange", "xrevrange", "xlen", "xdel", "xtrim", "xgroup", "xack", "xpending", "xclaim",
             "xautoclaim", "xinfo", "xsetid",
-            "function", "fcall", "lastsave", "latency", "slowlog", "lolwut", "restore-asking", "asking", "pfdebug",
+            "lastsave", "latency", "slowlog", "lolwut", "restore-asking", "asking", "pfdebug",
             "pfselftest", "quit", "multi", "watch");
 
     /** The subcommands generated for CLIENT: those that cannot kill, pause or silence a connection. */
@@ -503,6 +503,8 @@ final class Gen {
             case "eval", "eval_ro" -> eval(name);
             case "evalsha", "evalsha_ro" -> evalsha(name);
             case "script" -> script();
+            case "function" -> function();
+            case "fcall", "fcall_ro" -> fcall(name);
             case "setnx", "getset", "append" -> args(name, key(), value());
             case "setex" -> args(name, key(), b(relSeconds(false)), value());
             case "psetex" -> args(name, key(), b(relMillis(false)), value());
@@ -2132,6 +2134,58 @@ final class Gen {
             case 6 -> args("SCRIPT", pick(new String[] {"FLUSH", "LOAD", "EXISTS"}), token(), token());
             default -> args("SCRIPT", token());
         };
+    }
+
+    // ---- functions ----------------------------------------------------------------------------------------------
+
+    /**
+     * Libraries of one function each, {@code fn<i>} in {@code lib<i>}, whose body is the script template {@code i}
+     * (its {@code KEYS} and {@code ARGV} are the function's parameters); every third declares {@code no-writes}.
+     * One function a library: a library's functions, and several libraries, are listed and dumped in the order of
+     * Redis's hash table, which changes with each process's seed.
+     */
+    static final String[] LIBRARIES = new String[SCRIPTS.length];
+
+    static {
+        for (int i = 0; i < SCRIPTS.length; i++) {
+            LIBRARIES[i] = "#!lua name=lib" + i + "\nredis.register_function{function_name='fn" + i
+                    + "', callback=function(KEYS, ARGV) " + SCRIPTS[i] + " end"
+                    + (i % 3 == 0 ? ", flags={'no-writes'}" : "") + "}";
+        }
+    }
+
+    /** Libraries that do not load: no functions, a name taken by another library's function, bad metadata. */
+    private static final String[] BAD_LIBRARIES = {
+        "#!lua name=empty\nreturn 1",
+        "#!lua name=taken\nredis.register_function('fn1', function() return 1 end)",
+        "#!lua\nredis.register_function('x', function() return 1 end)",
+        "#!js name=js\nreturn 1",
+        "#!lua name=bad-name\nreturn 1",
+        "no shebang",
+        "#!lua name=raises\nerror('at load')",
+        "#!lua name=calls\nredis.call('ping')",
+    };
+
+    private List<byte[]> function() {
+        return switch (r.nextInt(12)) {
+            case 0, 1, 2 -> args("FUNCTION", "LOAD", pick(LIBRARIES));
+            case 3 -> args("FUNCTION", "LOAD", "REPLACE", pick(LIBRARIES));
+            case 4 -> args("FUNCTION", "LOAD", pick(BAD_LIBRARIES));
+            case 5 -> args("FUNCTION", "DELETE", r.nextInt(5) == 0 ? "nosuch" : "lib" + r.nextInt(SCRIPTS.length));
+            case 6 -> r.nextBoolean() ? args("FUNCTION", "FLUSH") : args("FUNCTION", "FLUSH",
+                    pick(new String[] {"SYNC", "ASYNC", "bogus"}));
+            case 7 -> r.nextBoolean() ? args("FUNCTION", "LIST", "LIBRARYNAME", "lib" + r.nextInt(SCRIPTS.length))
+                    : args("FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "lib" + r.nextInt(SCRIPTS.length));
+            case 8 -> args("FUNCTION", "STATS");
+            case 9 -> args("FUNCTION", pick(new String[] {"KILL", "HELP"}));
+            case 10 -> args("FUNCTION", pick(new String[] {"LIST", "LOAD", "DELETE", "RESTORE"}), token(), token());
+            default -> args("FUNCTION", token());
+        };
+    }
+
+    private List<byte[]> fcall(String name) {
+        String function = r.nextInt(8) == 0 ? "nosuch" : "fn" + r.nextInt(SCRIPTS.length);
+        return scriptCall(name.toUpperCase(Locale.ROOT), b(function));
     }
 
     private static String sha1(String script) {

@@ -215,7 +215,7 @@ final class LuaJson {
         }
         ByteArrayOutputStream json = new ByteArrayOutputStream();
         appendData(l, cfg.v, json);
-        LuaScripts.pushBytes(l, json.toByteArray());
+        LuaValues.pushBytes(l, json.toByteArray());
         return 1;
     }
 
@@ -224,7 +224,7 @@ final class LuaJson {
     }
 
     private static void appendString(Lua l, ByteArrayOutputStream json, int index) {
-        byte[] s = LuaScripts.bytes(l, index);
+        byte[] s = LuaValues.bytes(l, index);
         json.write('"');
         for (byte b : s) {
             String escape = CHAR2ESCAPE[b & 0xff];
@@ -729,7 +729,7 @@ final class LuaJson {
         while (true) {
             boolean done = true;
             switch (token.type) {
-                case T_STRING -> LuaScripts.pushBytes(l, token.string);
+                case T_STRING -> LuaValues.pushBytes(l, token.string);
                 case T_NUMBER -> l.push(token.number);
                 case T_BOOLEAN -> l.push(token.bool);
                 case T_NULL -> LuaLibraries.pushNull(l);
@@ -800,7 +800,7 @@ final class LuaJson {
         if (token.type != T_STRING) {
             throw parseError(json, "object key string", token);
         }
-        LuaScripts.pushBytes(l, token.string);
+        LuaValues.pushBytes(l, token.string);
         nextToken(json, token);
         if (token.type != T_COLON) {
             throw parseError(json, "colon", token);

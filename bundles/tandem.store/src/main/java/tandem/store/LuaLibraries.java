@@ -88,7 +88,7 @@ final class LuaLibraries {
         if (r.where) {
             natives.luaL_where(l.getPointer(), 1);
         }
-        LuaScripts.pushBytes(l, r.message);
+        LuaValues.pushBytes(l, r.message);
         if (r.where) {
             natives.lua_concat(l.getPointer(), 2);
         }
@@ -170,10 +170,10 @@ final class LuaLibraries {
                 l.refGet(namerRef);
                 l.pCall(0, 2);
                 if (l.type(-2) == Lua.LuaType.STRING) {
-                    name = new String(LuaScripts.bytes(l, -2), StandardCharsets.ISO_8859_1);
+                    name = new String(LuaValues.bytes(l, -2), StandardCharsets.ISO_8859_1);
                 }
                 if (l.type(-1) == Lua.LuaType.STRING) {
-                    namewhat = new String(LuaScripts.bytes(l, -1), StandardCharsets.ISO_8859_1);
+                    namewhat = new String(LuaValues.bytes(l, -1), StandardCharsets.ISO_8859_1);
                 }
             } catch (RuntimeException e) {
                 name = null;
@@ -250,7 +250,7 @@ final class LuaLibraries {
         if (t != Lua.LuaType.STRING && t != Lua.LuaType.NUMBER) {
             throw typeError(l, narg, "string");
         }
-        return LuaScripts.bytes(l, narg);
+        return LuaValues.bytes(l, narg);
     }
 
     /** {@code luaL_checkstring} as C reads it: up to the first zero byte. */
@@ -279,7 +279,7 @@ final class LuaLibraries {
 
     /** C's conversion of a double to {@code long} on x86-64: out of range is the smallest long. */
     static long toLong(double d) {
-        return LuaScripts.truncate(d);
+        return LuaValues.truncate(d);
     }
 
     /** C's conversion of a double to an unsigned {@code long} as gcc compiles it for x86-64. */

@@ -68,7 +68,7 @@ final class LuaMsgpack {
             l.pushValue(i);
             encode(l, buf, 0);
         }
-        LuaScripts.pushBytes(l, buf.toByteArray());
+        LuaValues.pushBytes(l, buf.toByteArray());
         return 1;
     }
 
@@ -79,7 +79,7 @@ final class LuaMsgpack {
             t = Lua.LuaType.NIL;
         }
         switch (t) {
-            case STRING -> encodeBytes(buf, LuaScripts.bytes(l, -1));
+            case STRING -> encodeBytes(buf, LuaValues.bytes(l, -1));
             case BOOLEAN -> buf.write(l.toBoolean(-1) ? 0xc3 : 0xc2);
             case NUMBER -> encodeNumber(buf, l.toNumber(-1));
             case TABLE -> encodeTable(l, buf, level);
@@ -526,6 +526,6 @@ final class LuaMsgpack {
     private static void push(Lua l, Cursor c, int from, long n) {
         byte[] b = new byte[(int) n];
         System.arraycopy(c.s, c.p + from, b, 0, (int) n);
-        LuaScripts.pushBytes(l, b);
+        LuaValues.pushBytes(l, b);
     }
 }

@@ -186,7 +186,7 @@ final class LuaStruct {
             }
             totalsize += size;
         }
-        LuaScripts.pushBytes(l, b.toByteArray());
+        LuaValues.pushBytes(l, b.toByteArray());
         return 1;
     }
 
@@ -316,7 +316,7 @@ final class LuaStruct {
     private static void push(Lua l, byte[] data, int from, int length) {
         byte[] b = new byte[length];
         System.arraycopy(data, from, b, 0, length);
-        LuaScripts.pushBytes(l, b);
+        LuaValues.pushBytes(l, b);
     }
 
     private static int size(LuaLibraries libs, Lua l) {

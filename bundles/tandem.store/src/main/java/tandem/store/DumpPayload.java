@@ -293,15 +293,7 @@ final class DumpPayload {
      * @throws CommandError with Redis's words for what is wrong
      */
     static List<byte[]> functionCodes(byte[] payload) {
-        if (payload.length < 10) {
-            throw new CommandError(VERSION_OR_CHECKSUM);
-        }
-        int footer = payload.length - 10;
-        int version = (payload[footer] & 0xff) | (payload[footer + 1] & 0xff) << 8;
-        long crc = Listpack.getLe(payload, footer + 2, 8);
-        if (version > RDB_VERSION || crc != Crc64.of(payload, 0, footer + 2)) {
-            throw new CommandError(VERSION_OR_CHECKSUM);
-        }
+        int footer = footer(payload);
         Reader in = new Reader(payload, footer);
         List<byte[]> codes = new ArrayList<>();
         while (in.p < footer) {
@@ -338,15 +330,7 @@ final class DumpPayload {
      * @throws CommandError {@link #VERSION_OR_CHECKSUM} or {@link #BAD_FORMAT}, as Redis answers
      */
     static Value restore(byte[] payload) {
-        if (payload.length < 10) {
-            throw new CommandError(VERSION_OR_CHECKSUM);
-        }
-        int footer = payload.length - 10;
-        int version = (payload[footer] & 0xff) | (payload[footer + 1] & 0xff) << 8;
-        long crc = Listpack.getLe(payload, footer + 2, 8);
-        if (version > RDB_VERSION || crc != Crc64.of(payload, 0, footer + 2)) {
-            throw new CommandError(VERSION_OR_CHECKSUM);
-        }
+        int footer = footer(payload);
         Reader in = new Reader(payload, footer);
         try {
             Value v = in.object();
@@ -357,6 +341,25 @@ final class DumpPayload {
         } catch (Bad e) {
             throw new CommandError(e.getMessage() == null ? BAD_FORMAT : BAD_FORMAT + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * {@code verifyDumpPayload}: the version and the CRC64 at the end of {@code payload}.
+     *
+     * @return where they start
+     * @throws CommandError {@link #VERSION_OR_CHECKSUM}
+     */
+    private static int footer(byte[] payload) {
+        if (payload.length < 10) {
+            throw new CommandError(VERSION_OR_CHECKSUM);
+        }
+        int footer = payload.length - 10;
+        int version = (payload[footer] & 0xff) | (payload[footer + 1] & 0xff) << 8;
+        long crc = Listpack.getLe(payload, footer + 2, 8);
+        if (version > RDB_VERSION || crc != Crc64.of(payload, 0, footer + 2)) {
+            throw new CommandError(VERSION_OR_CHECKSUM);
+        }
+        return footer;
     }
 
     /** A malformed payload, answered as {@link #BAD_FORMAT} (with a reason when Redis would have taken it). */

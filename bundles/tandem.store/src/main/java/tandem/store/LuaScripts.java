@@ -400,6 +400,15 @@ final class LuaScripts implements AutoCloseable {
             reply.error(NOSCRIPT);
             return true;
         }
+        return invoke(runRef, compiled.ref(), "script", sha, keys, argv, calls, reply);
+    }
+
+    /**
+     * Runs the function {@code ref} through the environment's runner {@code runner} with {@code keys} and
+     * {@code argv}, and writes its reply; an error names it {@code name}.
+     */
+    private boolean invoke(int runner, int ref, String kind, String name, byte[][] keys, byte[][] argv, Host calls,
+            Reply reply) {
         Lua l = state();
         host = calls;
         resp = 2;
@@ -410,8 +419,8 @@ final class LuaScripts implements AutoCloseable {
         startedNanos = System.nanoTime();
         try {
             l.setTop(0);
-            l.refGet(runRef);
-            l.refGet(compiled.ref());
+            l.refGet(runner);
+            l.refGet(ref);
             pushArray(l, keys);
             pushArray(l, argv);
             protectedCall(l, 3, 2);
@@ -422,7 +431,7 @@ final class LuaScripts implements AutoCloseable {
             if (ok) {
                 write(l, 2, reply, 0, resp);
             } else {
-                writeError(l, 2, sha, reply);
+                writeError(l, 2, name, reply);
             }
             return ok || !killRequested;
         } finally {
@@ -431,7 +440,7 @@ final class LuaScripts implements AutoCloseable {
             long took = (System.nanoTime() - startedNanos) / 1_000_000;
             startedNanos = -1;
             if (busyLogged) {
-                LOG.log(Level.WARNING, "script {0} ended after {1} ms", sha, took);
+                LOG.log(Level.WARNING, "{0} {1} ended after {2} ms", kind, name, took);
             }
             if (++runs % GC_PERIOD == 0) {
                 ((Lua51Natives) l.getLuaNatives()).lua_gc(l.getPointer(), LUA_GCSTEP, GC_PERIOD);
@@ -493,40 +502,7 @@ final class LuaScripts implements AutoCloseable {
      * @return false when it was killed: its writes must be taken back
      */
     boolean call(int ref, String name, byte[][] keys, byte[][] argv, Host calls, Reply reply) {
-        Lua l = state();
-        host = calls;
-        resp = 2;
-        replicate = true;
-        fatal = null;
-        busyLogged = false;
-        killRequested = false;
-        startedNanos = System.nanoTime();
-        try {
-            l.setTop(0);
-            l.refGet(callfnRef);
-            l.refGet(ref);
-            pushArray(l, keys);
-            pushArray(l, argv);
-            protectedCall(l, 3, 2);
-            if (fatal != null) {
-                throw fatal;
-            }
-            boolean ok = l.toBoolean(1);
-            if (ok) {
-                write(l, 2, reply, 0, resp);
-            } else {
-                writeError(l, 2, name, reply);
-            }
-            return ok || !killRequested;
-        } finally {
-            l.setTop(0);
-            host = null;
-            long took = (System.nanoTime() - startedNanos) / 1_000_000;
-            startedNanos = -1;
-            if (busyLogged) {
-                LOG.log(Level.WARNING, "function {0} ended after {1} ms", name, took);
-            }
-        }
+        return invoke(callfnRef, ref, "function", name, keys, argv, calls, reply);
     }
 
     /** {@code redis.register_function}, positional ({@code name, callback}) or named ({@code {function_name = …}}). */

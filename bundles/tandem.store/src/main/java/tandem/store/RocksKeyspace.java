@@ -1040,19 +1040,8 @@ final class RocksKeyspace implements AutoCloseable {
             reply.error(LuaScripts.NOSCRIPT); // evalShaCommand: before anything else
             return;
         }
-        long numkeys;
-        try {
-            numkeys = tandem.protocol.command.String2ll.parse(a[2]);
-        } catch (NumberFormatException e) {
-            reply.error("ERR value is not an integer or out of range");
-            return;
-        }
-        if (numkeys > a.length - 3) {
-            reply.error("ERR Number of keys can't be greater than number of args");
-            return;
-        }
+        int numkeys = numkeys(a, "ERR value is not an integer or out of range", reply);
         if (numkeys < 0) {
-            reply.error("ERR Number of keys can't be negative");
             return;
         }
         String sha;
@@ -1069,9 +1058,8 @@ final class RocksKeyspace implements AutoCloseable {
                 return;
             }
         }
-        int k = (int) numkeys;
-        byte[][] keys = java.util.Arrays.copyOfRange(a, 3, 3 + k);
-        byte[][] argv = java.util.Arrays.copyOfRange(a, 3 + k, a.length);
+        byte[][] keys = java.util.Arrays.copyOfRange(a, 3, 3 + numkeys);
+        byte[][] argv = java.util.Arrays.copyOfRange(a, 3 + numkeys, a.length);
         scriptReadOnly = name.endsWith("_ro") || scripts.noWrites(sha);
         scriptDb = command.db();
         tx.scripting = true;
@@ -1084,6 +1072,30 @@ final class RocksKeyspace implements AutoCloseable {
         }
     }
 
+    /**
+     * The number of keys of EVAL's and FCALL's kin ({@code a[2]}), checked as Redis checks it.
+     *
+     * @return it, or -1 when {@code reply} was given the error ({@code notNumber} when it is no integer)
+     */
+    private static int numkeys(byte[][] a, String notNumber, Reply reply) {
+        long n;
+        try {
+            n = tandem.protocol.command.String2ll.parse(a[2]);
+        } catch (NumberFormatException e) {
+            reply.error(notNumber);
+            return -1;
+        }
+        if (n > a.length - 3) {
+            reply.error("ERR Number of keys can't be greater than number of args");
+            return -1;
+        }
+        if (n < 0) {
+            reply.error("ERR Number of keys can't be negative");
+            return -1;
+        }
+        return (int) n;
+    }
+
     /** FCALL and FCALL_RO: Redis 7.0's {@code fcallCommandGeneric}, then {@code scriptPrepareForRun}'s checks. */
     private void fcall(Command command, Reply reply) {
         byte[][] a = command.args();
@@ -1092,19 +1104,8 @@ final class RocksKeyspace implements AutoCloseable {
             reply.error("ERR Function not found");
             return;
         }
-        long numkeys;
-        try {
-            numkeys = tandem.protocol.command.String2ll.parse(a[2]);
-        } catch (NumberFormatException e) {
-            reply.error("ERR Bad number of keys provided");
-            return;
-        }
-        if (numkeys > a.length - 3) {
-            reply.error("ERR Number of keys can't be greater than number of args");
-            return;
-        }
+        int numkeys = numkeys(a, "ERR Bad number of keys provided", reply);
         if (numkeys < 0) {
-            reply.error("ERR Number of keys can't be negative");
             return;
         }
         boolean noWrites = (f.flags() & Functions.NO_WRITES) != 0;
@@ -1119,9 +1120,8 @@ final class RocksKeyspace implements AutoCloseable {
                 return;
             }
         }
-        int k = (int) numkeys;
-        byte[][] keys = java.util.Arrays.copyOfRange(a, 3, 3 + k);
-        byte[][] argv = java.util.Arrays.copyOfRange(a, 3 + k, a.length);
+        byte[][] keys = java.util.Arrays.copyOfRange(a, 3, 3 + numkeys);
+        byte[][] argv = java.util.Arrays.copyOfRange(a, 3 + numkeys, a.length);
         scriptReadOnly = noWrites;
         scriptDb = command.db();
         tx.scripting = true;

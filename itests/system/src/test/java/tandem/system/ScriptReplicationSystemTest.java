@@ -284,20 +284,7 @@ class ScriptReplicationSystemTest {
                             "busy:written"));
                 }
             });
-            AtomicReference<String> seen = new AtomicReference<>();
-            Await.until("another client is answered BUSY", Duration.ofSeconds(30), () -> {
-                // a new connection each time: a PING sent before the threshold waits behind the script
-                try (Jedis other = new Jedis("127.0.0.1", cluster.primary.port(), 1000, 1000)) {
-                    other.ping();
-                    return false;
-                } catch (JedisDataException e) {
-                    seen.set(e.getMessage());
-                    return e.getMessage().startsWith("BUSY");
-                } catch (redis.clients.jedis.exceptions.JedisConnectionException waitedBehindTheScript) {
-                    return false;
-                }
-            });
-            assertThat(seen.get()).isEqualTo("BUSY Redis is busy running a script. You can only call SCRIPT KILL "
+            assertThat(busyReply()).isEqualTo("BUSY Redis is busy running a script. You can only call SCRIPT KILL "
                     + "or SHUTDOWN NOSAVE.");
             try (Jedis killer = primary()) {
                 assertThat(killer.scriptKill()).isEqualTo("OK");
@@ -386,19 +373,7 @@ class ScriptReplicationSystemTest {
                     return catchThrowable(() -> j.fcall("spin", List.of(), List.of()));
                 }
             });
-            AtomicReference<String> seen = new AtomicReference<>();
-            Await.until("another client is answered BUSY", Duration.ofSeconds(30), () -> {
-                try (Jedis other = new Jedis("127.0.0.1", cluster.primary.port(), 1000, 1000)) {
-                    other.ping();
-                    return false;
-                } catch (JedisDataException e) {
-                    seen.set(e.getMessage());
-                    return e.getMessage().startsWith("BUSY");
-                } catch (redis.clients.jedis.exceptions.JedisConnectionException waitedBehindTheFunction) {
-                    return false;
-                }
-            });
-            assertThat(seen.get()).isEqualTo("BUSY Redis is busy running a script. You can only call FUNCTION "
+            assertThat(busyReply()).isEqualTo("BUSY Redis is busy running a script. You can only call FUNCTION "
                     + "KILL or SHUTDOWN NOSAVE.");
             try (Jedis killer = primary()) {
                 assertThat(catchThrowable(killer::scriptKill)).hasMessage("BUSY Redis is busy running a script. You "
@@ -451,6 +426,24 @@ class ScriptReplicationSystemTest {
         }
         assertThat(stopped.get()).isNotNull();
         awaitSameDigest(journalReplica, psyncReplica);
+    }
+
+    /** Pings the primary until it answers BUSY (a script runs past the threshold), and returns that reply. */
+    private static String busyReply() {
+        AtomicReference<String> seen = new AtomicReference<>();
+        Await.until("another client is answered BUSY", Duration.ofSeconds(30), () -> {
+            // a new connection each time: a PING sent before the threshold waits behind the script
+            try (Jedis other = new Jedis("127.0.0.1", cluster.primary.port(), 1000, 1000)) {
+                other.ping();
+                return false;
+            } catch (JedisDataException e) {
+                seen.set(e.getMessage());
+                return e.getMessage().startsWith("BUSY");
+            } catch (redis.clients.jedis.exceptions.JedisConnectionException waitedBehindTheScript) {
+                return false;
+            }
+        });
+        return seen.get();
     }
 
     /** Waits until every replica holds the primary's digest, the primary's read again after theirs. */

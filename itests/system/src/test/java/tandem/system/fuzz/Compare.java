@@ -528,8 +528,8 @@ final class Compare {
     /**
      * The reply with the times of a stream's groups masked ({@link Rule#STREAM_TIMES}): XPENDING's extended form
      * answers [id, consumer, idle, deliveries] entries; XINFO CONSUMERS a map per consumer with {@code idle}; XINFO
-     * STREAM FULL a map whose {@code groups} each have a {@code pel} of [id, consumer, delivery-time, deliveries]
-     * and {@code consumers} with {@code seen-time} and a {@code pel} of [id, delivery-time, deliveries].
+     * STREAM FULL a map whose {@code groups} each have a {@code pending} of [id, consumer, delivery-time, deliveries]
+     * and {@code consumers} with {@code seen-time} and a {@code pending} of [id, delivery-time, deliveries].
      */
     static Reply streamTimes(List<byte[]> cmd, Reply r) {
         if (!r.isArray()) {
@@ -538,9 +538,9 @@ final class Compare {
         return switch (name(cmd)) {
             case "xpending" -> each(r, e -> maskAt(e, 2));
             case "xinfo" -> arg(cmd, 1).equals("consumers") ? each(r, c -> maskKey(c, "idle", Compare::maskTime))
-                    : maskKey(r, "groups", groups -> each(groups, g -> maskKey(maskKey(g, "pel",
+                    : maskKey(r, "groups", groups -> each(groups, g -> maskKey(maskKey(g, "pending",
                             pel -> each(pel, e -> maskAt(e, 2))), "consumers", consumers -> each(consumers,
-                            c -> maskKey(maskKey(c, "seen-time", Compare::maskTime), "pel",
+                            c -> maskKey(maskKey(c, "seen-time", Compare::maskTime), "pending",
                                     pel -> each(pel, e -> maskAt(e, 1)))))));
             default -> r;
         };

@@ -257,6 +257,9 @@ final class Gen {
         if (r.nextInt(200) == 0 && cat.get("xadd") != null) {
             return streamFill();
         }
+        if (r.nextInt(20) == 0 && cat.get("xreadgroup") != null) {
+            return streamSession();
+        }
         int n = 2 + (r.nextInt(4) == 0 ? r.nextInt(60) : r.nextInt(12));
         List<List<byte[]>> cmds = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -656,10 +659,53 @@ final class Gen {
      * that groups, their consumers and pending entries meet within an episode; else the pool's.
      */
     private byte[] streamKey() {
+        if (sessionKey != null && r.nextInt(6) != 0) {
+            return sessionKey;
+        }
         return r.nextInt(4) == 0 ? key() : b("stream:" + r.nextInt(2));
     }
 
+    /** The stream and group a {@link #streamSession} works on; null outside one. */
+    private byte[] sessionKey;
+    private String sessionGroup;
+
+    /** The stream commands but XADD, for {@link #streamSession}. */
+    private static final String[] STREAM_COMMANDS = {"xreadgroup", "xreadgroup", "xreadgroup", "xack", "xack",
+        "xpending", "xpending", "xclaim", "xclaim", "xautoclaim", "xinfo", "xgroup", "xgroup", "xrange",
+        "xrevrange", "xread", "xdel", "xtrim", "xsetid", "xlen"};
+
+    /**
+     * A batch on one stream: a few appends, a group created on it (from its start, or its end and more appends),
+     * then a dozen stream commands that mostly name it. Spread over an episode, a group and its pending entries
+     * would seldom meet the commands that read, claim and acknowledge them.
+     */
+    private Step streamSession() {
+        sessionKey = r.nextInt(6) == 0 ? key() : b("stream:" + r.nextInt(2));
+        try {
+            List<List<byte[]>> cmds = new ArrayList<>();
+            for (int i = r.nextInt(6); i > 0; i--) {
+                cmds.add(args("XADD", sessionKey, nextStreamId(), streamField(), streamValue()));
+            }
+            sessionGroup = group();
+            cmds.add(args("XGROUP", "CREATE", sessionKey, sessionGroup, r.nextInt(3) == 0 ? "$" : "0",
+                    r.nextInt(3) == 0 ? List.of() : args("MKSTREAM")));
+            for (int i = 1 + r.nextInt(4); i > 0; i--) {
+                cmds.add(args("XADD", sessionKey, nextStreamId(), streamField(), streamValue()));
+            }
+            for (int i = 4 + r.nextInt(12); i > 0; i--) {
+                cmds.add(r.nextInt(5) == 0 ? command("xadd") : command(pick(STREAM_COMMANDS)));
+            }
+            return new Step(Kind.BATCH, List.of(new Segment(0, cmds)));
+        } finally {
+            sessionKey = null;
+            sessionGroup = null;
+        }
+    }
+
     private String group() {
+        if (sessionGroup != null && r.nextInt(5) != 0) {
+            return sessionGroup;
+        }
         return r.nextInt(8) == 0 ? "grp" : r.nextInt(3) == 0 ? "g2" : "g1";
     }
 
@@ -676,14 +722,14 @@ final class Gen {
     /** The ID of an XADD: the next one (most succeed), one at or below the top (an error), an edge, a bad one. */
     private String xaddId() {
         int p = r.nextInt(100);
-        if (p < 72) {
+        if (p < 80) {
             return nextStreamId();
         }
-        if (p < 86) {
+        if (p < 90) {
             return recentId();
         }
         if (p < 96) {
-            return pick(ID_EDGES);
+            return pick(ID_EDGES); // a large one leaves the stream refusing every later XADD: seldom
         }
         return pick(ID_WEIRD);
     }

@@ -246,17 +246,25 @@ final class Compare {
 
     /**
      * Redis 7.0's SORT reads {@code errno} after {@code strtod} without clearing it first, so an ERANGE left by an
-     * earlier command of the same thread (a {@code 1e400} parsed anywhere) fails a sort of plain integers: true for
-     * Redis' error against Tandem's whole sorted collection of integers ({@link Rule#SORT_ERRNO}).
+     * earlier command of the same thread (a {@code 1e400} or a cursor past 2^64 parsed anywhere) fails a sort of
+     * plain integers: true for Redis' error against Tandem's sorted collection of integers, or a LIMIT's slice of
+     * it ({@link Rule#SORT_ERRNO}; a key whose elements do not all parse is sorted without LIMIT often enough).
      */
     static boolean staleErange(List<byte[]> cmd, Reply redis, Reply tandem) {
         String n = name(cmd);
-        if (!(n.equals("sort") || n.equals("sort_ro")) || cmd.size() != 2 && !(cmd.size() == 3
-                && Set.of("asc", "desc").contains(arg(cmd, 2)))) {
-            return false; // BY, GET, ALPHA, LIMIT, STORE: the elements would not be the whole collection's scores
+        if (!(n.equals("sort") || n.equals("sort_ro")) || !redis.isError() || !tandem.isArray()
+                || !"ERR One or more scores can't be converted into double".equals(redis.text())) {
+            return false;
         }
-        if (!redis.isError() || !"ERR One or more scores can't be converted into double".equals(redis.text())
-                || !tandem.isArray() || tandem.items.isEmpty()) {
+        for (int j = 2; j < cmd.size(); j++) {
+            String a = arg(cmd, j);
+            if (a.equals("limit") && j + 2 < cmd.size()) {
+                j += 2;
+            } else if (!a.equals("asc") && !a.equals("desc")) {
+                return false; // BY, GET, ALPHA, STORE: the reply would not be the collection's own elements
+            }
+        }
+        if (tandem.items.isEmpty() && !Sort.of(cmd).limit()) {
             return false;
         }
         for (Reply e : tandem.items) {

@@ -21,9 +21,9 @@ enum Rule {
     SORT_NOSORT("`SORT … BY nosort` of a set", "SORT/SORT_RO of a set (Redis' TYPE, asked when the replies differ) "
             + "with a BY pattern without '*' and without STORE: without LIMIT the elements sorted (in groups of the GET "
             + "patterns), with LIMIT their number; of a list or a sorted set, the reply bytes"),
-    SORT_ERRNO("`SORT` by score after a float that overflowed", "SORT/SORT_RO without BY, GET, ALPHA, LIMIT and "
-            + "STORE: Redis' `-ERR One or more scores can't be converted into double` against Tandem's array of "
-            + "integers (which no strtod fails on: Redis read a stale ERANGE)"),
+    SORT_ERRNO("`SORT` by score after a float that overflowed", "SORT/SORT_RO without BY, GET, ALPHA and STORE: "
+            + "Redis' `-ERR One or more scores can't be converted into double` against Tandem's array of integers "
+            + "(which no strtod fails on: Redis read a stale ERANGE), empty only with LIMIT"),
     TIME("`TIME`, `INFO` values", "two integer bulk strings"),
     INFO("`INFO`", "the reply type: a bulk string (a verbatim string in RESP3)"),
     CLIENT("`CLIENT LIST`, `CLIENT INFO`", "the reply type: a bulk string (a verbatim string in RESP3)"),

@@ -1187,6 +1187,25 @@ final class RocksKeyspace implements AutoCloseable {
             "wait", "failover", "shutdown", "save", "bgsave", "bgrewriteaof", "debug", "migrate", "readonly",
             "readwrite", "function", "fcall", "fcall_ro", "acl", "config", "sentinel");
 
+    /**
+     * Redis 7.0's arities of the {@link #NOSCRIPT} commands (of a container, its own: a subcommand's is not
+     * looked up), which {@code scriptCall} checks before it refuses the command.
+     */
+    private static final java.util.Map<String, Integer> NOSCRIPT_ARITY = java.util.Map.ofEntries(
+            java.util.Map.entry("multi", 1), java.util.Map.entry("exec", 1), java.util.Map.entry("discard", 1),
+            java.util.Map.entry("watch", -2), java.util.Map.entry("unwatch", 1), java.util.Map.entry("subscribe", -2),
+            java.util.Map.entry("psubscribe", -2), java.util.Map.entry("ssubscribe", -2),
+            java.util.Map.entry("unsubscribe", -1), java.util.Map.entry("punsubscribe", -1),
+            java.util.Map.entry("sunsubscribe", -1), java.util.Map.entry("auth", -2), java.util.Map.entry("hello", -1),
+            java.util.Map.entry("monitor", 1), java.util.Map.entry("sync", 1), java.util.Map.entry("psync", -3),
+            java.util.Map.entry("replconf", -1), java.util.Map.entry("replicaof", 3), java.util.Map.entry("slaveof", 3),
+            java.util.Map.entry("quit", -1), java.util.Map.entry("reset", 1), java.util.Map.entry("wait", 3),
+            java.util.Map.entry("failover", -1), java.util.Map.entry("shutdown", -1), java.util.Map.entry("save", 1),
+            java.util.Map.entry("bgsave", -1), java.util.Map.entry("bgrewriteaof", 1), java.util.Map.entry("debug", -2),
+            java.util.Map.entry("migrate", -6), java.util.Map.entry("readonly", 1), java.util.Map.entry("readwrite", 1),
+            java.util.Map.entry("fcall", -3), java.util.Map.entry("fcall_ro", -3), java.util.Map.entry("client", -2),
+            java.util.Map.entry("config", -2), java.util.Map.entry("function", -2), java.util.Map.entry("acl", -2));
+
     /** The few commands outside the keyspace's table that a script may call, and Redis's errors for the rest. */
     private void calledElsewhere(byte[][] a, Reply reply) {
         String name = Args.text(a[0]).toLowerCase(java.util.Locale.ROOT);
@@ -1194,7 +1213,8 @@ final class RocksKeyspace implements AutoCloseable {
         switch (name) {
             case "ping" -> {
                 if (a.length > 2) {
-                    reply.error(arity);
+                    // PING's arity (-1) lets any count through to the command, which refuses more than one
+                    reply.error("ERR wrong number of arguments for 'ping' command");
                 } else if (a.length == 2) {
                     reply.bulk(a[1]);
                 } else {
@@ -1246,8 +1266,15 @@ final class RocksKeyspace implements AutoCloseable {
                 scriptDb = (int) index; // the script's own: its caller's database does not change
                 reply.simple("OK");
             }
-            default -> reply.error(NOSCRIPT.contains(name) ? "ERR This Redis command is not allowed from script"
-                    : "ERR Unknown Redis command called from script");
+            default -> {
+                Integer n = NOSCRIPT_ARITY.get(name);
+                if (NOSCRIPT.contains(name) && n != null && (n > 0 ? a.length != n : a.length < -n)) {
+                    reply.error(arity); // Redis checks the arity before the noscript flag
+                } else {
+                    reply.error(NOSCRIPT.contains(name) ? "ERR This Redis command is not allowed from script"
+                            : "ERR Unknown Redis command called from script");
+                }
+            }
         }
     }
 

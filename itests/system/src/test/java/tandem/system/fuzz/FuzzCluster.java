@@ -46,7 +46,11 @@ public final class FuzzCluster implements Nodes, AutoCloseable {
 
     /** Starts Redis and the primary; the replicas follow with {@link #attachReplicas}. */
     public static FuzzCluster start(String name) throws IOException {
-        RedisProcess redis = RedisProcess.start();
+        // Redis' own log (warnings only, and the bug report of a crash) beside the report
+        Path logDir = Path.of(System.getProperty("tandem.test.dir", "target/nodes")).toAbsolutePath()
+                .resolveSibling(name);
+        Files.createDirectories(logDir);
+        RedisProcess redis = RedisProcess.start("--logfile", logDir.resolve("redis.log").toString());
         TandemNode p = null;
         try {
             p = TandemNode.start(name + "-primary", "--replication-port", Integer.toString(TandemNode.freePort()),

@@ -772,6 +772,8 @@ final class Fuzzer implements AutoCloseable {
                 case "list" -> values.add(List.of(b("LRANGE"), k, b("0"), b("-1")));
                 case "set" -> values.add(List.of(b("SMEMBERS"), k)); // compared sorted (Rule.SORTED)
                 case "zset" -> values.add(List.of(b("ZRANGE"), k, b("0"), b("-1"), b("WITHSCORES")));
+                // every entry, the groups, their pending entries and consumers (times masked, Rule.STREAM_TIMES)
+                case "stream" -> values.add(List.of(b("XINFO"), b("STREAM"), k, b("FULL"), b("COUNT"), b("0")));
                 default -> {
                 }
             }

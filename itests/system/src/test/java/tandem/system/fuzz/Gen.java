@@ -19,7 +19,8 @@ import tandem.system.fuzz.Step.Segment;
 
 /**
  * A seeded generator of commands for every command in a {@link Catalogue}: a grammar for each command it knows
- * (strings, keys, hashes, lists, sets, sorted sets, SORT, bits, transactions, connection and server commands), a
+ * (strings, keys, hashes, lists, sets, sorted sets, SORT, bits, streams, transactions, connection and server
+ * commands), a
  * generic one from the arity for the others, and adversarial arguments throughout — 64-bit edges and their
  * neighbours, floats Redis and Java parse differently, empty, binary and (rarely) multi-megabyte strings, repeated,
  * unknown and reordered options, wrong arities, a small key pool shared by every type, a small pool of members and
@@ -33,6 +34,20 @@ import tandem.system.fuzz.Step.Segment;
  * touched by a write that changes nothing (Tandem's documented over-abort); an {@code SPOP} whose effect depends on
  * a random choice ({@link #spop}); a large negative count to {@code SRANDMEMBER}/{@code ZRANDMEMBER}; {@code SORT}
  * whose order Redis leaves to its qsort ({@link #sort}); a NUL byte in a list element or a member.
+ *
+ * <p>Streams ({@link #xadd} and the rest) never bring either server's clock into a reply or the keyspace: XADD takes
+ * explicit IDs only, never {@code *} nor {@code <ms>-*} (no argument of an XADD is either, whatever a mutation
+ * moves; the one departure of {@code <ms>-*}, after an ID whose sequence is 2^64-1, depends on the stream's state,
+ * which the generator does not follow); XREAD and XREADGROUP go without BLOCK (the blocking steps send neither);
+ * a min-idle-time (XCLAIM, XAUTOCLAIM, XPENDING's IDLE) is 0 or an hour, and an XCLAIM's IDLE or TIME sets a
+ * delivery time now, a day or more before, or in the future (which Redis takes as now), so that which entries
+ * qualify never depends on the milliseconds between the two servers; consumer names are never numbers and XCLAIM's
+ * IDs always have their dash, so that a mutation that drops or inserts an argument cannot make one a small
+ * min-idle-time, and those three commands are never swapped. The times the replies do carry — XPENDING's idle
+ * times, XINFO CONSUMERS' idle, XINFO STREAM FULL's seen and delivery times, a DUMP of a stream with groups — are
+ * masked by {@link Rule#STREAM_TIMES} and {@link Rule#DUMP} (the departure "the time of IDs made by {@code *},
+ * delivery, seen and idle times"). Not sent: CONFIG SET of {@code stream-node-max-bytes} or
+ * {@code stream-node-max-entries} (fixed in Tandem, a departure; {@link #harmlessSetting} never sets them).
  */
 final class Gen {
 
@@ -46,12 +61,8 @@ final class Gen {
             "sunsubscribe", "publish", "spublish", "pubsub", "failover", "sentinel", "save", "bgsave", "bgrewriteaof", "module",
             "acl", "swapdb", "migrate",
             // generated only in BLOCKING steps (blocking()): a batch must not wait behind one
-            "blpop", "brpop", "brpoplpush", "blmove", "blmpop", "bzpopmin", "bzpopmax", "bzmpop", "xread",
-            "xreadgroup", "waitaof", "cluster", "readonly", "readwrite", "reset",
-            // streams have no grammar yet: the generic one sends XADD * (IDs from each server's clock) and once
-            // stopped the Redis under comparison (not reproduced on a replay of the episode)
-            "xadd", "xrange", "xrevrange", "xlen", "xdel", "xtrim", "xgroup", "xack", "xpending", "xclaim",
-            "xautoclaim", "xinfo", "xsetid",
+            "blpop", "brpop", "brpoplpush", "blmove", "blmpop", "bzpopmin", "bzpopmax", "bzmpop",
+            "waitaof", "cluster", "readonly", "readwrite", "reset",
             "lastsave", "latency", "slowlog", "lolwut", "restore-asking", "asking", "pfdebug",
             "pfselftest", "quit", "multi", "watch");
 
@@ -167,6 +178,8 @@ final class Gen {
             case "client", "config" -> 0.6;
             case "ping", "echo", "unwatch", "dbsize", "randomkey", "keys" -> 0.5;
             case "scan", "hscan", "sscan", "zscan" -> 1;
+            case "xrange", "xrevrange", "xlen", "xdel", "xtrim", "xsetid", "xgroup", "xack", "xpending", "xclaim",
+                    "xautoclaim", "xinfo", "xread", "xreadgroup" -> 2.5;
             default -> c.isWrite() ? 3 : c.isKeyspace() ? 2 : 1;
         };
     }
@@ -241,6 +254,12 @@ final class Gen {
     }
 
     private Step batch() {
+        if (r.nextInt(200) == 0 && cat.get("xadd") != null) {
+            return streamFill();
+        }
+        if (r.nextInt(20) == 0 && cat.get("xreadgroup") != null) {
+            return streamSession();
+        }
         int n = 2 + (r.nextInt(4) == 0 ? r.nextInt(60) : r.nextInt(12));
         List<List<byte[]>> cmds = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -403,6 +422,9 @@ final class Gen {
                 c = withoutNul(c); // an inserted odd key would become an element (see sort())
             }
         }
+        if (name.equals("xadd")) {
+            c = noClockIds(c);
+        }
         if (r.nextInt(20) == 0) {
             c = new ArrayList<>(c);
             c.set(0, b(pickCase(Commands.s(c.get(0)))));
@@ -430,7 +452,8 @@ final class Gen {
 
     private static boolean mutable(String name) {
         return !Set.of("hello", "config", "wait", "select", "client", "quit", "multi", "exec", "watch", "auth",
-                "discard", "spop").contains(name); // SPOP: dropping its count would pop a random member
+                "discard", "spop", "pfcount").contains(name); // SPOP: dropping its count would pop a random member;
+        // PFCOUNT: dropping a key could leave one, whose cache Redis writes (departures.md, see grammar())
     }
 
     /**
@@ -439,8 +462,9 @@ final class Gen {
      */
     private static boolean swappable(String name, List<byte[]> c) {
         // SORT: a swap could put a pattern with '*' after BY in a command with ALPHA (see sort())
+        // XCLAIM, XAUTOCLAIM, XPENDING: a swap could make a small number a min-idle-time (see xclaim())
         if (Set.of("set", "getex", "expire", "pexpire", "expireat", "pexpireat", "setex", "psetex", "setrange",
-                "setbit", "bitfield", "hello", "sort", "sort_ro").contains(name)) {
+                "setbit", "bitfield", "hello", "sort", "sort_ro", "xclaim", "xautoclaim", "xpending").contains(name)) {
             return false;
         }
         for (byte[] a : c) {
@@ -591,6 +615,20 @@ final class Gen {
             case "pfadd" -> args(name, hllKey(), members(r.nextInt(6)));
             case "pfcount" -> args(name, hllKey(), hllKey(), r.nextBoolean() ? List.of() : List.of(hllKey()));
             case "pfmerge" -> args(name, hllKey(), hllKey(), r.nextBoolean() ? List.of() : List.of(hllKey()));
+            // streams
+            case "xadd" -> xadd();
+            case "xrange", "xrevrange" -> xrange(name);
+            case "xlen" -> r.nextInt(30) == 0 ? args(name, streamKey(), key()) : args(name, streamKey());
+            case "xdel" -> args(name, streamKey(), ids(r.nextInt(20) == 0 ? 0 : 1 + r.nextInt(3)));
+            case "xtrim" -> xtrim();
+            case "xsetid" -> xsetid();
+            case "xgroup" -> xgroup();
+            case "xack" -> args(name, streamKey(), group(), ids(r.nextInt(20) == 0 ? 0 : 1 + r.nextInt(3)));
+            case "xpending" -> xpending();
+            case "xclaim" -> xclaim();
+            case "xautoclaim" -> xautoclaim();
+            case "xinfo" -> xinfo();
+            case "xread", "xreadgroup" -> xread(name);
             default -> null;
         };
     }
@@ -598,6 +636,471 @@ final class Gen {
     /** A key for the HyperLogLog commands: one of three only they write, or one of the shared pool. */
     private byte[] hllKey() {
         return r.nextBoolean() ? key() : b("hll:" + r.nextInt(3));
+    }
+
+    // ---- streams ------------------------------------------------------------------------------------------------
+
+    static final String STREAM = "stream";
+    /** Consumer names: never numbers, so that a mutation that shifts arguments never makes one a min-idle-time. */
+    static final String[] CONSUMERS = {"alice", "bob", "c1", "c2"};
+    /** At and around the edges of an ID's two unsigned 64-bit halves, and past them. */
+    static final String[] ID_EDGES = {"0-0", "0", "0-1", "1-0", "18446744073709551615-18446744073709551615",
+        "18446744073709551615-18446744073709551614", "18446744073709551615", "18446744073709551615-0",
+        "18446744073709551614-18446744073709551615", "0-18446744073709551615", "9223372036854775807-0",
+        "9223372036854775808-1", "18446744073709551616-0", "0-18446744073709551616", "-1-0", "1--1"};
+    static final String[] ID_WEIRD = {"", "abc", "1-", "-", "+", "-1", "1-1-1", "1.5", "1-a", " 1-1", "1-1 ",
+        "01-01", "0x1-0", "1e3-0", "$", ">", "(1-1", "1-+1"};
+    /**
+     * The milliseconds and sequence of the last ID {@link #nextStreamId} gave: a counter that only grows, shared by
+     * every stream key, so that most appends succeed whatever key they go to.
+     */
+    private long streamMs = 1;
+    private long streamSeq;
+
+    /**
+     * A key for a stream command: mostly one of two only streams write ({@code stream:0}, {@code stream:1}), so
+     * that groups, their consumers and pending entries meet within an episode; else the pool's.
+     */
+    private byte[] streamKey() {
+        if (sessionKey != null && r.nextInt(6) != 0) {
+            return sessionKey;
+        }
+        return r.nextInt(4) == 0 ? key() : b("stream:" + r.nextInt(2));
+    }
+
+    /** The stream and group a {@link #streamSession} works on; null outside one. */
+    private byte[] sessionKey;
+    private String sessionGroup;
+
+    /** The stream commands but XADD, for {@link #streamSession}. */
+    private static final String[] STREAM_COMMANDS = {"xreadgroup", "xreadgroup", "xreadgroup", "xack", "xack",
+        "xpending", "xpending", "xclaim", "xclaim", "xautoclaim", "xinfo", "xgroup", "xgroup", "xrange",
+        "xrevrange", "xread", "xdel", "xtrim", "xsetid", "xlen"};
+
+    /**
+     * A batch on one stream: a few appends, a group created on it (from its start, or its end and more appends),
+     * then a dozen stream commands that mostly name it. Spread over an episode, a group and its pending entries
+     * would seldom meet the commands that read, claim and acknowledge them.
+     */
+    private Step streamSession() {
+        sessionKey = r.nextInt(6) == 0 ? key() : b("stream:" + r.nextInt(2));
+        try {
+            List<List<byte[]>> cmds = new ArrayList<>();
+            for (int i = r.nextInt(6); i > 0; i--) {
+                cmds.add(args("XADD", sessionKey, nextStreamId(), streamField(), streamValue()));
+            }
+            sessionGroup = group();
+            cmds.add(args("XGROUP", "CREATE", sessionKey, sessionGroup, r.nextInt(3) == 0 ? "$" : "0",
+                    r.nextInt(3) == 0 ? List.of() : args("MKSTREAM")));
+            for (int i = 1 + r.nextInt(4); i > 0; i--) {
+                cmds.add(args("XADD", sessionKey, nextStreamId(), streamField(), streamValue()));
+            }
+            for (int i = 4 + r.nextInt(12); i > 0; i--) {
+                cmds.add(r.nextInt(5) == 0 ? command("xadd") : command(pick(STREAM_COMMANDS)));
+            }
+            return new Step(Kind.BATCH, List.of(new Segment(0, cmds)));
+        } finally {
+            sessionKey = null;
+            sessionGroup = null;
+        }
+    }
+
+    private String group() {
+        if (sessionGroup != null && r.nextInt(5) != 0) {
+            return sessionGroup;
+        }
+        return r.nextInt(8) == 0 ? "grp" : r.nextInt(3) == 0 ? "g2" : "g1";
+    }
+
+    private String nextStreamId() {
+        if (r.nextInt(3) == 0) {
+            streamSeq++;
+        } else {
+            streamMs += 1 + r.nextInt(4);
+            streamSeq = r.nextInt(4) == 0 ? 1 : 0;
+        }
+        return streamSeq == 0 && r.nextInt(6) == 0 ? Long.toString(streamMs) : streamMs + "-" + streamSeq;
+    }
+
+    /** The ID of an XADD: the next one (most succeed), one at or below the top (an error), an edge, a bad one. */
+    private String xaddId() {
+        int p = r.nextInt(100);
+        if (p < 80) {
+            return nextStreamId();
+        }
+        if (p < 90) {
+            return recentId();
+        }
+        if (p < 96) {
+            return pick(ID_EDGES); // a large one leaves the stream refusing every later XADD: seldom
+        }
+        return pick(ID_WEIRD);
+    }
+
+    /** An ID among the last few dozen {@link #nextStreamId} gave, perhaps its milliseconds only. */
+    private String recentId() {
+        long ms = Math.max(0, streamMs - r.nextInt(r.nextInt(4) == 0 ? 400 : 25));
+        return r.nextInt(5) == 0 ? Long.toString(ms) : ms + "-" + r.nextInt(3);
+    }
+
+    /** An ID that names entries (XDEL, XACK, XCLAIM, XSETID…): recent, sometimes an edge or a bad one. */
+    private String someId() {
+        int p = r.nextInt(100);
+        return p < 85 ? recentId() : p < 95 ? pick(ID_EDGES) : pick(ID_WEIRD);
+    }
+
+    /** An ID with its dash: a mutation that drops XCLAIM's min-idle-time then never turns one into it. */
+    private String dashedId() {
+        String id = r.nextInt(12) == 0 ? pick(ID_EDGES) : recentId();
+        return id.contains("-") ? id : id + "-0";
+    }
+
+    /** A bound of XRANGE/XREVRANGE: '-' or '+', an ID, an exclusive '(' one, an edge or a bad one. */
+    private String rangeBound(boolean start) {
+        int p = r.nextInt(100);
+        if (p < 30) {
+            return start ? "-" : "+";
+        }
+        if (p < 34) {
+            return start ? "+" : "-";
+        }
+        if (p < 64) {
+            return recentId();
+        }
+        if (p < 80) {
+            return "(" + (r.nextInt(8) == 0 ? pick(new String[] {"-", "+", "0-0", "18446744073709551615-18446744073709551615",
+                "0", "18446744073709551615", ""}) : recentId());
+        }
+        if (p < 92) {
+            return pick(ID_EDGES);
+        }
+        return pick(ID_WEIRD);
+    }
+
+    private String streamCount() {
+        return r.nextInt(8) != 0 ? pick(new String[] {"0", "1", "2", "3", "5", "10", "100"})
+                : pick(new String[] {"-1", "-5", "9223372036854775807", "-9223372036854775808", "abc", "",
+                    "18446744073709551615", "1.5"});
+    }
+
+    /** A value of an entry: mostly short, now and then anything {@link #value} gives (numbers, binary, large). */
+    private byte[] streamValue() {
+        return r.nextInt(3) == 0 ? value() : b(pick(MEMBERS));
+    }
+
+    private byte[] streamField() {
+        return r.nextInt(5) == 0 ? b(pick(MEMBERS)) : field();
+    }
+
+    private List<byte[]> xadd() {
+        List<byte[]> c = args("XADD", streamKey());
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (r.nextInt(6) == 0) {
+            opts.add(args(pickCase("NOMKSTREAM")));
+        }
+        if (r.nextInt(4) == 0) {
+            opts.add(trimSpec());
+        }
+        if (r.nextInt(15) == 0 && !opts.isEmpty()) {
+            opts.add(opts.get(0));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        c.add(b(xaddId()));
+        int pairs = r.nextInt(15) == 0 ? 0 : 1 + r.nextInt(r.nextInt(5) == 0 ? 8 : 3);
+        for (int i = 0; i < pairs; i++) {
+            c.add(streamField());
+            c.add(streamValue());
+        }
+        if (r.nextInt(12) == 0) {
+            c.add(streamField()); // a field without its value
+        }
+        return c;
+    }
+
+    /** MAXLEN or MINID, with '=', '~' or neither, a threshold, perhaps LIMIT (Redis takes it with '~' only). */
+    private List<byte[]> trimSpec() {
+        boolean minid = r.nextInt(3) == 0;
+        List<byte[]> t = args(pickCase(minid ? "MINID" : "MAXLEN"));
+        int p = r.nextInt(4);
+        if (p == 1) {
+            t.add(b("="));
+        } else if (p >= 2) {
+            t.add(b("~"));
+        }
+        if (minid) {
+            t.add(b(r.nextInt(10) != 0 ? recentId() : pick(r.nextBoolean() ? ID_EDGES : ID_WEIRD)));
+        } else {
+            int q = r.nextInt(10);
+            t.add(b(q < 4 ? Integer.toString(r.nextInt(6)) : q < 8 ? Integer.toString(r.nextInt(320))
+                    : pick(new String[] {"-1", "9223372036854775807", "18446744073709551615", "abc", "1.5", "",
+                        "-9223372036854775808"})));
+        }
+        if (r.nextInt(p >= 2 ? 2 : 10) == 0) {
+            t.addAll(args("LIMIT", pick(new String[] {"0", "1", "10", "100", "1000", "-1", "abc",
+                "9223372036854775807", "2"})));
+        }
+        return t;
+    }
+
+    /**
+     * A batch that appends 50 to 300 entries with growing IDs to one stream: past Redis' 100 entries and 4096
+     * bytes a node, so that trimming with '~' and LIMIT, and the nodes XINFO and DUMP show, have nodes to work on.
+     */
+    private Step streamFill() {
+        byte[] k = r.nextInt(5) == 0 ? key() : b("stream:" + r.nextInt(2));
+        int n = 50 + r.nextInt(250);
+        boolean sameFields = r.nextBoolean();
+        List<byte[]> trim = r.nextInt(4) == 0 ? args("MAXLEN", "~", Integer.toString(50 + r.nextInt(150))) : List.of();
+        List<List<byte[]>> cmds = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            streamMs += 1 + r.nextInt(3);
+            streamSeq = 0;
+            List<byte[]> c = args("XADD", k, trim, streamMs + "-" + r.nextInt(2));
+            if (sameFields || r.nextInt(3) != 0) {
+                c.addAll(args("f0", Integer.toString(i), "f1", r.nextInt(20) == 0 ? b(pick(LONG_MEMBERS))
+                        : b(pick(MEMBERS))));
+            } else {
+                c.addAll(args(streamField(), streamValue()));
+            }
+            cmds.add(c);
+        }
+        return new Step(Kind.BATCH, List.of(new Segment(0, cmds)));
+    }
+
+    private List<byte[]> xrange(String name) {
+        List<byte[]> c = args(name, streamKey());
+        String start = rangeBound(true);
+        String end = rangeBound(false);
+        if (name.equals("xrevrange")) {
+            c.addAll(args(end, start));
+        } else {
+            c.addAll(args(start, end));
+        }
+        if (r.nextInt(3) == 0) {
+            c.addAll(args(pickCase("COUNT"), streamCount()));
+        }
+        if (r.nextInt(30) == 0) {
+            c.add(b(pick(new String[] {"COUNT", "FOO", "1"})));
+        }
+        return c;
+    }
+
+    private List<byte[]> ids(int n) {
+        List<byte[]> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(b(someId()));
+        }
+        return out;
+    }
+
+    private List<byte[]> xtrim() {
+        if (r.nextInt(20) == 0) {
+            return args("XTRIM", streamKey(), pick(new String[] {"MAXLEN", "MINID", "FOO", "LIMIT"}));
+        }
+        return args("XTRIM", streamKey(), trimSpec());
+    }
+
+    private List<byte[]> xsetid() {
+        List<byte[]> c = args("XSETID", streamKey());
+        int p = r.nextInt(10);
+        c.add(b(p < 5 ? streamMs + "-" + (streamSeq + r.nextInt(3)) : p < 8 ? someId() : pick(ID_EDGES)));
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (r.nextInt(3) == 0) {
+            opts.add(args("ENTRIESADDED", r.nextInt(4) != 0 ? Integer.toString(r.nextInt(400))
+                    : pick(new String[] {"-1", "0", "9223372036854775807", "18446744073709551615", "abc"})));
+        }
+        if (r.nextInt(3) == 0) {
+            opts.add(args("MAXDELETEDID", someId()));
+        }
+        if (r.nextInt(20) == 0) {
+            opts.add(args(pick(new String[] {"ENTRIESADDED", "MAXDELETEDID", "FOO"})));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    /** The ID a group starts from, or is set to. */
+    private String groupId() {
+        int p = r.nextInt(10);
+        return p < 3 ? "$" : p < 5 ? "0" : p < 8 ? recentId() : p < 9 ? pick(ID_EDGES) : pick(ID_WEIRD);
+    }
+
+    private List<byte[]> entriesRead() {
+        return r.nextInt(4) != 0 ? List.of() : args("ENTRIESREAD", pick(new String[] {"0", "1", "3", "10", "100",
+            "-1", "-2", "9223372036854775807", "abc", "18446744073709551615"}));
+    }
+
+    private List<byte[]> xgroup() {
+        byte[] k = streamKey();
+        String g = group();
+        int p = r.nextInt(100);
+        if (p < 32) {
+            return args("XGROUP", pickCase("CREATE"), k, g, groupId(), r.nextInt(3) == 0 ? args("MKSTREAM")
+                    : List.of(), entriesRead());
+        }
+        if (p < 47) {
+            return args("XGROUP", pickCase("SETID"), k, g, groupId(), entriesRead());
+        }
+        if (p < 57) {
+            return args("XGROUP", pickCase("DESTROY"), k, g);
+        }
+        if (p < 74) {
+            return args("XGROUP", pickCase("CREATECONSUMER"), k, g, pick(CONSUMERS));
+        }
+        if (p < 88) {
+            return args("XGROUP", pickCase("DELCONSUMER"), k, g, pick(CONSUMERS));
+        }
+        if (p < 92) {
+            return args("XGROUP", "HELP");
+        }
+        return args("XGROUP", pick(new String[] {"FOO", "CREATE", "SETID", "create", ""}), k);
+    }
+
+    /** XREAD or XREADGROUP, never with BLOCK (see {@link #blocking}): COUNT, NOACK, one to three streams. */
+    private List<byte[]> xread(String name) {
+        boolean group = name.equals("xreadgroup");
+        List<byte[]> c = args(name.toUpperCase(Locale.ROOT));
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (group) {
+            opts.add(args("GROUP", group(), pick(CONSUMERS)));
+            if (r.nextInt(4) == 0) {
+                opts.add(args("NOACK"));
+            }
+        }
+        if (r.nextInt(3) == 0) {
+            opts.add(args("COUNT", streamCount()));
+        }
+        if (r.nextInt(25) == 0) {
+            opts.add(args(pick(new String[] {"FOO", "GROUP", "COUNT"})));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        c.add(b("STREAMS"));
+        int n = r.nextInt(4) == 0 ? 2 + r.nextInt(2) : 1;
+        for (int i = 0; i < n; i++) {
+            c.add(streamKey());
+        }
+        for (int i = 0; i < n; i++) {
+            int p = r.nextInt(100);
+            c.add(b(group && p < 60 ? ">" : p < 75 ? "0" : p < 80 ? "$" : p < 95 ? recentId()
+                    : pick(r.nextBoolean() ? ID_EDGES : ID_WEIRD)));
+        }
+        if (r.nextInt(20) == 0) {
+            c.remove(c.size() - 1); // keys and IDs unbalanced
+        }
+        return c;
+    }
+
+    /** A min-idle-time: 0 (every pending entry), or an hour (only those set idle for a day or more by IDLE/TIME). */
+    private String minIdle() {
+        return r.nextInt(12) != 0 ? pick(new String[] {"0", "0", "0", "3600000"})
+                : pick(new String[] {"-1", "abc", "9223372036854775807", ""});
+    }
+
+    private List<byte[]> xpending() {
+        List<byte[]> c = args("XPENDING", streamKey(), group());
+        if (r.nextInt(5) < 2) {
+            return c; // the summary
+        }
+        if (r.nextInt(3) == 0) {
+            c.addAll(args("IDLE", minIdle()));
+        }
+        c.addAll(args(rangeBound(true), rangeBound(false), streamCount()));
+        if (r.nextInt(3) == 0) {
+            c.add(b(pick(CONSUMERS)));
+        }
+        return c;
+    }
+
+    private List<byte[]> xclaim() {
+        List<byte[]> c = args("XCLAIM", streamKey(), group(), pick(CONSUMERS), minIdle());
+        int n = 1 + r.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            c.add(b(dashedId()));
+        }
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (r.nextInt(4) == 0) {
+            opts.add(args("IDLE", pick(new String[] {"0", "86400000", "100000000000", "-1", "abc"})));
+        }
+        if (r.nextInt(6) == 0) {
+            opts.add(args("TIME", pick(new String[] {"0", "1", "1000000000000", "4102444800000", "-1",
+                "9223372036854775807"})));
+        }
+        if (r.nextInt(5) == 0) {
+            opts.add(args("RETRYCOUNT", pick(new String[] {"0", "1", "7", "-1", "9223372036854775807", "abc"})));
+        }
+        if (r.nextInt(4) == 0) {
+            opts.add(args("FORCE"));
+        }
+        if (r.nextInt(3) == 0) {
+            opts.add(args("JUSTID"));
+        }
+        if (r.nextInt(6) == 0) {
+            opts.add(args("LASTID", dashedId()));
+        }
+        if (r.nextInt(25) == 0) {
+            opts.add(args(pick(new String[] {"FOO", "IDLE", "TIME"})));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    private List<byte[]> xautoclaim() {
+        List<byte[]> c = args("XAUTOCLAIM", streamKey(), group(), pick(CONSUMERS), minIdle(),
+                r.nextInt(3) == 0 ? "0-0" : r.nextInt(5) == 0 ? rangeBound(true) : dashedId());
+        List<List<byte[]>> opts = new ArrayList<>();
+        if (r.nextInt(2) == 0) {
+            opts.add(args("COUNT", streamCount()));
+        }
+        if (r.nextInt(3) == 0) {
+            opts.add(args("JUSTID"));
+        }
+        Collections.shuffle(opts, r);
+        opts.forEach(c::addAll);
+        return c;
+    }
+
+    private List<byte[]> xinfo() {
+        byte[] k = streamKey();
+        int p = r.nextInt(100);
+        if (p < 30) {
+            return args("XINFO", pickCase("STREAM"), k);
+        }
+        if (p < 50) {
+            List<byte[]> c = args("XINFO", "STREAM", k, pickCase("FULL"));
+            if (r.nextBoolean()) {
+                c.addAll(args("COUNT", streamCount()));
+            }
+            return c;
+        }
+        if (p < 70) {
+            return args("XINFO", pickCase("GROUPS"), k);
+        }
+        if (p < 90) {
+            return args("XINFO", pickCase("CONSUMERS"), k, group());
+        }
+        if (p < 93) {
+            return args("XINFO", "HELP");
+        }
+        return args("XINFO", pick(new String[] {"FOO", "STREAM", "CONSUMERS", "stream"}), k, b(pick(WORDS)));
+    }
+
+    /**
+     * XADD never with an ID made from the clock: no argument is {@code *} or {@code <ms>-*} (a mutation could
+     * otherwise move a value where the ID is read).
+     */
+    private static List<byte[]> noClockIds(List<byte[]> c) {
+        List<byte[]> out = new ArrayList<>(c);
+        for (int i = 1; i < out.size(); i++) {
+            String a = Commands.s(out.get(i));
+            if (a.equals("*") || a.endsWith("-*")) {
+                out.set(i, b("star"));
+            }
+        }
+        return out;
     }
 
     // ---- grammars -----------------------------------------------------------------------------------------------

@@ -21,6 +21,9 @@ enum Rule {
     SORT_NOSORT("`SORT … BY nosort` of a set", "SORT/SORT_RO of a set (Redis' TYPE, asked when the replies differ) "
             + "with a BY pattern without '*' and without STORE: without LIMIT the elements sorted (in groups of the GET "
             + "patterns), with LIMIT their number; of a list or a sorted set, the reply bytes"),
+    SORT_ERRNO("`SORT` by score after a float that overflowed", "SORT/SORT_RO without BY, GET, ALPHA and STORE: "
+            + "Redis' `-ERR One or more scores can't be converted into double` against Tandem's array of integers "
+            + "(which no strtod fails on: Redis read a stale ERANGE), empty only with LIMIT"),
     TIME("`TIME`, `INFO` values", "two integer bulk strings"),
     INFO("`INFO`", "the reply type: a bulk string (a verbatim string in RESP3)"),
     CLIENT("`CLIENT LIST`, `CLIENT INFO`", "the reply type: a bulk string (a verbatim string in RESP3)"),
@@ -41,7 +44,12 @@ enum Rule {
     OBJECT("`OBJECT IDLETIME`, `OBJECT FREQ`", "the reply type"),
     MEMORY("`MEMORY USAGE`", "the reply type"),
     DUMP("`DUMP`", "the payload's bytes, but for a hash or a hashtable set its object type and length (its fields in "
-            + "another order)");
+            + "another order), and for a stream its object type and length (its consumers' seen times and its "
+            + "pending entries' delivery times are each server's clock)"),
+    STREAM_TIMES("the time of IDs made by `*`, delivery, seen and idle times", "XPENDING's extended form with each "
+            + "entry's idle time, XINFO CONSUMERS with each consumer's `idle`, XINFO STREAM FULL with each "
+            + "consumer's `seen-time` and each pending entry's delivery time masked (an integer on both servers); "
+            + "the rest byte for byte");
 
     /** The first cell of the row in docs/departures.md; null for EXACT. */
     final String departure;

@@ -68,6 +68,46 @@ public final class Inspection {
         return new Inspection(lines, r.broken == null ? null : r.broken.openMessage(), note);
     }
 
+    /**
+     * Reads the durable entries of the journal in {@code directory} in order, without a node, handing each to
+     * {@code visitor} as {@code Journal.read} does (a command's fragments joined, under its last sequence; a group
+     * never completed skipped) until it stops.
+     *
+     * @return null when every valid entry was offered, else where the journal breaks (what was before it was read)
+     */
+    public static String read(Path directory, OffsetMeasure measure, tandem.api.journal.EntryVisitor visitor)
+            throws IOException {
+        SegmentScanner.Result r = SegmentScanner.scanFiles(SegmentScanner.archives(directory),
+                directory.resolve(Segment.LIVE), measure, null);
+        java.io.ByteArrayOutputStream group = new java.io.ByteArrayOutputStream();
+        for (Segment s : r.segments) {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(s.path,
+                    java.nio.file.StandardOpenOption.READ)) {
+                long first = tandem.protocol.journal.SegmentHeader.SIZE;
+                boolean more = EntryCursor.walk(ch, first, s.bytes, s.name(), (e, cursor) -> {
+                    byte tag = e.tag();
+                    if (tag == tandem.api.journal.EntryTag.APP_CONTINUATION) {
+                        group.writeBytes(e.payload());
+                        return true;
+                    }
+                    byte[] payload = e.payload();
+                    if (group.size() > 0) {
+                        if (tag == tandem.api.journal.EntryTag.APP) {
+                            group.writeBytes(payload);
+                            payload = group.toByteArray();
+                        }
+                        group.reset(); // an entry of another kind ends a group never completed
+                    }
+                    return visitor.entry(e.sequence(), e.timestampNs(), e.keyHash(), tag, payload);
+                });
+                if (!more) {
+                    return null;
+                }
+            }
+        }
+        return r.broken == null ? null : r.broken.openMessage();
+    }
+
     public List<SegmentLine> segments() {
         return segments;
     }

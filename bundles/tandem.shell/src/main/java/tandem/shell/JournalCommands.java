@@ -5,6 +5,7 @@ import java.util.function.Consumer;
 
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Descriptor;
+import org.apache.felix.service.command.Parameter;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
@@ -21,7 +22,8 @@ import tandem.api.store.Keyspace;
     "osgi.command.function=info",
     "osgi.command.function=verify",
     "osgi.command.function=rotate",
-    "osgi.command.function=purge"
+    "osgi.command.function=purge",
+    "osgi.command.function=find"
 })
 public final class JournalCommands {
 
@@ -78,6 +80,41 @@ public final class JournalCommands {
         }
         j.rotate();
         return "rotated; segments: " + j.status().segments();
+    }
+
+    @Descriptor("lists the journal's entries around a moment, or those holding a command, with their sequences and "
+            + "timestamps: to choose the target of a restore")
+    public String find(
+            @Parameter(names = {"-a", "--around"}, absentValue = "")
+            @Descriptor("an ISO-8601 instant, e.g. 2026-12-05T10:03:00Z: the entries before and after it") String around,
+            @Parameter(names = {"-m", "--matching"}, absentValue = "")
+            @Descriptor("a command's name, e.g. FLUSHALL: the entries holding it (alone or in a transaction)")
+            String matching,
+            @Parameter(names = {"-c", "--count"}, absentValue = "10")
+            @Descriptor("how many entries on each side of the moment, or at most") int count) {
+        Journal j = journal;
+        if (j == null) {
+            return NOT_ACTIVE;
+        }
+        if (around.isEmpty() == matching.isEmpty()) {
+            throw new IllegalArgumentException("give one of --around INSTANT and --matching COMMAND");
+        }
+        if (count < 1) {
+            throw new IllegalArgumentException("--count must be 1 or more, not " + count);
+        }
+        tandem.protocol.journal.EntryFinder finder;
+        if (around.isEmpty()) {
+            finder = tandem.protocol.journal.EntryFinder.matching(matching, count);
+        } else {
+            try {
+                finder = tandem.protocol.journal.EntryFinder.around(java.time.Instant.parse(around), count);
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new IllegalArgumentException("--around: not an ISO-8601 instant (e.g. 2026-12-05T10:03:00Z): "
+                        + around);
+            }
+        }
+        j.read(0, finder);
+        return String.join(System.lineSeparator(), finder.lines());
     }
 
     @Descriptor("deletes archived segments that the store has flushed, within the retention configuration")

@@ -20,7 +20,8 @@ import tandem.testsupport.Await;
 /**
  * A byte flipped inside an archived journal segment: {@code journal:verify} and the offline inspector name the
  * sequence where the journal breaks, and a restarted node does not open it — the journal stays down with that
- * message in the log and writes are refused — while nothing on disk is changed by the attempt.
+ * message in the log and writes are refused — while nothing on disk is changed by the attempt. Before the damage,
+ * {@code journal:find} and the offline inspector find the same entry of a FLUSHALL, and the entries around it.
  */
 @Timeout(120)
 class JournalCorruptionSystemTest {
@@ -34,6 +35,7 @@ class JournalCorruptionSystemTest {
                     jedis.set("before:" + i, "v" + i);
                 }
                 assertThat(node.shell("journal:rotate").exit()).isZero();
+                jedis.flushAll();
                 for (int i = 0; i < 50; i++) {
                     jedis.set("after:" + i, "v" + i);
                 }
@@ -42,13 +44,31 @@ class JournalCorruptionSystemTest {
             assertThat(sound.exit()).as(sound.err()).isZero();
             assertThat(sound.out()).contains("journal OK");
 
+            // finding a restore's target: the FLUSHALL, by name, then the entries around its moment, on the running
+            // node and offline alike
+            Path journalDir = node.home().resolve("data/journal");
+            TandemNode.Result found = node.shell("journal:find --matching flushall");
+            assertThat(found.exit()).as(found.err()).isZero();
+            java.util.regex.Matcher flush = java.util.regex.Pattern.compile("(\\d+)  (\\S+)  FLUSHALL")
+                    .matcher(found.out());
+            assertThat(flush.find()).as(found.out()).isTrue();
+            String line = flush.group();
+            TandemNode.Result offline = TandemNode.run(Duration.ofSeconds(30),
+                    TandemNode.dist().resolve("bin/tandem").toString(), "inspect-journal", journalDir.toString(),
+                    "--matching", "FLUSHALL");
+            assertThat(offline.exit()).as(offline.out()).isZero();
+            assertThat(offline.out().strip()).isEqualTo(line);
+            TandemNode.Result around = node.shell("journal:find --around " + flush.group(2) + " --count 1");
+            assertThat(around.out().strip().lines()).containsExactly(line,
+                    (Long.parseLong(flush.group(1)) + 1) + "  " + around.out().strip().lines().toList().get(1)
+                            .split("  ")[1] + "  SET after:0 v0");
+
             Path archive = node.home().resolve("data/journal/journal.000001");
             flipByte(archive, 4096 + 41 * 10 + 20); // inside the payload region of an early entry
             TandemNode.Result broken = node.shell("journal:verify");
             assertThat(broken.exit()).isEqualTo(1);
             assertThat(broken.err()).contains("journal.000001").containsPattern("sequence \\d+");
 
-            Path journalDir = node.home().resolve("data/journal");
             TandemNode.Result inspected = TandemNode.run(Duration.ofSeconds(30),
                     TandemNode.dist().resolve("bin/tandem").toString(), "inspect-journal", journalDir.toString());
             assertThat(inspected.exit()).isEqualTo(1);

@@ -24,7 +24,8 @@ TRIALS=${TRIALS:-20}
 rows=$root/itests/system/target/failover-times.txt
 rm -f "$rows"
 (cd "$root" && mvn -B -o verify -pl itests/system -Dtest=FailoverTimesSystemTest \
-  -Dsurefire.failIfNoSpecifiedTests=false -Dtandem.failover.times.trials="$TRIALS")
+  -Dsurefire.failIfNoSpecifiedTests=false -Dtandem.failover.times.trials="$TRIALS" \
+  -Dtandem.failover.times.profiles=defaults,tuned)
 cat "$rows"
 if [[ $doc != /dev/null ]]; then
   # the rows go under the table's header, which ends the section "Time to a writable primary"

@@ -117,8 +117,8 @@ final class Functions {
 
     /** {@code FUNCTION LOAD [REPLACE] code}. @return the library's name */
     String load(Tx tx, byte[] payload, boolean replace) {
-        Library old = current.libraries.get(Metadata.of(payload).name());
         Library library = create(payload, current, replace, tx.loadTimeoutMillis);
+        Library old = current.libraries.get(library.name); // what it replaces: create allowed it
         if (old != null) {
             current.unlink(old);
         }

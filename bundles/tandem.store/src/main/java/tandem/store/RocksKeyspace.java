@@ -149,8 +149,6 @@ final class RocksKeyspace implements AutoCloseable {
     /** The functions' Lua state, apart from the scripts' as in Redis, and their libraries: replicated data. */
     private final LuaScripts functionLua = new LuaScripts(random);
     private final Functions functions = new Functions(functionLua);
-    /** The function {@link #script} runs now, null for a script. */
-    private volatile Functions.Function runningFunction;
     /** While {@link #capture} runs: what it wrote, and what it refuses writes with. */
     private List<Keyspace.Effect> captured;
     private String captureRefusal;
@@ -1125,13 +1123,11 @@ final class RocksKeyspace implements AutoCloseable {
         scriptReadOnly = noWrites;
         scriptDb = command.db();
         tx.scripting = true;
-        runningFunction = f;
         try {
             if (!functionLua.call(f.ref(), f.name(), keys, argv, scriptHost, reply)) {
                 killed = true;
             }
         } finally {
-            runningFunction = null;
             tx.scripting = false;
         }
     }
@@ -1167,7 +1163,7 @@ final class RocksKeyspace implements AutoCloseable {
                 }
             }
             command.db(scriptDb);
-            called(command, spec, reply, (runningFunction != null ? functionLua : scripts).replicating());
+            called(command, spec, reply, (functionRunning() ? functionLua : scripts).replicating());
         }
 
         @Override

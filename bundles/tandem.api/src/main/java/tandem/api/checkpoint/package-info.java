@@ -5,7 +5,7 @@
  * to the store's {@link tandem.api.store.Keyspace#install}. Provided by {@code tandem.checkpoint}.
  */
 @Export
-@Version("1.1.0")
+@Version("1.2.0")
 package tandem.api.checkpoint;
 
 import org.osgi.annotation.bundle.Export;

@@ -93,6 +93,11 @@ public final class EntryFinder implements EntryVisitor {
         return scanned;
     }
 
+    /** @return the line {@link #lines} prints for an entry: {@code <sequence>  <ISO-8601 instant>  <what it holds>} */
+    public static String describe(long sequence, long timestampNs, byte tag, byte[] payload) {
+        return new Found(sequence, timestampNs, describe(tag, payload)).toString();
+    }
+
     /** @return the lines to print: one per entry found, or one saying nothing was */
     public List<String> lines() {
         List<String> lines = new ArrayList<>();
@@ -106,8 +111,11 @@ public final class EntryFinder implements EntryVisitor {
         return lines;
     }
 
-    /** @return whether the App payload holds a command named {@code name} (lower case) */
-    static boolean holds(byte[] payload, String name) {
+    /**
+     * @return whether the App payload holds a command named {@code name} (any case), alone or in a transaction:
+     *         what {@link #matching} and a restore's {@code --before} look for
+     */
+    public static boolean holds(byte[] payload, String name) {
         try {
             for (CommandPayload.Decoded d : CommandPayload.decodeInDatabases(payload)) {
                 if (new String(d.args()[0], java.nio.charset.StandardCharsets.ISO_8859_1).equalsIgnoreCase(name)) {

@@ -1,0 +1,290 @@
+package tandem.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static tandem.journal.Fixtures.command;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import tandem.api.checkpoint.Backups;
+import tandem.api.checkpoint.Checkpoints;
+import tandem.protocol.checkpoint.CheckpointStreamWriter;
+import tandem.protocol.journal.ArchivedSegmentName;
+import tandem.protocol.journal.SegmentHeader;
+
+/**
+ * A backup taken from a real journal, and restores from it across sealed segments copied as an archive would hold
+ * them: each target reached exactly (a time, a sequence, just before a command, never inside a fragmented command),
+ * the entries copied byte for byte under a fresh anchor; a missing segment, a damaged one, a segment of another
+ * history, a damaged backup each refused with what is wrong named, leaving the home empty.
+ */
+@Timeout(60)
+class RestoreTest {
+
+    /** 2026-12-05T10:00:00Z in nanoseconds; entry i is at T + i seconds. */
+    private static final long T = Instant.parse("2026-12-05T10:00:00Z").getEpochSecond() * 1_000_000_000L;
+
+    @TempDir
+    Path dir;
+    Path journalDir;
+    Path archive;
+    Path backup;
+    Path storeFiles;
+    SegmentedJournal journal;
+    /** The big command's last fragment, the SETs after it, FLUSHALL, the last entry. */
+    long big;
+    long[] m = new long[3];
+    long flushall;
+    long last;
+
+    /**
+     * Sequences 1..10 SET k1..k10 (entry i at second i), rotate, a command of 200,000 bytes in fragments from 11 on
+     * (second 11), three SETs (seconds 12..14), FLUSHALL (second 15), rotate, three SETs (seconds 16..18); the backup
+     * is taken at 5. The sealed segments are copied into the archive under their archive names.
+     */
+    @BeforeEach
+    void history() throws Exception {
+        journalDir = dir.resolve("journal");
+        archive = Files.createDirectories(dir.resolve("archive"));
+        storeFiles = Files.createDirectories(dir.resolve("store"));
+        Files.writeString(storeFiles.resolve("000001.sst"), "pretend sst");
+        Files.writeString(storeFiles.resolve("CURRENT"), "MANIFEST-000001\n");
+        journal = Fixtures.open(JournalSettings.defaults(journalDir));
+        for (int i = 1; i <= 10; i++) {
+            append(i, command("SET", "k" + i, "v" + i));
+            if (i == 5) {
+                journal.awaitDurable(5);
+                backup = dir.resolve("backup");
+                new BackupComponent(checkpoints(5), journal).create(backup);
+            }
+        }
+        journal.awaitDurable(10);
+        journal.rotate();
+        big = append(11, Fixtures.bigCommand(200_000, (byte) 'x'));
+        for (int i = 0; i < 3; i++) {
+            m[i] = append(12 + i, command("SET", "m" + i, "w"));
+        }
+        flushall = append(15, command("FLUSHALL"));
+        journal.awaitDurable(flushall);
+        journal.rotate();
+        for (int i = 0; i < 3; i++) {
+            last = append(16 + i, command("SET", "n" + i, "z"));
+        }
+        journal.awaitDurable(last);
+        for (SegmentInfoCopy c : sealed()) {
+            Files.copy(c.path, archive.resolve(c.name.toString()));
+        }
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void close() {
+        journal.close();
+    }
+
+    private long append(int second, byte[] payload) {
+        return Fixtures.append(journal, T + second * 1_000_000_000L, 0, Fixtures.APP, payload);
+    }
+
+    private record SegmentInfoCopy(Path path, ArchivedSegmentName name) {
+    }
+
+    private List<SegmentInfoCopy> sealed() {
+        List<SegmentInfoCopy> out = new ArrayList<>();
+        for (Segment seg : journal.segmentList()) {
+            if (seg.archiveNumber > 0) {
+                out.add(new SegmentInfoCopy(seg.path,
+                        ArchivedSegmentName.of(seg.startSequence, seg.lastSequence, seg.tailChain)));
+            }
+        }
+        return out;
+    }
+
+    /** A Checkpoints whose cut streams the pretend store files at {@code applied}. */
+    private Checkpoints checkpoints(long applied) {
+        return new Checkpoints() {
+            @Override
+            public Cut cut(String name) {
+                List<Path> files = List.of(storeFiles.resolve("000001.sst"), storeFiles.resolve("CURRENT"));
+                return new Cut() {
+                    @Override
+                    public long appliedSequence() {
+                        return applied;
+                    }
+
+                    @Override
+                    public long streamLength(String id, long offset) {
+                        throw new UnsupportedOperationException();
+                    }
+
+                    @Override
+                    public long send(String id, long offset, WritableByteChannel out) throws IOException {
+                        return CheckpointStreamWriter.write(files, id, offset, out);
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
+            }
+
+            @Override
+            public Receive receive(long totalBytes) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public Saved save() {
+                throw new UnsupportedOperationException();
+            }
+        };
+    }
+
+    private String restore(Path home, Restore.Target target, Path... sources) throws IOException {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        Restore.Result r = new Restore(backup, List.of(sources), target, home,
+                new PrintStream(log, true, StandardCharsets.UTF_8)).run();
+        return r.backupSequence() + ".." + r.sequence() + " next=" + r.next();
+    }
+
+    /** The sequences of the restored journal's entries, read as the node would read them. */
+    private static List<Long> restoredSequences(Path home) throws IOException {
+        List<Long> out = new ArrayList<>();
+        String broken = Inspection.read(home.resolve("data/journal"), Fixtures.MEASURE,
+                (seq, ts, kh, tag, payload) -> out.add(seq) || true);
+        assertThat(broken).isNull();
+        return out;
+    }
+
+    @Test
+    void theBackupVerifiesAndDescribesItself() throws Exception {
+        Backups.Backup b = new BackupComponent(checkpoints(5), journal).verify(backup);
+        assertThat(b.appliedSequence()).isEqualTo(5);
+        assertThat(b.timestampNs()).isEqualTo(T + 5_000_000_000L);
+        assertThat(b.chainHex()).isEqualTo(ChainHash.hex(journal.chainAt(5)));
+        assertThat(Files.readString(backup.resolve(BackupManifest.FILE))).contains("applied_sequence=5\n");
+        assertThatThrownBy(() -> new BackupComponent(checkpoints(5), journal).create(backup))
+                .hasMessageContaining("is not an empty directory");
+    }
+
+    @Test
+    void restoresToEachKindOfTarget() throws Exception {
+        assertThat(big).isGreaterThan(11); // the big command took several sequences, one per fragment
+        assertThat(restore(dir.resolve("h1"), Restore.Target.before("flushall"), archive))
+                .isEqualTo("5.." + m[2] + " next=" + flushall + "  2026-12-05T10:00:15Z  FLUSHALL");
+        assertThat(restoredSequences(dir.resolve("h1"))).containsExactly(6L, 7L, 8L, 9L, 10L, big, m[0], m[1], m[2]);
+        // a time between two entries: everything decided at or before it
+        assertThat(restore(dir.resolve("h2"), Restore.Target.time(Instant.parse("2026-12-05T10:00:08.5Z")),
+                archive)).startsWith("5..8 next=9  ");
+        assertThat(restoredSequences(dir.resolve("h2"))).containsExactly(6L, 7L, 8L);
+        assertThat(restore(dir.resolve("h3"), Restore.Target.sequence(5), archive)).isEqualTo("5..5 next=null");
+        assertThat(restoredSequences(dir.resolve("h3"))).isEmpty();
+        // past the archive, into the live segment of the node's journal directory
+        assertThat(restore(dir.resolve("h4"), Restore.Target.sequence(last - 1), archive, journalDir))
+                .isEqualTo("5.." + (last - 1) + " next=null");
+        assertThat(restore(dir.resolve("h5"), Restore.Target.time(Instant.parse("2026-12-06T00:00:00Z")), archive,
+                journalDir)).isEqualTo("5.." + last + " next=null");
+        // without the journal directory, a moment after the archive's end cannot be told from a gap
+        assertThatThrownBy(() -> restore(dir.resolve("h6"), Restore.Target.time(Instant.parse(
+                "2026-12-06T00:00:00Z")), archive)).hasMessageContaining("the entries available end at sequence "
+                        + flushall).hasMessageContaining("--journal HOME/data/journal");
+        // the new journal continues at the backup with a fresh anchor and the backup's replication offset
+        Inspection i = Inspection.of(dir.resolve("h4/data/journal"), Fixtures.MEASURE);
+        assertThat(i.problem()).isNull();
+        assertThat(i.segments().get(0).startSequence()).isEqualTo(6);
+        assertThat(i.segments().get(0).anchorHex()).isNotEqualTo(ChainHash.hex(journal.chainAt(5)));
+        assertThat(i.segments().get(0).replicationOffset()).isEqualTo(journal.offsetAfter(5));
+        assertThat(i.segments().get(0).endReplicationOffset()).isEqualTo(journal.offsetAfter(last - 1));
+        assertThat(Files.readString(dir.resolve("h4/data/store/000001.sst"))).isEqualTo("pretend sst");
+    }
+
+    @Test
+    void aTargetInsideAFragmentedCommandStopsBeforeTheCommand() throws Exception {
+        // the big command's fragments take sequences 11..big; a target among them restores up to 10
+        assertThat(restore(dir.resolve("h"), Restore.Target.sequence(big - 1), archive))
+                .startsWith("5..10 next=" + big + "  2026-12-05T10:00:11Z  SET big xxx");
+        assertThat(restoredSequences(dir.resolve("h"))).containsExactly(6L, 7L, 8L, 9L, 10L);
+    }
+
+    @Test
+    void aMissingSegmentIsNamedAndNothingIsLeft() throws Exception {
+        List<SegmentInfoCopy> sealed = sealed();
+        Files.delete(archive.resolve(sealed.get(1).name.toString()));
+        long from = sealed.get(1).name.firstSequence();
+        Path home = dir.resolve("h");
+        assertThatThrownBy(() -> restore(home, Restore.Target.before("FLUSHALL"), archive))
+                .hasMessageContaining("no entry after the backup's sequence 5 up to 10 holds FLUSHALL")
+                .hasMessageContaining("nothing in [" + archive + "] holds sequence " + from + " or later");
+        assertThat(home.resolve("data/store")).doesNotExist();
+        assertThat(home.resolve("data/journal")).doesNotExist();
+        // an earlier target needs only what is there
+        assertThat(restore(home, Restore.Target.sequence(9), archive)).isEqualTo("5..9 next=null");
+    }
+
+    @Test
+    void aDamagedSegmentIsNamedUnlessASoundCopyIsThere() throws Exception {
+        SegmentInfoCopy second = sealed().get(1);
+        Path damaged = archive.resolve(second.name.toString());
+        try (RandomAccessFile f = new RandomAccessFile(damaged.toFile(), "rw")) {
+            f.seek(Files.size(damaged) - 10);
+            f.write(f.read() ^ 0x5A);
+        }
+        assertThatThrownBy(() -> restore(dir.resolve("h1"), Restore.Target.sequence(last), archive))
+                .hasMessageStartingWith("damaged: " + damaged)
+                .hasMessageContaining("no sound copy of the segment that starts at sequence " + second.name
+                        .firstSequence());
+        // the node's journal directory holds the same segment, sound
+        assertThat(restore(dir.resolve("h2"), Restore.Target.sequence(last), archive, journalDir))
+                .isEqualTo("5.." + last + " next=null");
+        // a target before the damage (in FLUSHALL's entry) needs nothing past it
+        assertThat(restore(dir.resolve("h3"), Restore.Target.sequence(m[2]), archive))
+                .isEqualTo("5.." + m[2] + " next=null");
+    }
+
+    @Test
+    void aSegmentOfAnotherHistoryIsNeverTaken() throws Exception {
+        SegmentInfoCopy second = sealed().get(1);
+        Path file = archive.resolve(second.name.toString());
+        byte[] bytes = Files.readAllBytes(file);
+        byte[] other = new byte[32];
+        other[0] = 1;
+        java.nio.ByteBuffer header = java.nio.ByteBuffer.wrap(bytes);
+        SegmentHeader.encode(header, 0, second.name.firstSequence(), other, new SegmentHeader().wrap(header, 0)
+                .replicationOffset(), new java.util.zip.CRC32C());
+        Files.write(file, bytes);
+        assertThatThrownBy(() -> restore(dir.resolve("h"), Restore.Target.sequence(last), archive))
+                .hasMessageContaining("before the target sequence " + last + ": a segment starts at sequence "
+                        + second.name.firstSequence() + " but belongs to another history");
+    }
+
+    @Test
+    void aDamagedBackupOrATargetBeforeItIsRefused() throws Exception {
+        assertThatThrownBy(() -> restore(dir.resolve("h1"), Restore.Target.sequence(4), archive))
+                .hasMessageContaining("the backup holds the store at sequence 5")
+                .hasMessageContaining("restore from an older backup");
+        Path seed = backup.resolve(BackupManifest.SEED);
+        byte[] b = Files.readAllBytes(seed);
+        b[b.length - 1] ^= 1;
+        Files.write(seed, b);
+        assertThatThrownBy(() -> BackupVerifier.verify(backup)).hasMessageContaining(seed + ": SHA-256 ");
+        assertThatThrownBy(() -> restore(dir.resolve("h2"), Restore.Target.sequence(9), archive))
+                .hasMessageContaining(seed + ": SHA-256 ");
+        assertThat(dir.resolve("h2/data/store")).doesNotExist();
+        Files.delete(backup.resolve(BackupManifest.FILE));
+        assertThatThrownBy(() -> BackupVerifier.verify(backup)).hasMessageContaining("has no MANIFEST");
+    }
+}

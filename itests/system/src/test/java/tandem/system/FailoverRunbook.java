@@ -31,7 +31,9 @@ import tandem.testsupport.Await;
  * the primary under concurrent writers, {@code repl:promote} on the most advanced replica, {@code repl:replicaof} on
  * the other (which continues without a snapshot), every acknowledged write on both survivors; then the old primary,
  * restarted, comes up fenced and rejoins as a replica of the new one. Every node's key is authorized on every node
- * up front, so any of them can be promoted. One cluster for the class; tests run in order.
+ * up front, so any of them can be promoted. Every node archives its journal into one shared archive: a backup taken
+ * on the first primary restores, through the archive, to the new primary's last write, with its digest. One cluster
+ * for the class; tests run in order.
  */
 @Timeout(300)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -45,6 +47,8 @@ abstract class FailoverRunbook {
     private TandemNode promoted;
     private TandemNode follower;
     private List<Writer> writers;
+    private java.nio.file.Path archive;
+    private java.nio.file.Path backup;
 
     /** @return the ack policy the cluster runs under */
     abstract String policy();
@@ -55,9 +59,11 @@ abstract class FailoverRunbook {
     /** Starts the primary and two replicas under {@link #policy}, every node's key authorized on every node. */
     @BeforeAll
     void start() throws IOException {
-        cluster = JournalCluster.start(name(), policy());
-        r1 = cluster.addReplica(true);
-        r2 = cluster.addReplica(true);
+        archive = TandemNode.newHome(name() + "-archive");
+        String[] archiving = {"tandem.journal:archive.directory=" + archive, "tandem.journal:segment.size=131072"};
+        cluster = JournalCluster.start(name(), policy(), archiving);
+        r1 = cluster.addReplica(true, cluster.replicationPort, archiving);
+        r2 = cluster.addReplica(true, cluster.replicationPort, archiving);
         for (TandemNode on : List.of(r1, r2)) {
             for (TandemNode who : List.of(cluster.primary, r1, r2)) {
                 if (who != on) {
@@ -92,6 +98,10 @@ abstract class FailoverRunbook {
         writers = Writer.start("fo", 4, cluster.primary::port);
         long target = 100 + new Random().nextInt(500);
         LOG.log(System.Logger.Level.INFO, "killing the primary after about {0} writes per writer", target);
+        writers.forEach(w -> w.awaitProgress(target / 4));
+        backup = TandemNode.newHome(name() + "-backup");
+        TandemNode.Result taken = cluster.primary.shell("backup:create " + backup.resolve("b"));
+        assertThat(taken.exit()).as(taken.out() + taken.err()).isZero();
         writers.forEach(w -> w.awaitProgress(target));
         cluster.primary.kill();
         Writer.haltAll(writers, true);
@@ -174,5 +184,29 @@ abstract class FailoverRunbook {
         }
         Await.until("INFO on the new primary lists both replicas", Duration.ofSeconds(30),
                 () -> "2".equals(JournalCluster.info(promoted).get("connected_slaves")));
+    }
+
+    @Test
+    @Order(4)
+    void aBackupOfTheFirstPrimaryRestoresThroughTheSharedArchiveToTheNewPrimarysLastWrite() throws Exception {
+        String digest = promoted.digest();
+        long last = JournalCluster.sequence(promoted);
+        assertThat(JournalCluster.shell(promoted, "journal:rotate")).doesNotContain("not active");
+        Await.until("the archive holds the new primary's last write", Duration.ofSeconds(30), () -> {
+            try (var files = java.nio.file.Files.list(archive)) {
+                return files.map(f -> f.getFileName().toString()).filter(n -> n.matches("segment-\\d{20}-\\d{20}-.*"))
+                        .mapToLong(n -> Long.parseLong(n.substring(29, 49))).max().orElse(0) >= last;
+            }
+        });
+        java.nio.file.Path home = TandemNode.newHome(name() + "-restored");
+        TandemNode.Result r = TandemNode.run(Duration.ofSeconds(120),
+                TandemNode.dist().resolve("bin/tandem").toString(), "restore", "--backup",
+                backup.resolve("b").toString(), "--archive", archive.toString(), "--to-sequence",
+                Long.toString(last), "--home", home.toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("journal entries up to sequence " + last + " ");
+        try (TandemNode restored = TandemNode.start(home, TandemNode.freePort(), java.util.Map.of())) {
+            assertThat(restored.digest()).isEqualTo(digest);
+        }
     }
 }

@@ -196,6 +196,8 @@ abstract class FailoverRunbook {
             try (var files = java.nio.file.Files.list(archive)) {
                 return files.map(f -> f.getFileName().toString()).filter(n -> n.matches("segment-\\d{20}-\\d{20}-.*"))
                         .mapToLong(n -> Long.parseLong(n.substring(29, 49))).max().orElse(0) >= last;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
         });
         java.nio.file.Path home = TandemNode.newHome(name() + "-restored");

@@ -268,15 +268,19 @@ class PointInTimeRestoreSystemTest {
     }
 
     /** @return the last sequence of the newest archived segment, 0 when none */
-    private static long archivedUpTo(Path dir) throws IOException {
+    private static long archivedUpTo(Path dir) {
         long last = 0;
-        if (Files.isDirectory(dir)) {
-            for (Path p : archived(dir)) {
-                Matcher m = ARCHIVED.matcher(p.getFileName().toString());
-                if (m.matches()) {
-                    last = Math.max(last, Long.parseLong(m.group(2)));
+        try {
+            if (Files.isDirectory(dir)) {
+                for (Path p : archived(dir)) {
+                    Matcher m = ARCHIVED.matcher(p.getFileName().toString());
+                    if (m.matches()) {
+                        last = Math.max(last, Long.parseLong(m.group(2)));
+                    }
                 }
             }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
         return last;
     }

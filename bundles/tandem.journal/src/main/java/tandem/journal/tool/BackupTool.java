@@ -36,6 +36,14 @@ public final class BackupTool {
         System.exit(run(args, System.out, System.err));
     }
 
+    private static long sequence(String v) {
+        long s = Long.parseLong(v);
+        if (s < 0) {
+            throw new NumberFormatException("a sequence is 0 or more");
+        }
+        return s;
+    }
+
     static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length == 2 && args[0].equals("verify")) {
             try {
@@ -69,7 +77,7 @@ public final class BackupTool {
                     case "--home" -> home = Paths.get(v);
                     case "--archive", "--journal" -> sources.add(Paths.get(v));
                     case "--to-time" -> targets.add(Restore.Target.time(Instant.parse(v)));
-                    case "--to-sequence" -> targets.add(Restore.Target.sequence(Long.parseLong(v)));
+                    case "--to-sequence" -> targets.add(Restore.Target.sequence(sequence(v)));
                     case "--before" -> targets.add(Restore.Target.before(v));
                     default -> {
                         err.println("unknown option " + args[i] + "\n" + USAGE);
@@ -81,7 +89,7 @@ public final class BackupTool {
                 return 2;
             }
         }
-        if (backup == null || home == null || targets.size() != 1 || targets.get(0).sequence() < -1) {
+        if (backup == null || home == null || targets.size() != 1) {
             err.println("restore needs --backup, --home and exactly one target\n" + USAGE);
             return 2;
         }

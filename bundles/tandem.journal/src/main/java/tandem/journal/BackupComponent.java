@@ -6,6 +6,7 @@ import java.lang.System.Logger.Level;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.HexFormat;
@@ -20,6 +21,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 
 import tandem.api.checkpoint.Backups;
 import tandem.api.checkpoint.Checkpoints;
+import tandem.api.home.NodeHome;
 import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
 import tandem.api.replication.ReplicationStatus;
@@ -38,17 +40,63 @@ public final class BackupComponent implements Backups {
     private static final Logger LOG = System.getLogger("tandem.journal");
     private static final String NO_ID = "0".repeat(40);
 
+    /** The node's own backup ({@link #save}), beside the store and the journal. */
+    static final String SAVED = "data/backup";
+
     private final Checkpoints checkpoints;
     private final Journal journal;
+    private final Path saved;
+    private final Path saving;
+    private final Path replaced;
 
     /** Where the psync id and the epoch come from: the protocol that has them. */
     @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
     volatile List<ReplicationStatusSource> replication = List.of();
 
     @Activate
-    public BackupComponent(@Reference Checkpoints checkpoints, @Reference Journal journal) {
+    public BackupComponent(@Reference Checkpoints checkpoints, @Reference Journal journal,
+            @Reference NodeHome home) throws IOException {
+        this(checkpoints, journal, home.directory());
+    }
+
+    BackupComponent(Checkpoints checkpoints, Journal journal, Path home) throws IOException {
         this.checkpoints = checkpoints;
         this.journal = journal;
+        this.saved = home.resolve(SAVED).toAbsolutePath().normalize();
+        this.saving = saved.resolveSibling("backup.saving");
+        this.replaced = saved.resolveSibling("backup.replaced");
+        recover();
+    }
+
+    /**
+     * Finishes or undoes a {@link #save} a crash cut short: a backup set aside with none in its place goes back;
+     * what remains beside it is deleted.
+     */
+    private void recover() throws IOException {
+        if (!Files.exists(saved) && Files.isRegularFile(replaced.resolve(BackupManifest.FILE))) {
+            Files.move(replaced, saved, StandardCopyOption.ATOMIC_MOVE);
+            DurableFiles.syncDirectory(saved.getParent());
+        }
+        for (Path leftover : new Path[] {saving, replaced}) {
+            if (Files.exists(leftover)) {
+                LOG.log(Level.INFO, "deleting {0}, left by a save that a restart ended", leftover);
+                DurableFiles.deleteTree(leftover);
+            }
+        }
+    }
+
+    @Override
+    public synchronized Backup save() throws IOException {
+        DurableFiles.deleteTree(saving);
+        Backup b = create(saving);
+        if (Files.exists(saved)) {
+            Files.move(saved, replaced, StandardCopyOption.ATOMIC_MOVE);
+        }
+        Files.move(saving, saved, StandardCopyOption.ATOMIC_MOVE);
+        DurableFiles.syncDirectory(saved.getParent());
+        DurableFiles.deleteTree(replaced);
+        return new Backup(saved, b.appliedSequence(), b.timestampNs(), b.chainHex(), b.replicationId(), b.epoch(),
+                b.bytes(), b.createdAt());
     }
 
     /** One backup at a time: each cuts a checkpoint of the whole store. */

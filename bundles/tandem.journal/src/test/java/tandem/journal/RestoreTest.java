@@ -70,7 +70,7 @@ class RestoreTest {
             if (i == 5) {
                 journal.awaitDurable(5);
                 backup = dir.resolve("backup");
-                new BackupComponent(checkpoints(5), journal).create(backup);
+                new BackupComponent(checkpoints(5), journal, dir.resolve("home")).create(backup);
             }
         }
         journal.awaitDurable(10);
@@ -172,13 +172,32 @@ class RestoreTest {
 
     @Test
     void theBackupVerifiesAndDescribesItself() throws Exception {
-        Backups.Backup b = new BackupComponent(checkpoints(5), journal).verify(backup);
+        Backups.Backup b = new BackupComponent(checkpoints(5), journal, dir.resolve("home")).verify(backup);
         assertThat(b.appliedSequence()).isEqualTo(5);
         assertThat(b.timestampNs()).isEqualTo(T + 5_000_000_000L);
         assertThat(b.chainHex()).isEqualTo(ChainHash.hex(journal.chainAt(5)));
         assertThat(Files.readString(backup.resolve(BackupManifest.FILE))).contains("applied_sequence=5\n");
-        assertThatThrownBy(() -> new BackupComponent(checkpoints(5), journal).create(backup))
+        assertThatThrownBy(() -> new BackupComponent(checkpoints(5), journal, dir.resolve("home")).create(backup))
                 .hasMessageContaining("is not an empty directory");
+    }
+
+    @Test
+    void theNodesOwnBackupIsReplacedWhole() throws Exception {
+        BackupComponent backups = new BackupComponent(checkpoints(5), journal, dir.resolve("home"));
+        Backups.Backup first = backups.save();
+        assertThat(first.directory()).isEqualTo(dir.resolve("home/data/backup"));
+        BackupComponent later = new BackupComponent(checkpoints(10), journal, dir.resolve("home"));
+        assertThat(later.save().appliedSequence()).isEqualTo(10);
+        assertThat(BackupVerifier.verify(first.directory()).manifest().appliedSequence()).isEqualTo(10);
+        try (var names = Files.list(dir.resolve("home/data"))) {
+            assertThat(names.map(p -> p.getFileName().toString())).containsExactly("backup");
+        }
+        // a crash between setting the old one aside and putting the new one in place: the old one comes back
+        Files.move(first.directory(), dir.resolve("home/data/backup.replaced"));
+        Files.createDirectories(dir.resolve("home/data/backup.saving"));
+        new BackupComponent(checkpoints(10), journal, dir.resolve("home"));
+        assertThat(BackupVerifier.verify(first.directory()).manifest().appliedSequence()).isEqualTo(10);
+        assertThat(dir.resolve("home/data/backup.saving")).doesNotExist();
     }
 
     @Test

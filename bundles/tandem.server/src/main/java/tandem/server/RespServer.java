@@ -252,6 +252,10 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile tandem.api.checkpoint.Checkpoints checkpoints;
+    /** The node's backups: what {@code SAVE} and {@code BGSAVE} write when they are active. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile tandem.api.checkpoint.Backups backups;
     private final tandem.server.command.Saves saves = new tandem.server.command.Saves();
     /** The split-brain audit's counters, for {@code INFO replication}. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
@@ -686,6 +690,11 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Override
     public tandem.api.checkpoint.Checkpoints checkpoints() {
         return checkpoints;
+    }
+
+    @Override
+    public tandem.api.checkpoint.Backups backups() {
+        return backups;
     }
 
     @Override

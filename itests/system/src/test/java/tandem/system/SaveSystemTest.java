@@ -17,9 +17,10 @@ import redis.clients.jedis.Jedis;
 import tandem.testsupport.Await;
 
 /**
- * {@code SAVE}, {@code BGSAVE}, {@code BGREWRITEAOF} and {@code LASTSAVE} on a node: each keeps one consistent copy of the store in
- * {@code data/checkpoint/saved} (its {@code SAVED} file names the applied sequence it holds), {@code LASTSAVE} and
- * {@code INFO persistence} follow, and the writes go on meanwhile.
+ * {@code SAVE}, {@code BGSAVE}, {@code BGREWRITEAOF} and {@code LASTSAVE} on a node: each writes the node's backup,
+ * {@code data/backup} (its {@code MANIFEST} names the applied sequence it holds; {@code bin/tandem verify-backup}
+ * accepts it), replacing the one before; {@code LASTSAVE} and {@code INFO persistence} follow, and the writes go on
+ * meanwhile.
  */
 @Timeout(120)
 class SaveSystemTest {
@@ -38,17 +39,19 @@ class SaveSystemTest {
 
     @Test
     void saveAndBgsaveKeepACopyAndLastsaveFollows() throws Exception {
-        Path saved = node.home().resolve("data/checkpoint/saved");
+        Path saved = node.home().resolve("data/backup");
         try (Jedis jedis = new Jedis("127.0.0.1", node.port(), 5000)) {
             long started = jedis.lastsave();
             for (int i = 0; i < 100; i++) {
                 jedis.set("s:" + i, "v" + i);
             }
             assertThat(jedis.save()).isEqualTo("OK");
-            String first = Files.readString(saved.resolve("SAVED"));
-            assertThat(first).matches("applied_sequence=\\d+\nsaved_at=\\d+\n");
-            assertThat(Long.parseLong(first.replaceAll("(?s).*saved_at=(\\d+).*", "$1"))).isEqualTo(jedis.lastsave())
-                    .isGreaterThanOrEqualTo(started);
+            String first = Files.readString(saved.resolve("MANIFEST"));
+            assertThat(java.time.Instant.parse(first.replaceAll("(?s).*created_at=(\\S+).*", "$1")).getEpochSecond())
+                    .isEqualTo(jedis.lastsave()).isGreaterThanOrEqualTo(started);
+            TandemNode.Result verified = TandemNode.run(Duration.ofSeconds(60),
+                    TandemNode.dist().resolve("bin/tandem").toString(), "verify-backup", saved.toString());
+            assertThat(verified.out()).startsWith("OK: store at sequence " + sequence(first) + ",");
             jedis.set("s:after", "v");
             assertThat(jedis.bgsave()).isEqualTo("Background saving started");
             Await.until("the background save ends", Duration.ofSeconds(30), () -> {
@@ -59,12 +62,13 @@ class SaveSystemTest {
             });
             assertThat(jedis.info("persistence")).contains("rdb_last_bgsave_status:ok")
                     .contains("rdb_changes_since_last_save:0");
-            String second = Files.readString(saved.resolve("SAVED"));
-            long seq1 = Long.parseLong(first.replaceAll("(?s)applied_sequence=(\\d+).*", "$1"));
-            long seq2 = Long.parseLong(second.replaceAll("(?s)applied_sequence=(\\d+).*", "$1"));
+            String second = Files.readString(saved.resolve("MANIFEST"));
+            long seq1 = sequence(first);
+            long seq2 = sequence(second);
             assertThat(seq2).as("the second copy holds the write after the first").isGreaterThan(seq1);
             try (var files = Files.list(saved.getParent())) {
-                assertThat(files.map(p -> p.getFileName().toString())).containsExactly("saved");
+                assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("backup")))
+                        .containsExactly("backup");
             }
             // the journal is Tandem's AOF: a rewrite is the same copy
             jedis.set("s:after-rewrite", "v");
@@ -74,12 +78,15 @@ class SaveSystemTest {
                     return j.info("persistence").contains("rdb_saves:3");
                 }
             });
-            long seq3 = Long.parseLong(Files.readString(saved.resolve("SAVED"))
-                    .replaceAll("(?s)applied_sequence=(\\d+).*", "$1"));
+            long seq3 = sequence(Files.readString(saved.resolve("MANIFEST")));
             assertThat(seq3).isGreaterThan(seq2);
             try (Socket s = RespSockets.connect(node.port())) {
                 assertThat(RespSockets.exchange(s, "SYNC\r\n", 1)).startsWith("-ERR SYNC is not supported by Tandem");
             }
         }
+    }
+
+    private static long sequence(String manifest) {
+        return Long.parseLong(manifest.replaceAll("(?s).*applied_sequence=(\\d+).*", "$1"));
     }
 }

@@ -31,6 +31,16 @@ public interface Backups {
     Backup create(Path directory) throws IOException;
 
     /**
+     * Writes the node's own backup, {@code HOME/data/backup} (what {@code SAVE} and {@code BGSAVE} make, where Redis
+     * writes {@code dump.rdb}): a new backup is written beside it and put in its place by a rename once verified, so
+     * that a crash leaves the new one or the previous one, whole.
+     *
+     * @return the backup, in its place
+     * @throws IllegalStateException and {@link IOException} as {@link #create}
+     */
+    Backup save() throws IOException;
+
+    /**
      * Verifies a backup reading nothing but its directory: the manifest, each file's size and SHA-256, the checkpoint
      * stream's own checksums and trailer, the seed's entries and its chain value.
      *

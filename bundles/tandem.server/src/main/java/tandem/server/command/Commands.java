@@ -315,15 +315,36 @@ public final class Commands {
         c.reply().ok();
     }
 
+    /**
+     * @return what {@code SAVE} and {@code BGSAVE} make: the node's backup when the journal's backups are active,
+     *         else a checkpoint of the store; null when neither is
+     */
+    private static java.util.function.Supplier<tandem.api.checkpoint.Checkpoints.Saved> saver(CommandContext c) {
+        tandem.api.checkpoint.Backups backups = c.server().backups();
+        if (backups != null) {
+            return () -> {
+                try {
+                    tandem.api.checkpoint.Backups.Backup b = backups.save();
+                    return new tandem.api.checkpoint.Checkpoints.Saved(b.directory(), b.appliedSequence(),
+                            b.createdAt().getEpochSecond());
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e.getMessage(), e);
+                }
+            };
+        }
+        tandem.api.checkpoint.Checkpoints checkpoints = c.server().checkpoints();
+        return checkpoints == null ? null : checkpoints::save;
+    }
+
     /** {@code SAVE}: the copy is made off the logic thread while this client waits (Redis blocks every client). */
     private static void save(CommandContext c, byte[][] a) {
-        tandem.api.checkpoint.Checkpoints checkpoints = c.server().checkpoints();
+        java.util.function.Supplier<tandem.api.checkpoint.Checkpoints.Saved> saver = saver(c);
         Saves saves = c.server().saves();
-        if (checkpoints == null || saves == null) {
+        if (saver == null || saves == null) {
             c.reply().error(NO_CHECKPOINTS);
             return;
         }
-        c.later(() -> saves.save(checkpoints));
+        c.later(() -> saves.save(saver));
     }
 
     /** {@code BGSAVE [SCHEDULE]}. */
@@ -333,24 +354,24 @@ public final class Commands {
             c.reply().error("ERR syntax error");
             return;
         }
-        tandem.api.checkpoint.Checkpoints checkpoints = c.server().checkpoints();
+        java.util.function.Supplier<tandem.api.checkpoint.Checkpoints.Saved> saver = saver(c);
         Saves saves = c.server().saves();
-        if (checkpoints == null || saves == null) {
+        if (saver == null || saves == null) {
             c.reply().error(NO_CHECKPOINTS);
             return;
         }
-        CommandContext.replyLine(c.reply(), saves.bgsave(checkpoints, schedule));
+        CommandContext.replyLine(c.reply(), saves.bgsave(saver, schedule));
     }
 
     /** {@code BGREWRITEAOF}: a checkpoint, as {@code BGSAVE} cuts (see {@link Saves#bgrewriteaof}). */
     private static void bgrewriteaof(CommandContext c, byte[][] a) {
-        tandem.api.checkpoint.Checkpoints checkpoints = c.server().checkpoints();
+        java.util.function.Supplier<tandem.api.checkpoint.Checkpoints.Saved> saver = saver(c);
         Saves saves = c.server().saves();
-        if (checkpoints == null || saves == null) {
+        if (saver == null || saves == null) {
             c.reply().error(NO_CHECKPOINTS);
             return;
         }
-        CommandContext.replyLine(c.reply(), saves.bgrewriteaof(checkpoints));
+        CommandContext.replyLine(c.reply(), saves.bgrewriteaof(saver));
     }
 
     private static final String NO_CHECKPOINTS = "ERR the checkpoint bundle (tandem.checkpoint) is not active: "

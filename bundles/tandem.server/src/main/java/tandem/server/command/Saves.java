@@ -8,9 +8,9 @@ import java.util.concurrent.Executors;
 import tandem.api.checkpoint.Checkpoints;
 
 /**
- * {@code SAVE}, {@code BGSAVE} and {@code LASTSAVE} over the checkpoint bundle's kept copy of the store
- * ({@link Checkpoints#save}): Redis writes {@code dump.rdb}; Tandem, whose journal already holds every acknowledged
- * write, keeps a consistent RocksDB checkpoint in {@code data/checkpoint/saved}. One save runs at a time, on a thread
+ * {@code SAVE}, {@code BGSAVE} and {@code LASTSAVE}: where Redis writes {@code dump.rdb}, Tandem writes the node's
+ * backup ({@code Backups#save}: {@code data/backup}, which {@code bin/tandem restore} builds a node from), or, while
+ * the journal's backups are not active, keeps a RocksDB checkpoint of the store ({@link Checkpoints#save}). One save runs at a time, on a thread
  * of its own ({@code BGSAVE}) or on the front end's admin thread while its client waits ({@code SAVE}); no client
  * waits on the node's logic thread for either. Thread-safe.
  */
@@ -32,7 +32,7 @@ public final class Saves implements AutoCloseable {
     private boolean scheduled;
 
     /** {@code SAVE}: makes the copy now. @return {@code +OK} or the error line */
-    public String save(Checkpoints checkpoints) {
+    public String save(java.util.function.Supplier<Checkpoints.Saved> saver) {
         synchronized (this) {
             if (running) {
                 return "-" + IN_PROGRESS;
@@ -40,9 +40,9 @@ public final class Saves implements AutoCloseable {
             running = true;
         }
         try {
-            return run(checkpoints);
+            return run(saver);
         } finally {
-            finished(checkpoints);
+            finished(saver);
         }
     }
 
@@ -52,12 +52,12 @@ public final class Saves implements AutoCloseable {
      *
      * @return the reply line
      */
-    public synchronized String bgrewriteaof(Checkpoints checkpoints) {
+    public synchronized String bgrewriteaof(java.util.function.Supplier<Checkpoints.Saved> saver) {
         if (running) {
             scheduled = true;
             return "+Background append only file rewriting scheduled";
         }
-        bgsave(checkpoints, false);
+        bgsave(saver, false);
         return "+Background append only file rewriting started";
     }
 
@@ -66,7 +66,7 @@ public final class Saves implements AutoCloseable {
      *
      * @return the reply line
      */
-    public synchronized String bgsave(Checkpoints checkpoints, boolean schedule) {
+    public synchronized String bgsave(java.util.function.Supplier<Checkpoints.Saved> saver, boolean schedule) {
         if (running) {
             if (!schedule) {
                 return "-" + IN_PROGRESS;
@@ -77,17 +77,17 @@ public final class Saves implements AutoCloseable {
         running = true;
         background.execute(() -> {
             try {
-                run(checkpoints);
+                run(saver);
             } finally {
-                finished(checkpoints);
+                finished(saver);
             }
         });
         return "+Background saving started";
     }
 
-    private String run(Checkpoints checkpoints) {
+    private String run(java.util.function.Supplier<Checkpoints.Saved> saver) {
         try {
-            Checkpoints.Saved saved = checkpoints.save();
+            Checkpoints.Saved saved = saver.get();
             lastSaveEpochSecond = saved.epochSecond();
             lastSavedSequence = saved.appliedSequence();
             lastOk = true;
@@ -101,7 +101,7 @@ public final class Saves implements AutoCloseable {
     }
 
     /** One save ended: a scheduled one starts now. */
-    private void finished(Checkpoints checkpoints) {
+    private void finished(java.util.function.Supplier<Checkpoints.Saved> saver) {
         boolean again;
         synchronized (this) {
             running = false;
@@ -109,7 +109,7 @@ public final class Saves implements AutoCloseable {
             scheduled = false;
         }
         if (again) {
-            bgsave(checkpoints, false);
+            bgsave(saver, false);
         }
     }
 

@@ -133,6 +133,11 @@ public interface ServerContext extends ServerStatus {
         return null;
     }
 
+    /** @return the node's backups ({@code SAVE}, {@code BGSAVE}), or null while they are not active */
+    default tandem.api.checkpoint.Backups backups() {
+        return null;
+    }
+
     /** @return the state of {@code SAVE}/{@code BGSAVE}, for {@code LASTSAVE} and {@code INFO persistence} */
     default Saves saves() {
         return null;

@@ -4,7 +4,7 @@
  * is exactly a slot of the journal protocol's InputBatch frame.
  */
 @Export
-@Version("1.2.0")
+@Version("1.3.0")
 package tandem.protocol.journal;
 
 import org.osgi.annotation.bundle.Export;

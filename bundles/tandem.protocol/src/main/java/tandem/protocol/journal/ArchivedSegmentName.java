@@ -58,7 +58,7 @@ public record ArchivedSegmentName(long firstSequence, long lastSequence, String 
         }
         try {
             return new ArchivedSegmentName(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), m.group(3));
-        } catch (IllegalArgumentException e) { // NumberFormatException too
+        } catch (IllegalArgumentException e) { // a number beyond a long, or a range no segment has
             return null;
         }
     }

@@ -67,8 +67,10 @@ final class SegmentArchiver {
     private final Thread thread;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
-    /** Guarded by {@link #lock}. */
+    /** A segment was sealed or the history replaced. Guarded by {@link #lock}. */
     private boolean signalled;
+    /** The configuration changed: cuts a backoff short. Guarded by {@link #lock}. */
+    private boolean reconfigured;
     private volatile boolean closing;
     private volatile Target target;
 
@@ -120,7 +122,10 @@ final class SegmentArchiver {
             LOG.log(Level.INFO, "{0}: {1}", journalDirectory, next == null ? "journal archiving off"
                     : "archiving sealed segments to " + next.directory());
         }
-        signal();
+        Locks.locked(lock, () -> {
+            reconfigured = true;
+            wake.signal();
+        });
     }
 
     /** Test hook: shorter backoffs and seal checks, so that a test sees a retry or a check without waiting. */
@@ -142,7 +147,7 @@ final class SegmentArchiver {
         return thread;
     }
 
-    /** A segment was sealed, the history replaced or the configuration changed: look again. */
+    /** A segment was sealed or the history replaced: look again, unless a failure's backoff runs. */
     void signal() {
         Locks.locked(lock, () -> {
             signalled = true;
@@ -210,13 +215,19 @@ final class SegmentArchiver {
             lock.lock();
             try {
                 long remaining = waitNanos;
-                while (!closing && !signalled && remaining > 0) {
+                // while backing off, a new segment waits with the others: a primary sealing every few hundred
+                // milliseconds must not turn the backoff into an ERROR line per seal
+                while (!closing && !reconfigured && (backoffMillis > 0 || !signalled) && remaining > 0) {
                     remaining = wake.awaitNanos(remaining);
                 }
                 if (closing) {
                     return;
                 }
+                if (reconfigured) {
+                    backoffMillis = 0; // a new directory (or the old one, fixed) is tried at once
+                }
                 signalled = false;
+                reconfigured = false;
                 t = target;
             } catch (InterruptedException e) {
                 return;
@@ -228,9 +239,10 @@ final class SegmentArchiver {
                 waitNanos = Long.MAX_VALUE;
                 continue;
             }
+            boolean wasFailing = failing;
             try {
                 if (pass(t)) {
-                    if (failing && target == t && !closing) {
+                    if (wasFailing && target == t && !closing) {
                         // nothing left that failed: archived since, or set aside with a lineage
                         failing = false;
                         LOG.log(Level.INFO, "{0}: the journal archive {1} is up to date again", journalDirectory,
@@ -267,6 +279,7 @@ final class SegmentArchiver {
             ArchivedSegmentName name = ArchivedSegmentName.of(s.startSequence, s.lastSequence, s.tailChain);
             try {
                 boolean copied = archive(t.directory(), s, name);
+                failing = false; // before the segment counts as archived: a status never shows both
                 s.archivedTo = t.directory();
                 archivedSegments++;
                 lastArchived = name.toString();
@@ -288,11 +301,11 @@ final class SegmentArchiver {
     }
 
     private void failed(Target t, String segment, Exception e) {
-        failures++;
         lastFailed = segment;
         lastError = e instanceof IOException && e.getMessage() != null ? e.getMessage() : e.toString();
         lastErrorAtMillis = clock.millis();
         failing = true;
+        failures++; // last: a reader that sees the count sees the failure's details
         long retryIn = nextBackoff();
         LOG.log(Level.ERROR, "{0}: cannot archive {1} to {2}: {3}; it stays in the journal, retry in {4} ms "
                 + "({5} failures)", journalDirectory, segment, t.directory(), lastError, retryIn, failures);

@@ -175,6 +175,25 @@ class JournalArchiveTest {
     }
 
     @Test
+    void segmentsSealedDuringABackoffWaitForItAndAChangedDirectoryIsTriedAtOnce() throws Exception {
+        Path missing = dir.resolve("missing");
+        try (SegmentedJournal j = open(settings(missing))) {
+            j.archiver().timing(60_000, 60_000, 20);
+            sealOne(j, "a");
+            await(() -> j.archiveStatus().failures() == 1, "the first failure");
+            // each seal signals the archiver; none may cut the minute's backoff short
+            sealOne(j, "b");
+            sealOne(j, "c");
+            sealOne(j, "d");
+            Path fixed = Files.createDirectory(dir.resolve("archive"));
+            j.reconfigure(j.settings().withArchive(fixed, 0));
+            awaitArchived(j, 4);
+            assertThat(j.archiveStatus().failures()).isEqualTo(1);
+            assertThat(names(fixed)).hasSize(4);
+        }
+    }
+
+    @Test
     void aFileOfTheSameNameWithOtherContentIsNeverReplaced() throws Exception {
         Path archive = Files.createDirectory(dir.resolve("archive"));
         String name;

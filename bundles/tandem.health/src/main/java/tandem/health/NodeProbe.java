@@ -17,6 +17,7 @@ import jakarta.json.JsonObjectBuilder;
 import tandem.api.failover.FailoverGroup;
 import tandem.api.failover.FailoverStatus;
 import tandem.api.fencing.QuorumFenceStatus;
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.JournalStatus;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
@@ -96,6 +97,12 @@ public final class NodeProbe {
         return n == null ? null : n.journalStatus();
     }
 
+    /** @return the journal archive's state, or null without a node core or journal, or with archiving off */
+    public ArchiveStatus archive() {
+        Node n = node;
+        return n == null ? null : n.archiveStatus();
+    }
+
     /** @return the store's state, or null without a node core or store */
     public StoreStatus store() {
         Node n = node;
@@ -154,6 +161,19 @@ public final class NodeProbe {
                     .add("stopped", orNull(j.stoppedReason())));
         } else {
             doc.addNull("journal");
+        }
+        ArchiveStatus a = n == null || j == null ? null : n.archiveStatus();
+        if (a != null) {
+            doc.add("archive", Json.createObjectBuilder().add("directory", a.directory())
+                    .add("status", a.failing() ? "failing" : "ok").add("archivedSequence", a.archivedSequence())
+                    .add("lagEntries", a.pendingEntries()).add("pendingSegments", a.pendingSegments())
+                    .add("pendingBytes", a.pendingBytes()).add("archivedSegments", a.archivedSegments())
+                    .add("lastArchived", orNull(a.lastArchived()))
+                    .add("lastArchivedAtMillis", a.lastArchivedAtMillis()).add("failures", a.failures())
+                    .add("lastFailed", orNull(a.lastFailed())).add("lastError", orNull(a.lastError()))
+                    .add("lastErrorAtMillis", a.lastErrorAtMillis()));
+        } else {
+            doc.addNull("archive");
         }
         StoreStatus st = n == null ? null : n.storeStatus();
         if (st != null) {
@@ -265,6 +285,30 @@ public final class NodeProbe {
         return p;
     }
 
+    /** The journal archive's gauges: whether it is on, how far it holds the journal, how archiving fares. */
+    private static void archive(MetricsSink sink, ArchiveStatus a) {
+        sink.gauge("tandem_journal_archive_enabled", "1 while sealed segments are archived (archive.directory set)",
+                a == null ? 0 : 1);
+        if (a == null) {
+            return;
+        }
+        sink.gauge("tandem_journal_archive_archived_sequence", "Every entry up to this sequence is archived",
+                a.archivedSequence());
+        sink.gauge("tandem_journal_archive_lag_entries", "Durable entries not archived yet (the live segment's too)",
+                a.pendingEntries());
+        sink.gauge("tandem_journal_archive_pending_segments", "Sealed segments waiting to be archived",
+                a.pendingSegments());
+        sink.gauge("tandem_journal_archive_pending_bytes", "Bytes of the sealed segments waiting to be archived",
+                a.pendingBytes());
+        sink.counter("tandem_journal_archive_segments_total", "Segments archived since the journal opened",
+                a.archivedSegments());
+        sink.counter("tandem_journal_archive_failures_total", "Failed archiving attempts since the journal opened",
+                a.failures());
+        sink.gauge("tandem_journal_archive_failing", "1 while the latest archiving attempt failed", a.failing() ? 1 : 0);
+        sink.gauge("tandem_journal_archive_last_archived_timestamp_seconds",
+                "When the last segment was archived (Unix time; 0 before one)", a.lastArchivedAtMillis() / 1000.0);
+    }
+
     /** @return the psync offset after the journal's last entry, -1 without a journal or when it is not retained */
     private static long lastOffset(Node n, JournalStatus j) {
         return n == null || j == null ? -1 : n.offsetAfter(j.lastSequence());
@@ -316,6 +360,7 @@ public final class NodeProbe {
                 sink.gauge("tandem_journal_durable_sequence", "The last sequence made durable", j.durableSequence());
                 sink.gauge("tandem_journal_stopped", "1 once the journal fail-stopped",
                         j.stoppedReason() == null ? 0 : 1);
+                archive(sink, n.archiveStatus());
             }
             StoreStatus st = n.storeStatus();
             if (st != null) {

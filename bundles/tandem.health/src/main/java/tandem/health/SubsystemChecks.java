@@ -17,14 +17,15 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 
 import tandem.api.failover.FailoverStatus;
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.fencing.QuorumFenceStatus;
 import tandem.api.replication.ReplicationStatus;
 
 /**
  * Felix Health Checks, one per subsystem, all tagged {@code tandem}: {@code hc:exec tandem} in the shell runs
  * them; each reads the same contracts {@code /health} reports. CRITICAL where the node refuses work (not ready, a
- * fail-stopped journal or apply, a fence), WARN where it serves but something is off (a replica away or behind).
- * One component registers them all, from {@link #CHECKS}, while the probe is there.
+ * fail-stopped journal or apply, a fence), WARN where it serves but something is off (a replica away or behind, a
+ * failing journal archive). One component registers them all, from {@link #CHECKS}, while the probe is there.
  */
 @Component(immediate = true)
 public final class SubsystemChecks {
@@ -36,6 +37,7 @@ public final class SubsystemChecks {
     private static final List<Check> CHECKS = List.of(
             new Check("Tandem readiness", "ready", SubsystemChecks::readiness),
             new Check("Tandem journal", "journal", SubsystemChecks::journal),
+            new Check("Tandem journal archive", "archive", SubsystemChecks::archive),
             new Check("Tandem store", "store", SubsystemChecks::store),
             new Check("Tandem replication", "replication", SubsystemChecks::replication),
             new Check("Tandem fence", "fence", SubsystemChecks::fence),
@@ -79,6 +81,26 @@ public final class SubsystemChecks {
         log.info("journal runs: sequences {}..{}, durable {}, {} segments, {} bytes", j.firstSequence(),
                 j.lastSequence(), j.durableSequence(), j.segments(), j.bytes());
         return new Result(log);
+    }
+
+    /**
+     * The journal archive takes every sealed segment: WARN while archiving fails (the node serves, but keeps every
+     * segment the archive lacks, so its journal grows, and a restore could not reach past the archive's end).
+     */
+    static Result archive(NodeProbe probe) {
+        ArchiveStatus a = probe.archive();
+        if (a == null) {
+            return new Result(Result.Status.OK, "journal archiving is off (archive.directory is not set)");
+        }
+        String lag = a.pendingEntries() + " entries not archived, " + a.pendingSegments() + " sealed segments ("
+                + a.pendingBytes() + " bytes) waiting";
+        if (a.failing()) {
+            return new Result(Result.Status.WARN, "the journal archive " + a.directory() + " fails: " + a.lastError()
+                    + " (" + a.lastFailed() + ", " + a.failures() + " failures); " + lag
+                    + ", kept in the journal until archived");
+        }
+        return new Result(Result.Status.OK, "archiving to " + a.directory() + ": up to sequence "
+                + a.archivedSequence() + ", " + lag);
     }
 
     /** The store applies the journal. */

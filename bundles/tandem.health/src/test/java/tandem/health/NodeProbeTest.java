@@ -8,10 +8,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.felix.hc.api.Result;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import jakarta.json.JsonObject;
+
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.JournalStatus;
 import tandem.api.metrics.Histogram;
 import tandem.api.metrics.MetricsSink;
@@ -54,10 +57,16 @@ class NodeProbeTest {
 
     /** A primary whose journal ends at sequence 100; a psync offset is ten times its sequence. */
     private static Node primaryNode() {
+        return primaryNode(null);
+    }
+
+    /** {@link #primaryNode()}, archiving as {@code archive} says (null: not archiving). */
+    private static Node primaryNode(ArchiveStatus archive) {
         JournalStatus journal = new JournalStatus("/j", 1, 100, 100, 0, 1000, 1, 4096, "ab", null);
         return (Node) Proxy.newProxyInstance(Node.class.getClassLoader(), new Class<?>[] {Node.class},
                 (proxy, method, args) -> switch (method.getName()) {
                     case "notReady", "upstream", "applyStopped", "storeStatus" -> null;
+                    case "archiveStatus" -> archive;
                     case "journalStatus" -> journal;
                     case "ackPolicy" -> AckPolicy.DISK_RAM;
                     case "offsetAfter" -> (Long) args[0] * 10;
@@ -139,6 +148,47 @@ class NodeProbeTest {
                 "tandem_transfer_bytes{protocol=journal,direction=receiving,peer=primary,what=snapshot} 100.0",
                 "tandem_transfer_total_bytes{protocol=journal,direction=receiving,peer=primary,what=snapshot} -1.0",
                 "tandem_fenced{} 1.0");
+    }
+
+    @Test
+    void aFailingJournalArchiveShowsItsLagInHealthAndMetricsAndWarns() throws Exception {
+        ArchiveStatus failing = new ArchiveStatus("/archive", 80, 20, 2, 8192, 5, "segment-x", 1_700_000_000_000L,
+                4, "journal.000006", "the archive directory /archive does not exist", 1_700_000_001_000L, true);
+        NodeProbe probe = probe(primaryNode(failing), new ReplicationStatus("journal", "primary", AckPolicy.DISK, 0,
+                "127.0.0.1:7379", null, List.of()));
+        Lines m = new Lines();
+        probe.collect(m);
+        assertThat(m.lines).contains("tandem_journal_archive_enabled{} 1.0",
+                "tandem_journal_archive_archived_sequence{} 80.0", "tandem_journal_archive_lag_entries{} 20.0",
+                "tandem_journal_archive_pending_segments{} 2.0", "tandem_journal_archive_pending_bytes{} 8192.0",
+                "tandem_journal_archive_segments_total{} 5.0", "tandem_journal_archive_failures_total{} 4.0",
+                "tandem_journal_archive_failing{} 1.0",
+                "tandem_journal_archive_last_archived_timestamp_seconds{} 1.7E9");
+
+        JsonObject a = probe.health().getJsonObject("archive");
+        assertThat(a.getString("status")).isEqualTo("failing");
+        assertThat(a.getJsonNumber("archivedSequence").longValue()).isEqualTo(80);
+        assertThat(a.getJsonNumber("lagEntries").longValue()).isEqualTo(20);
+        assertThat(a.getJsonNumber("pendingBytes").longValue()).isEqualTo(8192);
+        assertThat(a.getString("lastError")).isEqualTo("the archive directory /archive does not exist");
+        assertThat(a.getString("lastFailed")).isEqualTo("journal.000006");
+
+        Result check = SubsystemChecks.archive(probe);
+        assertThat(check.getStatus()).isEqualTo(Result.Status.WARN);
+        assertThat(check.iterator().next().getMessage()).contains("/archive fails: the archive directory /archive does not exist")
+                .contains("2 sealed segments (8192 bytes) waiting");
+    }
+
+    @Test
+    void withoutArchivingHealthSaysSoAndTheArchiveCheckPasses() throws Exception {
+        NodeProbe probe = probe(primaryNode(), new ReplicationStatus("journal", "primary", AckPolicy.DISK, 0,
+                "127.0.0.1:7379", null, List.of()));
+        Lines m = new Lines();
+        probe.collect(m);
+        assertThat(m.lines).contains("tandem_journal_archive_enabled{} 0.0")
+                .noneMatch(l -> l.startsWith("tandem_journal_archive_lag_entries"));
+        assertThat(probe.health().isNull("archive")).isTrue();
+        assertThat(SubsystemChecks.archive(probe).getStatus()).isEqualTo(Result.Status.OK);
     }
 
     @Test

@@ -25,8 +25,8 @@ import tandem.protocol.frpl.FrplPayload;
  * closed, after the last pending batch is durable, when it deactivates; it measures what it reads back from its files
  * with the FRPL lengths of {@link FrplPayload}.
  *
- * <p>Wait strategy, batch size, segment size and retention change live through {@link #modified}; the directory
- * applies when the component next activates. An invalid change is refused with a logged reason and the running
+ * <p>Wait strategy, batch size, segment size, retention and the archive change live through {@link #modified}; the
+ * directory applies when the component next activates. An invalid change is refused with a logged reason and the running
  * configuration stays.
  */
 @Component(service = {Journal.class, MetricsSource.class}, immediate = true, configurationPid = JournalSettings.PID)
@@ -70,6 +70,20 @@ public final class JournalComponent extends SegmentedJournal implements MetricsS
         @AttributeDefinition(description = "Number of archived lineages (DIR/lineage.<n>/, made when a diverged "
                 + "node starts a new history) to keep; older ones are deleted (0..1000, default 3). Applies live.")
         int lineage_archives_keep() default 3;
+
+        @AttributeDefinition(description = "The journal archive: every sealed segment is copied into this "
+                + "directory (verified, then renamed to segment-<first>-<last>-<tail chain prefix>), and a segment "
+                + "is deleted from the journal only once archived, whatever the retention settings say. Empty "
+                + "(default): no archiving. A relative path is resolved against tandem.home. The directory must "
+                + "exist (Tandem does not create it, so that an unmounted file system is never filled in its "
+                + "place). Applies live: archiving starts, stops or continues into the new directory.")
+        String archive_directory() default "";
+
+        @AttributeDefinition(description = "With archive.directory set, on a primary: the live segment is sealed "
+                + "(and so archived) once its first entry is older than this many seconds, so that the archive "
+                + "lags by a bounded time even under few writes, as PostgreSQL's archive_timeout does. 0 (default): "
+                + "only by size (segment.size). Replicas seal where their primary does. Applies live.")
+        long archive_interval_seconds() default 0;
     }
 
     private final NodeHome home;
@@ -93,9 +107,7 @@ public final class JournalComponent extends SegmentedJournal implements MetricsS
         if (!next.directory().equals(running.directory())) {
             LOG.log(Level.WARNING, "{0}: directory={1} applies when the component next activates; the journal "
                     + "stays in {2}", JournalSettings.PID, next.directory(), running.directory());
-            next = new JournalSettings(running.directory(), next.segmentSize(), next.waitStrategy(),
-                    next.maxBatchEntries(), next.retentionMaxBytes(), next.retentionMaxAgeSeconds(),
-                    next.lineageArchivesKeep());
+            next = next.withDirectory(running.directory());
         }
         reconfigure(next);
     }

@@ -29,6 +29,10 @@ final class Segment {
     /** The chain value after the last entry, known once sealed (or after a scan). */
     volatile byte[] tailChain;
     volatile long sealedAtMillis;
+    /** The timestamp of the first entry, once written in this process (0 before, and for a recovered segment). */
+    volatile long firstTimestampNs;
+    /** The journal archive directory this sealed segment is known to be archived in, or null. */
+    volatile Path archivedTo;
     /** A channel for readers, opened on first use and shared (positional reads); closed with the segment. */
     private java.nio.channels.FileChannel readChannel;
     /** Where the last read of this segment stopped: {sequence, offset of the entry after it}; null before one. */

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 
@@ -60,6 +61,11 @@ final class SegmentSet {
     private Segment liveSegment;
     private FileIo.SegmentChannel live;
     private int lastArchiveNumber;
+    /** The journal archive's purge guard: true for a segment that must stay until it is archived. */
+    private volatile Predicate<Segment> keep = s -> false;
+    /** Told after a segment is sealed and after a new history replaced the list. */
+    private volatile Runnable changed = () -> {
+    };
 
     SegmentSet(Path directory, FileIo io, Clock clock, Supplier<JournalSettings> settings, OffsetMeasure measure) {
         this.directory = directory;
@@ -154,6 +160,22 @@ final class SegmentSet {
         return new Segment(livePath, 0, startSequence, anchor.clone(), replicationOffset);
     }
 
+    /** Installs the journal archive's purge guard and its signal. */
+    void archiveHooks(Predicate<Segment> keepUntilArchived, Runnable onChange) {
+        keep = keepUntilArchived;
+        changed = onChange;
+    }
+
+    /** @return whether {@code segment} is still one of the journal's (not purged, not set aside in a lineage) */
+    boolean contains(Segment segment) {
+        files.readLock().lock();
+        try {
+            return segments.contains(segment);
+        } finally {
+            files.readLock().unlock();
+        }
+    }
+
     /** @return the live segment (journal thread) */
     Segment live() {
         return liveSegment;
@@ -235,6 +257,7 @@ final class SegmentSet {
         live = io.open(livePath, false);
         LOG.log(Level.INFO, "{0}: sealed {1} (sequences {2}..{3}), live segment starts at {4}", directory,
                 sealed.name(), sealed.startSequence, sealed.lastSequence, next.startSequence);
+        changed.run();
         return next;
     }
 
@@ -349,6 +372,7 @@ final class SegmentSet {
         liveSegment = next;
         whileLocked.accept(next);
         live = io.open(livePath, false);
+        changed.run();
     }
 
     private List<Integer> lineages() throws IOException {
@@ -369,7 +393,8 @@ final class SegmentSet {
      * Deletes archives, oldest first, whose last sequence is at or below {@code appliedAndFlushed} — the store no
      * longer needs them to restart — unless the retention configuration keeps them for lagging replicas: an
      * eligible archive stays while the journal's total size is within {@code retention.max.bytes} and the archive
-     * is younger than {@code retention.max.age.seconds} (0 keeps none). The live segment is never deleted.
+     * is younger than {@code retention.max.age.seconds} (0 keeps none). The live segment is never deleted, nor,
+     * while the journal archive is configured, a segment not archived yet (nor any newer one).
      *
      * @return the number of segment files deleted
      */
@@ -387,6 +412,9 @@ final class SegmentSet {
                 Segment oldest = segments.get(0);
                 if (oldest.lastSequence > appliedAndFlushed) {
                     break;
+                }
+                if (keep.test(oldest)) {
+                    break; // not archived yet: the archive's guard overrides the retention caps
                 }
                 boolean overBytes = total > s.retentionMaxBytes();
                 boolean overAge = now - oldest.sealedAtMillis >= s.retentionMaxAgeSeconds() * 1000;

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.LongConsumer;
 
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.DurabilityListener;
 import tandem.api.journal.EntryVisitor;
 import tandem.api.journal.Journal;
@@ -43,6 +44,7 @@ public class SegmentedJournal implements Journal, AutoCloseable {
     private final Writer writer;
     private final Reads reads;
     private final Offsets offsets;
+    private final SegmentArchiver archiver;
 
     /**
      * Opens (recovers) or creates the journal in {@code settings.directory()}.
@@ -81,8 +83,13 @@ public class SegmentedJournal implements Journal, AutoCloseable {
         this.writer = new Writer(directory, this::settings, appender, segments, chain, durability, metrics);
         this.reads = new Reads(directory, segments, durability, chain, measure);
         this.offsets = new Offsets(directory, segments, durability, measure);
+        this.archiver = new SegmentArchiver(directory, segments, clock, durability::sequence, writer::rotatesBySize,
+                this::rotate);
+        segments.archiveHooks(archiver::keeps, archiver::signal);
+        archiver.configure(settings.archiveDirectory(), settings.archiveIntervalSeconds());
         chain.start();
         writer.start();
+        archiver.start(); // catches up with the segments sealed before this start
     }
 
     // ------------------------------------------------------------------------------------------------ append
@@ -174,6 +181,7 @@ public class SegmentedJournal implements Journal, AutoCloseable {
     void reconfigure(JournalSettings next) {
         settings = next;
         appender.reconfigured();
+        archiver.configure(next.archiveDirectory(), next.archiveIntervalSeconds());
     }
 
     JournalSettings settings() {
@@ -182,6 +190,7 @@ public class SegmentedJournal implements Journal, AutoCloseable {
 
     @Override
     public void close() {
+        archiver.close(); // first: it may ask the journal thread to seal
         appender.close();
         boolean interrupted = false;
         // the journal thread ends first and then tells the chain thread to finish what it was handed
@@ -321,7 +330,16 @@ public class SegmentedJournal implements Journal, AutoCloseable {
                 durability.stoppedReason());
     }
 
+    @Override
+    public ArchiveStatus archiveStatus() {
+        return archiver.status();
+    }
+
     // ------------------------------------------------------------------------------------------------ for tests
+
+    SegmentArchiver archiver() {
+        return archiver;
+    }
 
     /** @return the chain value at the durable sequence of the call (or later), once the chain thread has it */
     byte[] chainValue() {

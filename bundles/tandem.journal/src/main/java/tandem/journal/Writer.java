@@ -61,6 +61,11 @@ final class Writer extends Worker {
         rotateBySize = enabled;
     }
 
+    /** @return whether this journal seals by size (a primary), not where a primary announces it (a replica) */
+    boolean rotatesBySize() {
+        return rotateBySize;
+    }
+
     void tap(JournalTap tap) {
         taps.addIfAbsent(tap);
     }
@@ -162,6 +167,9 @@ final class Writer extends Worker {
         long lastTs = 0;
         for (int p = 0; p < batch.bytes; p += batchEntry.size()) {
             batchEntry.wrap(v, p);
+            if (p == 0 && liveSegment.isEmpty()) {
+                liveSegment.firstTimestampNs = batchEntry.timestampNs();
+            }
             if (p == 0 && !tailOpenGroup) {
                 // at a batch's start the replication offset before the entry is the segment's end offset
                 liveSegment.index.add(batchEntry.sequence(), start, liveSegment.endOffset);

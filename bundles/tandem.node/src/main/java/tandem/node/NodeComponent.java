@@ -25,6 +25,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 import tandem.api.fencing.SplitBrainAudit;
 import tandem.api.home.NodeHome;
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalStatus;
 import tandem.api.journal.SegmentInfo;
@@ -317,6 +318,12 @@ public final class NodeComponent implements Node, ReplicationHub, MetricsSource 
     public JournalStatus journalStatus() {
         Journal j = boundJournal;
         return j == null ? null : j.status();
+    }
+
+    @Override
+    public ArchiveStatus archiveStatus() {
+        Journal j = boundJournal;
+        return j == null ? null : j.archiveStatus();
     }
 
     @Override

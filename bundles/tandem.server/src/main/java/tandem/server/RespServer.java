@@ -49,6 +49,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.CharsetUtil;
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.JournalStatus;
 import tandem.api.metrics.MetricsSink;
 import tandem.api.metrics.MetricsSource;
@@ -715,6 +716,11 @@ public final class RespServer implements ServerContext, MetricsSource, PubSub {
     @Override
     public JournalStatus journalStatus() {
         return node.journalStatus();
+    }
+
+    @Override
+    public ArchiveStatus archiveStatus() {
+        return node.archiveStatus();
     }
 
     @Override

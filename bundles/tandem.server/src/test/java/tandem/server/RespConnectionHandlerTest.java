@@ -455,6 +455,27 @@ class RespConnectionHandlerTest {
 
     @Test
     @Timeout(10)
+    void infoPersistenceShowsTheJournalArchiveAndItsLag() {
+        server.journal = new tandem.api.journal.JournalStatus("/j", 1, 120, 120, 0, 0, 3, 4096, "ab", null);
+        assertThat(run(bytes("INFO persistence\r\n"), true).replies).contains("journal_archive_enabled:0\r\n")
+                .doesNotContain("journal_archive_status");
+        server.archive = new tandem.api.journal.ArchiveStatus("/archive", 100, 20, 1, 2048, 7,
+                "segment-00000000000000000051-00000000000000000100-0011223344556677", 1_700_000_000_000L, 3,
+                "journal.000003", "the archive directory /archive does not exist", 1_700_000_060_000L, true);
+        assertThat(run(bytes("INFO persistence\r\n"), true).replies).contains("journal_archive_enabled:1\r\n"
+                + "journal_archive_directory:/archive\r\njournal_archive_status:failing\r\n"
+                + "journal_archive_archived_sequence:100\r\njournal_archive_lag_entries:20\r\n"
+                + "journal_archive_pending_segments:1\r\njournal_archive_pending_bytes:2048\r\n"
+                + "journal_archive_archived_segments:7\r\n"
+                + "journal_archive_last_archived:segment-00000000000000000051-00000000000000000100-0011223344556677"
+                + "\r\njournal_archive_last_archived_time:1700000000\r\njournal_archive_failures:3\r\n"
+                + "journal_archive_last_failed:journal.000003\r\n"
+                + "journal_archive_last_error:the archive directory /archive does not exist\r\n"
+                + "journal_archive_last_error_time:1700000060\r\n");
+    }
+
+    @Test
+    @Timeout(10)
     void saveAndBgsaveNeedTheCheckpointBundleAndAreCheckedAsRedisChecksThem() {
         String none = "-ERR the checkpoint bundle (tandem.checkpoint) is not active: nothing can be saved\r\n";
         assertReplies("SAVE\r\nBGSAVE\r\nBGSAVE SCHEDULE\r\n", none + none + none);
@@ -817,9 +838,17 @@ class RespConnectionHandlerTest {
         }
 
 
+        tandem.api.journal.JournalStatus journal;
+        tandem.api.journal.ArchiveStatus archive;
+
         @Override
         public tandem.api.journal.JournalStatus journalStatus() {
-            return null;
+            return journal;
+        }
+
+        @Override
+        public tandem.api.journal.ArchiveStatus archiveStatus() {
+            return archive;
         }
 
         @Override

@@ -1,5 +1,6 @@
 package tandem.shell;
 
+import java.time.Instant;
 import java.util.Locale;
 import java.util.function.Consumer;
 
@@ -11,6 +12,7 @@ import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.Journal;
 import tandem.api.journal.JournalReader;
 import tandem.api.journal.JournalStatus;
@@ -35,7 +37,7 @@ public final class JournalCommands {
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     private volatile Keyspace keyspace;
 
-    @Descriptor("shows the journal: directory, sequences, replication offset, segments, chain, state")
+    @Descriptor("shows the journal: directory, sequences, replication offset, segments, chain, state, archive")
     public String info() {
         Journal j = journal;
         if (j == null) {
@@ -52,7 +54,27 @@ public final class JournalCommands {
                 + "chain:              %s",
                 s.directory(), s.stoppedReason() == null ? "running" : "STOPPED: " + s.stoppedReason(),
                 s.firstSequence(), s.lastSequence(), s.durableSequence(), s.replicationOffset(), s.segments(),
-                s.bytes(), s.chainHex());
+                s.bytes(), s.chainHex()) + archive(j.archiveStatus());
+    }
+
+    /** The journal archive's lines of {@link #info}. */
+    static String archive(ArchiveStatus a) {
+        if (a == null) {
+            return String.format(Locale.ROOT, "%narchive:            off (archive.directory is not set)");
+        }
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%narchive:            %s (%s)%n"
+                + "archived up to:     %d%n"
+                + "archive lag:        %d entries, %d sealed segments (%d bytes) waiting%n"
+                + "archived segments:  %d, last %s",
+                a.directory(), a.failing() ? "FAILING" : "ok", a.archivedSequence(), a.pendingEntries(),
+                a.pendingSegments(), a.pendingBytes(), a.archivedSegments(),
+                a.lastArchived() == null ? "none yet" : a.lastArchived() + " at "
+                        + Instant.ofEpochMilli(a.lastArchivedAtMillis())));
+        if (a.lastError() != null) {
+            sb.append(String.format(Locale.ROOT, "%narchive failures:   %d, last at %s on %s: %s", a.failures(),
+                    Instant.ofEpochMilli(a.lastErrorAtMillis()), a.lastFailed(), a.lastError()));
+        }
+        return sb.toString();
     }
 
     @Descriptor("re-reads every segment: headers, entry CRCs, sequence continuity and the chain across rotations")

@@ -169,6 +169,79 @@ class HealthSystemTest {
                 "tandem_upstream_acked_sequence{protocol=\"journal\"} ", "tandem_upstream_last_frame_seconds");
     }
 
+    /** Sets (or, with an empty value, clears) {@code archive.directory} in a node's journal configuration, live. */
+    private static void archiveTo(TandemNode node, String directory) throws IOException {
+        Path cfg = node.home().resolve("etc/tandem.journal.cfg");
+        String text = Files.readString(cfg).replaceAll("(?m)^archive\\.directory\\s*=.*\n", "");
+        Path tmp = cfg.resolveSibling("tandem.journal.cfg.tmp");
+        Files.writeString(tmp, text + "\narchive.directory = " + directory + "\n");
+        Files.move(tmp, cfg, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static JsonObject archive(TandemNode node) {
+        JsonObject h = json(get(node, "/health").body());
+        return h.isNull("archive") ? null : h.getJsonObject("archive");
+    }
+
+    @Test
+    @Order(3)
+    void aPrimaryAndItsReplicaShareAJournalArchiveWhoseLagAndFailuresShowEverywhere() throws Exception {
+        Path shared = Files.createDirectories(primary.home().resolve("shared-archive"));
+        archiveTo(primary, shared.toString());
+        archiveTo(replica, shared.toString());
+        Await.until("both nodes archive", Duration.ofSeconds(30),
+                () -> archive(primary) != null && archive(replica) != null);
+        assertThat(primary.shell("journal:rotate").exit()).isZero();
+        for (TandemNode node : List.of(primary, replica)) {
+            Await.until("the sealed segment is archived", Duration.ofSeconds(30), () -> {
+                JsonObject a = archive(node);
+                return a.getJsonNumber("archivedSegments").longValue() >= 1 && a.getInt("pendingSegments") == 0;
+            });
+            assertThat(archive(node).getString("status")).isEqualTo("ok");
+        }
+        // byte-identical segments under one name: the primary's newest sealed segment is the archive's newest file
+        List<Path> archived;
+        try (var files = Files.list(shared)) {
+            archived = files.sorted().toList();
+        }
+        Path newest = archived.get(archived.size() - 1);
+        assertThat(newest.getFileName().toString()).startsWith("segment-").doesNotContain(".tmp");
+        Path sealed;
+        try (var files = Files.list(primary.home().resolve("data/journal"))) {
+            sealed = files.filter(f -> f.getFileName().toString().startsWith("journal.")).sorted()
+                    .reduce((a, b) -> b).orElseThrow();
+        }
+        assertThat(Files.readAllBytes(newest)).isEqualTo(Files.readAllBytes(sealed));
+        assertThat(primary.info("persistence")).containsEntry("journal_archive_enabled", "1")
+                .containsEntry("journal_archive_status", "ok").containsEntry("journal_archive_directory",
+                        shared.toString()).containsEntry("journal_archive_last_archived",
+                        newest.getFileName().toString());
+        assertThat(primary.http("/metrics").body()).contains("tandem_journal_archive_enabled 1",
+                "tandem_journal_archive_failing 0", "tandem_journal_archive_lag_entries ");
+
+        // a missing directory: loud, and the segment stays
+        archiveTo(primary, primary.home().resolve("no-such-archive").toString());
+        try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {
+            jedis.set("archived-later", "1");
+        }
+        assertThat(primary.shell("journal:rotate").exit()).isZero();
+        Await.until("the archive to fail", Duration.ofSeconds(30), () -> {
+            JsonObject a = archive(primary);
+            return a != null && a.getString("status").equals("failing");
+        });
+        assertThat(archive(primary).getString("lastError")).contains("does not exist");
+        assertThat(primary.info("persistence")).containsEntry("journal_archive_status", "failing");
+        String hc = primary.shell("hc:exec -v tandem").out();
+        assertThat(hc).contains("Overall Health Result: WARN", "Tandem journal archive");
+        assertThat(primary.log()).contains("cannot archive journal.");
+
+        archiveTo(primary, "");
+        archiveTo(replica, "");
+        Await.until("archiving is off", Duration.ofSeconds(30),
+                () -> archive(primary) == null && archive(replica) == null);
+        assertThat(primary.info("persistence")).containsEntry("journal_archive_enabled", "0");
+    }
+
     /** @return the value of the sample line that starts with {@code series} */
     private static long count(String exposition, String series) {
         for (String line : exposition.split("\n")) {
@@ -180,7 +253,7 @@ class HealthSystemTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void statusPageRendersInChromiumWithRoleReplicasFenceAndCharts() throws IOException {
         // writes across at least two history samples, so that the latency chart has a line
         try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {
@@ -207,7 +280,7 @@ class HealthSystemTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void readyAnswers503ThroughTheReplayOfALargeJournalAnd200After() throws Exception {
         // a journal of a few hundred thousand entries, then a store that has to replay all of it
         TandemNode.Result load = TandemNode.run(Duration.ofSeconds(120), "redis-benchmark", "-h", "127.0.0.1",
@@ -268,7 +341,7 @@ class HealthSystemTest {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void thePortChangesLiveAndTheRespClientsNeverNotice() throws Exception {
         int newPort = TandemNode.freePort();
         try (Jedis jedis = new Jedis("127.0.0.1", primary.port())) {
@@ -293,7 +366,7 @@ class HealthSystemTest {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void byDefaultThePortIsTheRespPortPlus3000AndFollowsIt() throws Exception {
         // a node of its own: the harness gives the others an explicit port
         try (TandemNode node = TandemNode.start(TandemNode.newHome("health-default"), TandemNode.freePort(),

@@ -43,4 +43,13 @@ public interface JournalPosition {
 
     /** @return the current state */
     JournalStatus status();
+
+    /**
+     * @return the journal archive's state, or null while archiving is not configured (or the journal does not
+     *         archive)
+     * @since 2.2
+     */
+    default ArchiveStatus archiveStatus() {
+        return null;
+    }
 }

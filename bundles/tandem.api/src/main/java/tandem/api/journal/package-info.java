@@ -6,7 +6,7 @@
  * protocol's InputBatch frame. The byte layouts are drawn in {@code tandem.protocol}.
  */
 @Export
-@Version("2.1.0")
+@Version("2.2.0")
 package tandem.api.journal;
 
 import org.osgi.annotation.bundle.Export;

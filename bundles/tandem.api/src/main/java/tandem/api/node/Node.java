@@ -4,6 +4,7 @@ import java.util.List;
 
 import org.osgi.annotation.versioning.ProviderType;
 
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.JournalStatus;
 import tandem.api.replication.AckPolicy;
 import tandem.api.store.CommandDescriptor;
@@ -98,6 +99,14 @@ public interface Node {
 
     /** @return the journal's state, or null while no journal is bound */
     JournalStatus journalStatus();
+
+    /**
+     * @return the journal archive's state, or null while no journal is bound or it archives nothing
+     * @since 3.3
+     */
+    default ArchiveStatus archiveStatus() {
+        return null;
+    }
 
     /** @return the store's state, or null while no store is bound */
     StoreStatus storeStatus();

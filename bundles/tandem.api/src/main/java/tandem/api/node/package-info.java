@@ -9,7 +9,7 @@
  * its own, and attaches one {@link tandem.api.node.Frontend}. No Netty type appears here.
  */
 @Export
-@Version("3.2.0")
+@Version("3.3.0")
 package tandem.api.node;
 
 import org.osgi.annotation.bundle.Export;

@@ -2,6 +2,7 @@ package tandem.server.command;
 
 import java.util.List;
 
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.JournalStatus;
 import tandem.api.server.ServerStatus;
 import tandem.api.store.StoreStatus;
@@ -14,6 +15,11 @@ public interface ServerContext extends ServerStatus {
 
     /** @return the journal's state, or null while no journal is bound */
     JournalStatus journalStatus();
+
+    /** @return the journal archive's state, or null when nothing is archived (INFO persistence) */
+    default ArchiveStatus archiveStatus() {
+        return null;
+    }
 
     /** @return the store's state, or null while no store is bound */
     StoreStatus storeStatus();

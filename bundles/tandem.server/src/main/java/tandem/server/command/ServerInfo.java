@@ -3,6 +3,7 @@ package tandem.server.command;
 import java.util.List;
 import java.util.Locale;
 
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.journal.JournalStatus;
 import tandem.api.replication.ReplicationStatus;
 import tandem.api.server.ClientInfo;
@@ -47,8 +48,11 @@ public final class ServerInfo {
                 case "stats" -> stats(sb, server);
                 case "replication" -> replication(sb, server);
                 case "memory" -> memory(sb, server);
-                case "persistence" -> persistence(sb, server.notReady(), server.journalStatus(), server.storeStatus(),
-                        server.applyStopped(), server.saves());
+                case "persistence" -> {
+                    persistence(sb, server.notReady(), server.journalStatus(), server.storeStatus(),
+                            server.applyStopped(), server.saves());
+                    archive(sb, server.journalStatus(), server.archiveStatus());
+                }
                 case "cpu" -> cpu(sb, monitor);
                 case "modules" -> sb.append("# Modules\r\n");
                 case "commandstats" -> {
@@ -345,6 +349,37 @@ public final class ServerInfo {
         line(sb, "total_system_memory_heap_max", Long.toString(rt.maxMemory()));
         // Redis prints it with %lld: 2^64-1 reads -1 here as there
         line(sb, "maxmemory", Long.toString(Long.parseUnsignedLong(s.config().value("maxmemory"))));
+    }
+
+    /**
+     * The journal archive, after the rest of the persistence section: how far it holds the journal and how archiving
+     * fares (times in Unix seconds, as Redis gives its save times).
+     */
+    private static void archive(StringBuilder sb, JournalStatus j, ArchiveStatus a) {
+        if (j == null) {
+            return;
+        }
+        line(sb, "journal_archive_enabled", a == null ? "0" : "1");
+        if (a == null) {
+            return;
+        }
+        line(sb, "journal_archive_directory", oneLine(a.directory()));
+        line(sb, "journal_archive_status", a.failing() ? "failing" : "ok");
+        line(sb, "journal_archive_archived_sequence", Long.toString(a.archivedSequence()));
+        line(sb, "journal_archive_lag_entries", Long.toString(a.pendingEntries()));
+        line(sb, "journal_archive_pending_segments", Integer.toString(a.pendingSegments()));
+        line(sb, "journal_archive_pending_bytes", Long.toString(a.pendingBytes()));
+        line(sb, "journal_archive_archived_segments", Long.toString(a.archivedSegments()));
+        if (a.lastArchived() != null) {
+            line(sb, "journal_archive_last_archived", a.lastArchived());
+            line(sb, "journal_archive_last_archived_time", Long.toString(a.lastArchivedAtMillis() / 1000));
+        }
+        line(sb, "journal_archive_failures", Long.toString(a.failures()));
+        if (a.lastError() != null) {
+            line(sb, "journal_archive_last_failed", oneLine(a.lastFailed()));
+            line(sb, "journal_archive_last_error", oneLine(a.lastError()));
+            line(sb, "journal_archive_last_error_time", Long.toString(a.lastErrorAtMillis() / 1000));
+        }
     }
 
     private static void persistence(StringBuilder sb, String notReady, JournalStatus j, StoreStatus st,

@@ -39,6 +39,7 @@ archive_holds() { [[ $(archived_up_to) -ge $1 ]] 2> /dev/null; }
 # ------------------------------------------------------------------------------------------------ Tandem
 echo "### Tandem: backup, $N writes, archive, backup"
 free_port tp; free_port trp
+mkdir -p "$work/archive"
 tandem_start primary "$tp" "$trp" --config "tandem.journal:archive.directory=$work/archive"
 await primary 60 answers_ping "$tp"
 tandem_shell primary "backup:create $work/b0" > /dev/null

@@ -50,7 +50,7 @@ class PointInTimeRestoreSystemTest {
     @BeforeAll
     static void start() throws IOException {
         base = TandemNode.newHome("pitr");
-        archive = base.resolve("archive");
+        archive = Files.createDirectories(base.resolve("archive"));
         primary = TandemNode.start("pitr-primary", "--config", "tandem.journal:archive.directory=" + archive,
                 "--config", "tandem.journal:segment.size=262144");
     }

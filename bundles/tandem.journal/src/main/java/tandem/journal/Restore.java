@@ -88,9 +88,12 @@ public final class Restore {
             List<Path> segments) {
     }
 
-    /** The store's directory and the journal's in a home, as the node finds them with its default settings. */
-    static final String STORE = "data/store";
-    static final String JOURNAL = "data/journal";
+    /** The store's directory and the journal's in a home's data, as the node finds them with its defaults. */
+    static final String DATA = "data";
+    static final String STORE = "store";
+    static final String JOURNAL = "journal";
+    /** What the restore made the home of, for a person. */
+    static final String RESTORED = "RESTORED";
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -124,13 +127,13 @@ public final class Restore {
      * @throws IllegalArgumentException when the target lies before the backup, or the home already holds a node
      */
     public Result run() throws IOException {
-        Path store = home.resolve(STORE);
-        Path journal = home.resolve(JOURNAL);
-        if (Files.exists(store) || Files.exists(journal)) {
-            throw new IllegalArgumentException(home + " already holds a node (" + (Files.exists(store) ? store
-                    : journal) + "): restore into a new home");
+        Path data = home.resolve(DATA);
+        for (String part : new String[] {STORE, JOURNAL}) {
+            if (Files.exists(data.resolve(part))) {
+                throw new IllegalArgumentException(home + " already holds a node (" + data.resolve(part)
+                        + "): restore into a new home");
+            }
         }
-        Files.createDirectories(home.resolve("data"));
         log.println("verifying the backup in " + backup);
         BackupVerifier.Verified v = BackupVerifier.verify(backup);
         BackupManifest m = v.manifest();
@@ -142,24 +145,33 @@ public final class Restore {
                     + " (" + instant(m.appliedTimestampNs()) + "), after the target " + target
                     + ": restore from an older backup");
         }
-        Path journalTmp = home.resolve(JOURNAL + ".restoring");
-        Path storeTmp = home.resolve(STORE + ".restoring");
-        DurableFiles.deleteTree(journalTmp);
-        DurableFiles.deleteTree(storeTmp);
+        // everything is built beside the home's data and moved in at the end: a restore cut short leaves no
+        // store without its journal, and the next run starts over
+        Path staging = home.resolve(DATA + ".restoring");
+        DurableFiles.deleteTree(staging);
         try {
-            Files.createDirectories(journalTmp);
-            Result result = replayable(v, journalTmp.resolve(Segment.LIVE));
-            log.println("unpacking the store into " + store);
-            BackupVerifier.verify(backup, m, storeTmp);
-            Files.move(storeTmp, store, StandardCopyOption.ATOMIC_MOVE);
-            Files.move(journalTmp, journal, StandardCopyOption.ATOMIC_MOVE);
-            DurableFiles.syncDirectory(home.resolve("data"));
-            DurableFiles.writeAtomically(home.resolve("data/RESTORED"), describe(m, result)
+            Files.createDirectories(staging.resolve(JOURNAL));
+            Result result = replayable(v, staging.resolve(JOURNAL).resolve(Segment.LIVE));
+            log.println("unpacking the store");
+            BackupVerifier.verify(backup, m, staging.resolve(STORE));
+            DurableFiles.writeAtomically(staging.resolve(RESTORED), describe(m, result)
                     .getBytes(StandardCharsets.UTF_8));
+            DurableFiles.syncDirectory(staging);
+            if (!Files.exists(data)) {
+                Files.move(staging, data, StandardCopyOption.ATOMIC_MOVE);
+                DurableFiles.syncDirectory(home);
+            } else {
+                // a home whose data/ holds something else (the log of a start): part by part, the journal last; a
+                // crash between leaves a store ahead of its (new, empty) journal, which a node refuses to serve
+                for (String part : new String[] {RESTORED, STORE, JOURNAL}) {
+                    Files.move(staging.resolve(part), data.resolve(part), StandardCopyOption.ATOMIC_MOVE);
+                    DurableFiles.syncDirectory(data);
+                }
+                DurableFiles.deleteTree(staging);
+            }
             return result;
         } catch (IOException | RuntimeException e) {
-            DurableFiles.deleteTree(journalTmp);
-            DurableFiles.deleteTree(storeTmp);
+            DurableFiles.deleteTree(staging);
             throw e;
         }
     }

@@ -47,12 +47,15 @@ class PsyncSystemTest {
     private static TandemNode primary;
     private static TandemNode a;
     private static TandemNode b;
+    /** {@code b}'s journal archive: a psync replica archives its own journal. */
+    private static Path archiveB;
 
     @BeforeAll
     static void start() throws IOException {
         primary = node("psync-primary");
         a = node("psync-a");
-        b = node("psync-b");
+        archiveB = TandemNode.newHome("psync-b-archive");
+        b = node("psync-b", "--config", "tandem.journal:archive.directory=" + archiveB);
     }
 
     private static TandemNode node(String name, String... more) throws IOException {
@@ -395,5 +398,30 @@ class PsyncSystemTest {
         } catch (IOException e) {
             return "";
         }
+    }
+
+    @Test
+    @Order(11)
+    void aPsyncReplicaArchivesItsOwnJournalAndABackupOfItRestoresThroughIt() throws Exception {
+        Path backup = TandemNode.newHome("psync-b-backup").resolve("b");
+        TandemNode.Result taken = b.shell("backup:create " + backup);
+        assertThat(taken.exit()).as(taken.out() + taken.err()).isZero();
+        cli(a, "SET", "after-backup", "1"); // a is the primary now; b follows it
+        Await.until("b holds the write", Duration.ofSeconds(30), () -> cliQuiet(b, "GET", "after-backup").equals("1"));
+        java.util.regex.Matcher durable = Pattern.compile("durable sequence:\\s+(\\d+)")
+                .matcher(b.shell("journal:info").out());
+        assertThat(durable.find()).isTrue();
+        long last = Long.parseLong(durable.group(1));
+        assertThat(b.shell("journal:rotate").exit()).isZero();
+        Await.until("b's archive holds its sealed segment", Duration.ofSeconds(30),
+                () -> {
+                    String archived = b.info("persistence").get("journal_archive_archived_sequence");
+                    return archived != null && Long.parseLong(archived) >= last;
+                });
+        TandemNode.Result r = TandemNode.run(Duration.ofSeconds(60), TandemNode.dist().resolve("bin/tandem").toString(),
+                "restore", "--backup", backup.toString(), "--archive", archiveB.toString(), "--to-sequence",
+                Long.toString(last), "--home", TandemNode.newHome("psync-b-restored").toString());
+        assertThat(r.exit()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("journal entries up to sequence " + last + " ");
     }
 }

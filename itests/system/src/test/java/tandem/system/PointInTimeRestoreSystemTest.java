@@ -64,7 +64,10 @@ class PointInTimeRestoreSystemTest {
 
     @Test
     void restoresRandomMomentsAndUndoesAFlushall() throws Exception {
-        Random random = new Random(Long.getLong("tandem.pitr.seed", System.nanoTime()));
+        long seed = Long.getLong("tandem.pitr.seed", System.nanoTime());
+        System.getLogger("tandem.system").log(System.Logger.Level.INFO,
+                "point-in-time restores: seed {0} (-Dtandem.pitr.seed={0} replays it)", Long.toString(seed));
+        Random random = new Random(seed);
         Path b0 = backup("b0");
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicLong rounds = new AtomicLong();

@@ -143,6 +143,19 @@ public final class BackupVerifier {
         if (size != expected.size()) {
             throw new IOException(file + ": " + size + " bytes, the manifest says " + expected.size());
         }
+        String actual = sha256Hex(file, sink);
+        if (!actual.equals(expected.sha256())) {
+            throw new IOException(file + ": SHA-256 " + actual + ", the manifest says " + expected.sha256());
+        }
+    }
+
+    /** @return the SHA-256 of {@code file}, in hex */
+    static String sha256Hex(Path file) throws IOException {
+        return sha256Hex(file, null);
+    }
+
+    /** Reads {@code file} once, handing each chunk to {@code sink} (null: none). @return its SHA-256 in hex */
+    private static String sha256Hex(Path file, ChunkSink sink) throws IOException {
         MessageDigest sha = sha256();
         ByteBuffer buf = ByteBuffer.allocate(1 << 20);
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
@@ -152,21 +165,6 @@ public final class BackupVerifier {
                 if (sink != null) {
                     sink.accept(buf);
                 }
-            }
-        }
-        String actual = HexFormat.of().formatHex(sha.digest());
-        if (!actual.equals(expected.sha256())) {
-            throw new IOException(file + ": SHA-256 " + actual + ", the manifest says " + expected.sha256());
-        }
-    }
-
-    /** @return the SHA-256 of {@code file}, in hex */
-    static String sha256Hex(Path file) throws IOException {
-        MessageDigest sha = sha256();
-        ByteBuffer buf = ByteBuffer.allocate(1 << 20);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (ch.read(buf.clear()) > 0) {
-                sha.update(buf.flip());
             }
         }
         return HexFormat.of().formatHex(sha.digest());

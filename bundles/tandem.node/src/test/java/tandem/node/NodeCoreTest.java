@@ -429,11 +429,13 @@ class NodeCoreTest {
         core.subscribers(subscribers);
         TestClient c = frontend.client(1);
         c.send("SET", "k", "v");
-        c.awaitReplies("+OK\r\n");
+        c.send("PUBLISH", "ch"); // the front end's error: nothing to propagate
+        c.awaitReplies("+OK\r\n-ERR unknown command 'PUBLISH', with args beginning with: 'ch' \r\n");
+        // sent before the PUBLISH, not after it: what follows the Publish entry in the node's order waits for it to
+        // be durable, as it would behind a write
         journal.holdDurability(true);
         c.send("PUBLISH", "ch", "m");
-        c.send("PUBLISH", "ch"); // the front end's error: nothing to propagate
-        c.awaitReplies("+OK\r\n:0\r\n-ERR unknown command 'PUBLISH', with args beginning with: 'ch' \r\n");
+        c.awaitReplies("+OK\r\n-ERR unknown command 'PUBLISH', with args beginning with: 'ch' \r\n:0\r\n");
         assertThat(journal.entries).hasSize(2);
         assertThat(journal.entries.get(1).tag()).isEqualTo(EntryTag.PUBLISH);
         assertThat(journal.entries.get(1).payload())

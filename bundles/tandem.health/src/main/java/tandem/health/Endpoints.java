@@ -121,7 +121,7 @@ public final class Endpoints {
         // no script may run and nothing may load from elsewhere: the page is self-contained by construction
         resp.setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
         resp.getWriter().write(StatusPage.render(probe.role(), probe.notReady(), probe.ackPolicy(), probe.respPort(),
-                probe.replication(), probe.quorumFence(), history.samples()));
+                probe.replication(), probe.quorumFence(), probe.archive(), history.samples()));
     }
 
     /** The status, a UTF-8 content type and no caching: what every text answer starts with. */

@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import tandem.api.fencing.QuorumFenceStatus;
+import tandem.api.journal.ArchiveStatus;
 import tandem.api.replication.ReplicationStatus;
 
 /**
@@ -33,7 +34,8 @@ final class StatusPage {
     }
 
     static String render(String role, String notReady, String ackPolicy, int respPort,
-            List<ReplicationStatus> protocols, QuorumFenceStatus.Status quorum, List<History.Sample> samples) {
+            List<ReplicationStatus> protocols, QuorumFenceStatus.Status quorum, ArchiveStatus archive,
+            List<History.Sample> samples) {
         StringBuilder h = new StringBuilder(16 * 1024);
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta http-equiv=\"refresh\" content=\"5\">")
@@ -66,6 +68,7 @@ final class StatusPage {
             row(h, "quorum fence", (quorum.armedAtMillis() == 0 ? "unarmed" : "armed") + ", window "
                     + quorum.windowMillis() + " ms, " + quorum.refusedWrites() + " writes refused");
         }
+        row(h, "journal archive", archive(archive));
         h.append("</table>\n<h2>Replicas</h2>\n<table id=\"replicas\"><tr><th>protocol</th><th>replica</th>"
                 + "<th>address</th><th>state</th><th>acked</th><th>lag (entries)</th><th>last ack</th>"
                 + "<th>transfer</th></tr>");
@@ -217,6 +220,19 @@ final class StatusPage {
         double[] a = new double[n];
         java.util.Arrays.fill(a, Double.NaN);
         return a;
+    }
+
+    /** The archive's row: off, ok with its lag, or failing with the last error (the health check is WARN then). */
+    private static String archive(ArchiveStatus a) {
+        if (a == null) {
+            return "off (no archive.directory)";
+        }
+        String where = esc(a.directory()) + ", archived up to sequence " + a.archivedSequence() + ", lag "
+                + a.pendingEntries() + " entries, " + a.pendingSegments() + " sealed segments (" + a.pendingBytes()
+                + " bytes) waiting";
+        return a.failing() ? "<span class=\"bad\" id=\"archive\">FAILING: " + esc(String.valueOf(a.lastError()))
+                + " (" + a.failures() + " failures)</span>; " + where : "<span class=\"ok\" id=\"archive\">ok</span>: "
+                + where;
     }
 
     private static void row(StringBuilder h, String name, String valueHtml) {

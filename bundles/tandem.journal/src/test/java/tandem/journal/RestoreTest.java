@@ -31,7 +31,8 @@ import tandem.protocol.journal.SegmentHeader;
  * A backup taken from a real journal, and restores from it across sealed segments copied as an archive would hold
  * them: each target reached exactly (a time, a sequence, just before a command, never inside a fragmented command),
  * the entries copied byte for byte under a fresh anchor; a missing segment, a damaged one, a segment of another
- * history, a damaged backup each refused with what is wrong named, leaving the home empty.
+ * history, a damaged backup each refused with what is wrong named, leaving the home empty; and the archive cleaned down
+ * to what a kept backup's restores read.
  */
 @Timeout(60)
 class RestoreTest {
@@ -305,5 +306,52 @@ class RestoreTest {
         assertThat(dir.resolve("h2/data/store")).doesNotExist();
         Files.delete(backup.resolve(BackupManifest.FILE));
         assertThatThrownBy(() -> BackupVerifier.verify(backup)).hasMessageContaining("has no MANIFEST");
+    }
+
+    @Test
+    void cleaningTheArchiveDeletesOnlyWhatNoRestoreFromTheKeptBackupReads() throws Exception {
+        Path first = backup;
+        Path later = dir.resolve("later");
+        new BackupComponent(checkpoints(m[0]), journal, dir.resolve("home")).create(later);
+        List<SegmentInfoCopy> sealed = sealed();
+        Path oldest = archive.resolve(sealed.get(0).name.toString());
+        Path temporary = Files.writeString(archive.resolve(oldest.getFileName() + ".tmp"), "an archiver's copy");
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
+
+        ArchiveCleanup.Result dry = ArchiveCleanup.run(archive, later, true, out);
+        assertThat(dry.keptFrom()).as("the later backup's seed begins the second segment")
+                .isEqualTo(sealed.get(1).name.firstSequence());
+        assertThat(dry.removed()).containsExactly(oldest);
+        assertThat(dry.bytes()).isEqualTo(Files.size(oldest));
+        assertThat(oldest).exists();
+        assertThat(log.toString(StandardCharsets.UTF_8)).isEqualTo("would remove " + oldest + "\n");
+
+        // a backup that does not verify deletes nothing
+        Path seed = later.resolve(BackupManifest.SEED);
+        byte[] sound = Files.readAllBytes(seed);
+        byte[] flipped = sound.clone();
+        flipped[flipped.length - 1] ^= 1;
+        Files.write(seed, flipped);
+        assertThatThrownBy(() -> ArchiveCleanup.run(archive, later, false, out))
+                .hasMessageContaining(seed + ": SHA-256 ");
+        assertThat(oldest).exists();
+        Files.write(seed, sound);
+
+        ArchiveCleanup.Result r = ArchiveCleanup.run(archive, later, false, out);
+        assertThat(r.removed()).containsExactly(oldest);
+        assertThat(r.kept()).isEqualTo(sealed.size() - 1);
+        assertThat(oldest).doesNotExist();
+        assertThat(temporary).as("only archived segments' names are touched").exists();
+        assertThat(ArchiveCleanup.run(archive, later, false, out).removed()).as("nothing more to delete").isEmpty();
+
+        // the kept backup restores through what is left; the older one now misses its first segment, named
+        backup = later;
+        assertThat(restore(dir.resolve("h1"), Restore.Target.before("FLUSHALL"), archive))
+                .isEqualTo(m[0] + ".." + m[2] + " next=" + flushall + "  2026-12-05T10:00:15Z  FLUSHALL");
+        backup = first;
+        assertThatThrownBy(() -> restore(dir.resolve("h2"), Restore.Target.sequence(9), archive))
+                .hasMessageContaining("sequences 1.." + sealed.get(0).name.lastSequence() + " are missing from ["
+                        + archive + "]");
     }
 }

@@ -218,6 +218,7 @@ class HealthSystemTest {
                         newest.getFileName().toString());
         assertThat(primary.http("/metrics").body()).contains("tandem_journal_archive_enabled 1",
                 "tandem_journal_archive_failing 0", "tandem_journal_archive_lag_entries ");
+        assertThat(primary.http("/").body()).contains("<span class=\"ok\" id=\"archive\">ok</span>: " + shared);
 
         // a missing directory: loud, and the segment stays
         archiveTo(primary, primary.home().resolve("no-such-archive").toString());
@@ -231,6 +232,7 @@ class HealthSystemTest {
         });
         assertThat(archive(primary).getString("lastError")).contains("does not exist");
         assertThat(primary.info("persistence")).containsEntry("journal_archive_status", "failing");
+        assertThat(primary.http("/").body()).contains("<span class=\"bad\" id=\"archive\">FAILING: ");
         // the health checks' results are cached for a moment: the failing archive shows once the cache lapses
         Await.until("hc:exec warns of the failing archive", Duration.ofSeconds(30), () -> {
             try {
@@ -247,6 +249,8 @@ class HealthSystemTest {
         Await.until("archiving is off", Duration.ofSeconds(30),
                 () -> archive(primary) == null && archive(replica) == null);
         assertThat(primary.info("persistence")).containsEntry("journal_archive_enabled", "0");
+        assertThat(primary.http("/").body())
+                .contains("<th>journal archive</th><td>off (no archive.directory)</td>");
     }
 
     /** @return the value of the sample line that starts with {@code series} */

@@ -34,7 +34,8 @@ import tandem.testsupport.Await;
  * are taken under the writes; a {@code FLUSHALL} is undone to the entry before it (the restored node's digest is the
  * primary's just before it); random moments and sequences are restored from a later backup and, as the reference,
  * from the first backup (an empty store: the reference replays the whole journal up to the target), and each pair
- * ends with the same digest; a missing and a damaged archived segment stop a restore, naming what is wrong.
+ * ends with the same digest; a missing and a damaged archived segment stop a restore, naming what is wrong; the
+ * archive cleaned down to the second backup serves its restores and no more.
  */
 @Timeout(300)
 class PointInTimeRestoreSystemTest {
@@ -73,7 +74,8 @@ class PointInTimeRestoreSystemTest {
         AtomicLong rounds = new AtomicLong();
         Thread writer = new Thread(() -> write(random.nextLong(), writing, rounds), "pitr-writer");
         writer.start();
-        Await.until("the writer has written", Duration.ofSeconds(30), () -> rounds.get() > 300);
+        // some segments on: the archive cleaned down to the second backup loses what only the first one needs
+        Await.until("the writer has written", Duration.ofSeconds(60), () -> rounds.get() > 2000);
         Path b1 = backup("b1");
         long afterB1 = rounds.get();
         Await.until("the writer wrote after the second backup", Duration.ofSeconds(30),
@@ -171,6 +173,40 @@ class PointInTimeRestoreSystemTest {
                 base.resolve("damaged-home").toString());
         assertThat(bad.exit()).as(bad.out()).isEqualTo(1);
         assertThat(bad.out()).contains("FAILED: damaged: " + damaged.resolve(middle.getFileName()));
+
+        // the archive cleaned down to the second backup: its restores still reach the FLUSHALL; the first's now
+        // miss their beginning
+        List<Path> before = archived(archive);
+        TandemNode.Result dry = TandemNode.run(Duration.ofSeconds(60), bin(), "clean-archive", "--archive",
+                archive.toString(), "--keep-from", b1.toString(), "--dry-run");
+        Matcher would = Pattern.compile("would remove (\\d+) archived segments \\(\\d+ bytes\\) before sequence "
+                + "(\\d+)").matcher(dry.out());
+        assertThat(would.find()).as(dry.out()).isTrue();
+        long keptFrom = Long.parseLong(would.group(2));
+        List<Path> needless = before.stream().filter(p -> lastSequence(p) < keptFrom).toList();
+        assertThat(needless).as("the second backup was taken segments after the first").isNotEmpty();
+        assertThat(Long.parseLong(would.group(1))).isEqualTo(needless.size());
+        assertThat(archived(archive)).as("a dry run deletes nothing").containsAll(before);
+        TandemNode.Result cleaned = TandemNode.run(Duration.ofSeconds(60), bin(), "clean-archive", "--archive",
+                archive.toString(), "--keep-from", b1.toString());
+        assertThat(cleaned.exit()).as(cleaned.out()).isZero();
+        assertThat(archived(archive)).doesNotContainAnyElementsOf(needless)
+                .containsAll(before.stream().filter(p -> lastSequence(p) >= keptFrom).toList());
+        Matcher again = NOT_RESTORED.matcher(restore(b1, TandemNode.newHome("pitr-cleaned"), "--before", "FLUSHALL")
+                .out());
+        assertThat(again.find()).isTrue();
+        assertThat(Long.parseLong(again.group(1))).isEqualTo(flushSequence);
+        TandemNode.Result tooOld = TandemNode.run(Duration.ofSeconds(60), bin(), "restore", "--backup", b0.toString(),
+                "--archive", archive.toString(), "--to-sequence", Long.toString(flushSequence - 1), "--home",
+                base.resolve("too-old-home").toString());
+        assertThat(tooOld.exit()).as(tooOld.out()).isEqualTo(1);
+        assertThat(tooOld.out()).contains(" are missing from [" + archive + "]");
+    }
+
+    private static long lastSequence(Path archived) {
+        Matcher m = ARCHIVED.matcher(archived.getFileName().toString());
+        assertThat(m.matches()).isTrue();
+        return Long.parseLong(m.group(2));
     }
 
     /** Strings, counters, hashes, lists, sets, sorted sets; keys expiring in an hour and within two seconds. */

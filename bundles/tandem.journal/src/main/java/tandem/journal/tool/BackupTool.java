@@ -9,6 +9,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 
+import tandem.journal.ArchiveCleanup;
 import tandem.journal.BackupVerifier;
 import tandem.journal.Restore;
 
@@ -19,6 +20,7 @@ import tandem.journal.Restore;
  *  BackupTool verify DIR
  *  BackupTool restore --backup DIR [--archive DIR] [--journal DIR]
  *                     (--to-time ISO-8601 | --to-sequence N | --before COMMAND) --home NEW
+ *  BackupTool clean-archive --archive DIR --keep-from BACKUP [--dry-run]
  * </pre>
  *
  * Exit status 0 when done, 1 when the backup or the entries fail (the message names what), 2 on a usage error.
@@ -27,7 +29,8 @@ public final class BackupTool {
 
     static final String USAGE = "usage: tandem verify-backup DIR\n"
             + "       tandem restore --backup DIR [--archive DIR] [--journal DIR] "
-            + "(--to-time ISO-8601 | --to-sequence N | --before COMMAND) --home NEW";
+            + "(--to-time ISO-8601 | --to-sequence N | --before COMMAND) --home NEW\n"
+            + "       tandem clean-archive --archive DIR --keep-from BACKUP [--dry-run]";
 
     private BackupTool() {
     }
@@ -56,6 +59,9 @@ public final class BackupTool {
                 out.println("BROKEN: " + e.getMessage());
                 return 1;
             }
+        }
+        if (args.length > 0 && args[0].equals("clean-archive")) {
+            return cleanArchive(args, out, err);
         }
         if (args.length == 0 || !args[0].equals("restore")) {
             err.println(USAGE);
@@ -108,6 +114,42 @@ public final class BackupTool {
                     + "of its own:%n  bin/tandem --home %s%n", seconds, home);
             return 0;
         } catch (IOException | RuntimeException e) {
+            out.println("FAILED: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static int cleanArchive(String[] args, PrintStream out, PrintStream err) {
+        Path archive = null;
+        Path keepFrom = null;
+        boolean dryRun = false;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--dry-run")) {
+                dryRun = true;
+                continue;
+            }
+            if (i + 1 >= args.length || !args[i].equals("--archive") && !args[i].equals("--keep-from")) {
+                err.println((i + 1 >= args.length ? args[i] + " needs a value" : "unknown option " + args[i]) + "\n"
+                        + USAGE);
+                return 2;
+            }
+            if (args[i].equals("--archive")) {
+                archive = Paths.get(args[++i]);
+            } else {
+                keepFrom = Paths.get(args[++i]);
+            }
+        }
+        if (archive == null || keepFrom == null) {
+            err.println("clean-archive needs --archive and --keep-from\n" + USAGE);
+            return 2;
+        }
+        try {
+            ArchiveCleanup.Result r = ArchiveCleanup.run(archive, keepFrom, dryRun, out);
+            out.printf("%s %d archived segments (%d bytes) before sequence %d, which %s needs; %d kept%n",
+                    dryRun ? "would remove" : "removed", r.removed().size(), r.bytes(), r.keptFrom(), keepFrom,
+                    r.kept());
+            return 0;
+        } catch (IOException e) {
             out.println("FAILED: " + e.getMessage());
             return 1;
         }

@@ -85,7 +85,13 @@ public record BackupManifest(Instant createdAt, long appliedSequence, long appli
         }
         Map<String, String> values = new LinkedHashMap<>();
         int n = 0;
-        for (String line : Files.readAllLines(file, StandardCharsets.US_ASCII)) {
+        byte[] bytes = Files.readAllBytes(file);
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] < 0) {
+                throw new IOException(file + ": byte " + i + " is not ASCII: a manifest is ASCII text");
+            }
+        }
+        for (String line : new String(bytes, StandardCharsets.US_ASCII).split("\n", -1)) {
             n++;
             if (line.isBlank() || line.startsWith("#")) {
                 continue;

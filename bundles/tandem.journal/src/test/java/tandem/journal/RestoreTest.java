@@ -2,13 +2,11 @@ package tandem.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static tandem.journal.Fixtures.command;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,136 +21,54 @@ import org.junit.jupiter.api.io.TempDir;
 
 import tandem.api.checkpoint.Backups;
 import tandem.api.checkpoint.Checkpoints;
-import tandem.protocol.checkpoint.CheckpointStreamWriter;
-import tandem.protocol.journal.ArchivedSegmentName;
 import tandem.protocol.journal.SegmentHeader;
 
 /**
- * A backup taken from a real journal, and restores from it across sealed segments copied as an archive would hold
- * them: each target reached exactly (a time, a sequence, just before a command, never inside a fragmented command),
- * the entries copied byte for byte under a fresh anchor; a missing segment, a damaged one, a segment of another
- * history, a damaged backup each refused with what is wrong named, leaving the home empty; and the archive cleaned down
- * to what a kept backup's restores read.
+ * A backup taken from a real journal ({@link BackupHistory}), and restores from it across sealed segments copied as
+ * an archive would hold them: each target reached exactly (a time, a sequence, just before a command, never inside a
+ * fragmented command), the entries copied byte for byte under a fresh anchor; a missing segment, a damaged one, a
+ * segment of another history, a damaged backup each refused with what is wrong named, leaving the home empty; and
+ * the archive cleaned down to what a kept backup's restores read.
  */
 @Timeout(60)
 class RestoreTest {
 
-    /** 2026-12-05T10:00:00Z in nanoseconds; entry i is at T + i seconds. */
-    private static final long T = Instant.parse("2026-12-05T10:00:00Z").getEpochSecond() * 1_000_000_000L;
-
     @TempDir
     Path dir;
+    BackupHistory history;
     Path journalDir;
     Path archive;
     Path backup;
-    Path storeFiles;
     SegmentedJournal journal;
-    /** The big command's last fragment, the SETs after it, FLUSHALL, the last entry. */
     long big;
-    long[] m = new long[3];
+    long[] m;
     long flushall;
     long last;
 
-    /**
-     * Sequences 1..10 SET k1..k10 (entry i at second i), rotate, a command of 200,000 bytes in fragments from 11 on
-     * (second 11), three SETs (seconds 12..14), FLUSHALL (second 15), rotate, three SETs (seconds 16..18); the backup
-     * is taken at 5. The sealed segments are copied into the archive under their archive names.
-     */
     @BeforeEach
     void history() throws Exception {
-        journalDir = dir.resolve("journal");
-        archive = Files.createDirectories(dir.resolve("archive"));
-        storeFiles = Files.createDirectories(dir.resolve("store"));
-        Files.writeString(storeFiles.resolve("000001.sst"), "pretend sst");
-        Files.writeString(storeFiles.resolve("CURRENT"), "MANIFEST-000001\n");
-        journal = Fixtures.open(JournalSettings.defaults(journalDir));
-        for (int i = 1; i <= 10; i++) {
-            append(i, command("SET", "k" + i, "v" + i));
-            if (i == 5) {
-                journal.awaitDurable(5);
-                backup = dir.resolve("backup");
-                new BackupComponent(checkpoints(5), journal, dir.resolve("home")).create(backup);
-            }
-        }
-        journal.awaitDurable(10);
-        journal.rotate();
-        big = append(11, Fixtures.bigCommand(200_000, (byte) 'x'));
-        for (int i = 0; i < 3; i++) {
-            m[i] = append(12 + i, command("SET", "m" + i, "w"));
-        }
-        flushall = append(15, command("FLUSHALL"));
-        journal.awaitDurable(flushall);
-        journal.rotate();
-        for (int i = 0; i < 3; i++) {
-            last = append(16 + i, command("SET", "n" + i, "z"));
-        }
-        journal.awaitDurable(last);
-        for (SegmentInfoCopy c : sealed()) {
-            Files.copy(c.path, archive.resolve(c.name.toString()));
-        }
+        history = new BackupHistory(dir);
+        journalDir = history.journalDir;
+        archive = history.archive;
+        backup = history.backup;
+        journal = history.journal;
+        big = history.big;
+        m = history.m;
+        flushall = history.flushall;
+        last = history.last;
     }
 
     @org.junit.jupiter.api.AfterEach
     void close() {
-        journal.close();
+        history.close();
     }
 
-    private long append(int second, byte[] payload) {
-        return Fixtures.append(journal, T + second * 1_000_000_000L, 0, Fixtures.APP, payload);
-    }
-
-    private record SegmentInfoCopy(Path path, ArchivedSegmentName name) {
-    }
-
-    private List<SegmentInfoCopy> sealed() {
-        List<SegmentInfoCopy> out = new ArrayList<>();
-        for (Segment seg : journal.segmentList()) {
-            if (seg.archiveNumber > 0) {
-                out.add(new SegmentInfoCopy(seg.path,
-                        ArchivedSegmentName.of(seg.startSequence, seg.lastSequence, seg.tailChain)));
-            }
-        }
-        return out;
-    }
-
-    /** A Checkpoints whose cut streams the pretend store files at {@code applied}. */
     private Checkpoints checkpoints(long applied) {
-        return new Checkpoints() {
-            @Override
-            public Cut cut(String name) {
-                List<Path> files = List.of(storeFiles.resolve("000001.sst"), storeFiles.resolve("CURRENT"));
-                return new Cut() {
-                    @Override
-                    public long appliedSequence() {
-                        return applied;
-                    }
+        return history.checkpoints(applied);
+    }
 
-                    @Override
-                    public long streamLength(String id, long offset) {
-                        throw new UnsupportedOperationException();
-                    }
-
-                    @Override
-                    public long send(String id, long offset, WritableByteChannel out) throws IOException {
-                        return CheckpointStreamWriter.write(files, id, offset, out);
-                    }
-
-                    @Override
-                    public void close() {
-                    }
-                };
-            }
-
-            @Override
-            public Receive receive(long totalBytes) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public Saved save() {
-                throw new UnsupportedOperationException();
-            }
-        };
+    private List<BackupHistory.Sealed> sealed() {
+        return history.sealed();
     }
 
     private String restore(Path home, Restore.Target target, Path... sources) throws IOException {
@@ -175,7 +91,7 @@ class RestoreTest {
     void theBackupVerifiesAndDescribesItself() throws Exception {
         Backups.Backup b = new BackupComponent(checkpoints(5), journal, dir.resolve("home")).verify(backup);
         assertThat(b.appliedSequence()).isEqualTo(5);
-        assertThat(b.timestampNs()).isEqualTo(T + 5_000_000_000L);
+        assertThat(b.timestampNs()).isEqualTo(BackupHistory.T + 5_000_000_000L);
         assertThat(b.chainHex()).isEqualTo(ChainHash.hex(journal.chainAt(5)));
         assertThat(Files.readString(backup.resolve(BackupManifest.FILE))).contains("applied_sequence=5\n");
         assertThatThrownBy(() -> new BackupComponent(checkpoints(5), journal, dir.resolve("home")).create(backup))
@@ -242,9 +158,9 @@ class RestoreTest {
 
     @Test
     void aMissingSegmentIsNamedAndNothingIsLeft() throws Exception {
-        List<SegmentInfoCopy> sealed = sealed();
-        Files.delete(archive.resolve(sealed.get(1).name.toString()));
-        long from = sealed.get(1).name.firstSequence();
+        List<BackupHistory.Sealed> sealed = sealed();
+        Files.delete(archive.resolve(sealed.get(1).name().toString()));
+        long from = sealed.get(1).name().firstSequence();
         Path home = dir.resolve("h");
         assertThatThrownBy(() -> restore(home, Restore.Target.before("FLUSHALL"), archive))
                 .hasMessageContaining("no entry after the backup's sequence 5 up to 10 holds FLUSHALL")
@@ -257,15 +173,15 @@ class RestoreTest {
 
     @Test
     void aDamagedSegmentIsNamedUnlessASoundCopyIsThere() throws Exception {
-        SegmentInfoCopy second = sealed().get(1);
-        Path damaged = archive.resolve(second.name.toString());
+        BackupHistory.Sealed second = sealed().get(1);
+        Path damaged = archive.resolve(second.name().toString());
         try (RandomAccessFile f = new RandomAccessFile(damaged.toFile(), "rw")) {
             f.seek(Files.size(damaged) - 10);
             f.write(f.read() ^ 0x5A);
         }
         assertThatThrownBy(() -> restore(dir.resolve("h1"), Restore.Target.sequence(last), archive))
                 .hasMessageStartingWith("damaged: " + damaged)
-                .hasMessageContaining("no sound copy of the segment that starts at sequence " + second.name
+                .hasMessageContaining("no sound copy of the segment that starts at sequence " + second.name()
                         .firstSequence());
         // the node's journal directory holds the same segment, sound
         assertThat(restore(dir.resolve("h2"), Restore.Target.sequence(last), archive, journalDir))
@@ -277,18 +193,18 @@ class RestoreTest {
 
     @Test
     void aSegmentOfAnotherHistoryIsNeverTaken() throws Exception {
-        SegmentInfoCopy second = sealed().get(1);
-        Path file = archive.resolve(second.name.toString());
+        BackupHistory.Sealed second = sealed().get(1);
+        Path file = archive.resolve(second.name().toString());
         byte[] bytes = Files.readAllBytes(file);
         byte[] other = new byte[32];
         other[0] = 1;
         java.nio.ByteBuffer header = java.nio.ByteBuffer.wrap(bytes);
-        SegmentHeader.encode(header, 0, second.name.firstSequence(), other, new SegmentHeader().wrap(header, 0)
+        SegmentHeader.encode(header, 0, second.name().firstSequence(), other, new SegmentHeader().wrap(header, 0)
                 .replicationOffset(), new java.util.zip.CRC32C());
         Files.write(file, bytes);
         assertThatThrownBy(() -> restore(dir.resolve("h"), Restore.Target.sequence(last), archive))
                 .hasMessageContaining("before the target sequence " + last + ": a segment starts at sequence "
-                        + second.name.firstSequence() + " but belongs to another history");
+                        + second.name().firstSequence() + " but belongs to another history");
     }
 
     @Test
@@ -313,15 +229,15 @@ class RestoreTest {
         Path first = backup;
         Path later = dir.resolve("later");
         new BackupComponent(checkpoints(m[0]), journal, dir.resolve("home")).create(later);
-        List<SegmentInfoCopy> sealed = sealed();
-        Path oldest = archive.resolve(sealed.get(0).name.toString());
+        List<BackupHistory.Sealed> sealed = sealed();
+        Path oldest = archive.resolve(sealed.get(0).name().toString());
         Path temporary = Files.writeString(archive.resolve(oldest.getFileName() + ".tmp"), "an archiver's copy");
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
 
         ArchiveCleanup.Result dry = ArchiveCleanup.run(archive, later, true, out);
         assertThat(dry.keptFrom()).as("the later backup's seed begins the second segment")
-                .isEqualTo(sealed.get(1).name.firstSequence());
+                .isEqualTo(sealed.get(1).name().firstSequence());
         assertThat(dry.removed()).containsExactly(oldest);
         assertThat(dry.bytes()).isEqualTo(Files.size(oldest));
         assertThat(oldest).exists();
@@ -351,7 +267,7 @@ class RestoreTest {
                 .isEqualTo(m[0] + ".." + m[2] + " next=" + flushall + "  2026-12-05T10:00:15Z  FLUSHALL");
         backup = first;
         assertThatThrownBy(() -> restore(dir.resolve("h2"), Restore.Target.sequence(9), archive))
-                .hasMessageContaining("sequences 1.." + sealed.get(0).name.lastSequence() + " are missing from ["
+                .hasMessageContaining("sequences 1.." + sealed.get(0).name().lastSequence() + " are missing from ["
                         + archive + "]");
     }
 }

@@ -21,8 +21,9 @@ import tandem.protocol.journal.ArchivedSegmentName;
  * <p>A restore from a backup reads the segment its {@code journal.seed} is a prefix of, and the segments after it.
  * So every archived segment whose last sequence lies before that segment's first one is read by no restore from this
  * backup, nor from any later backup whose store is further on: those files are deleted, whatever history they belong
- * to. The backup is verified first; a backup that does not verify deletes nothing. Only files named as archived
- * segments are touched: an archiver's temporary file, or anything else in the directory, is left alone.
+ * to, and the temporary copies of them a crashed archiver left. The backup is verified first; a backup that does not
+ * verify deletes nothing. Nothing else in the directory is touched, nor a temporary copy of a segment still needed
+ * (an archiver may be writing it).
  */
 public final class ArchiveCleanup {
 
@@ -36,6 +37,9 @@ public final class ArchiveCleanup {
      */
     public record Result(long keptFrom, List<Path> removed, long bytes, int kept) {
     }
+
+    /** What follows an archived segment's name in the archiver's temporary copy of it. */
+    static final String TEMPORARY = ".tmp-";
 
     private ArchiveCleanup() {
     }
@@ -58,13 +62,15 @@ public final class ArchiveCleanup {
         int kept = 0;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(archive)) {
             for (Path p : ds) {
-                ArchivedSegmentName name = ArchivedSegmentName.parse(p.getFileName().toString());
+                String file = p.getFileName().toString();
+                int tmp = file.indexOf(TEMPORARY);
+                ArchivedSegmentName name = ArchivedSegmentName.parse(tmp < 0 ? file : file.substring(0, tmp));
                 if (name == null || !Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
                 if (name.lastSequence() < keptFrom) {
-                    removed.add(p);
-                } else {
+                    removed.add(p); // a temporary copy too: a crash left it, since the segment is archived by now
+                } else if (tmp < 0) {
                     kept++;
                 }
             }

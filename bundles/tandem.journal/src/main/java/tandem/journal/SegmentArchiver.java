@@ -330,7 +330,8 @@ final class SegmentArchiver {
             if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
                 return !sameContent(file, source);
             }
-            Path tmp = directory.resolve(name + ".tmp-" + HexFormat.of().toHexDigits(RANDOM.nextInt()));
+            Path tmp = directory.resolve(name + ArchiveCleanup.TEMPORARY
+                    + HexFormat.of().toHexDigits(RANDOM.nextInt()));
             try {
                 byte[] read;
                 try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW,

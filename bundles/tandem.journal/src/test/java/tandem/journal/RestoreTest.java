@@ -231,17 +231,20 @@ class RestoreTest {
         new BackupComponent(checkpoints(m[0]), journal, dir.resolve("home")).create(later);
         List<BackupHistory.Sealed> sealed = sealed();
         Path oldest = archive.resolve(sealed.get(0).name().toString());
-        Path temporary = Files.writeString(archive.resolve(oldest.getFileName() + ".tmp"), "an archiver's copy");
+        Path crashed = Files.writeString(archive.resolve(oldest.getFileName() + ".tmp-0a1b2c3d"), "a crash's copy");
+        Path writing = Files.writeString(archive.resolve(sealed.get(1).name() + ".tmp-0a1b2c3d"), "being written");
+        Path other = Files.writeString(archive.resolve("notes.txt"), "an operator's");
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
 
         ArchiveCleanup.Result dry = ArchiveCleanup.run(archive, later, true, out);
         assertThat(dry.keptFrom()).as("the later backup's seed begins the second segment")
                 .isEqualTo(sealed.get(1).name().firstSequence());
-        assertThat(dry.removed()).containsExactly(oldest);
-        assertThat(dry.bytes()).isEqualTo(Files.size(oldest));
+        assertThat(dry.removed()).containsExactly(oldest, crashed);
+        assertThat(dry.bytes()).isEqualTo(Files.size(oldest) + Files.size(crashed));
         assertThat(oldest).exists();
-        assertThat(log.toString(StandardCharsets.UTF_8)).isEqualTo("would remove " + oldest + "\n");
+        assertThat(log.toString(StandardCharsets.UTF_8)).isEqualTo("would remove " + oldest + "\nwould remove "
+                + crashed + "\n");
 
         // a backup that does not verify deletes nothing
         Path seed = later.resolve(BackupManifest.SEED);
@@ -255,10 +258,12 @@ class RestoreTest {
         Files.write(seed, sound);
 
         ArchiveCleanup.Result r = ArchiveCleanup.run(archive, later, false, out);
-        assertThat(r.removed()).containsExactly(oldest);
+        assertThat(r.removed()).containsExactly(oldest, crashed);
         assertThat(r.kept()).isEqualTo(sealed.size() - 1);
         assertThat(oldest).doesNotExist();
-        assertThat(temporary).as("only archived segments' names are touched").exists();
+        assertThat(crashed).doesNotExist();
+        assertThat(writing).as("a temporary copy of a segment still needed may be being written").exists();
+        assertThat(other).as("only archived segments' names are touched").exists();
         assertThat(ArchiveCleanup.run(archive, later, false, out).removed()).as("nothing more to delete").isEmpty();
 
         // the kept backup restores through what is left; the older one now misses its first segment, named

@@ -149,7 +149,7 @@ public final class BackupTool {
                     dryRun ? "would remove" : "removed", r.removed().size(), r.bytes(), r.keptFrom(), keepFrom,
                     r.kept());
             return 0;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             out.println("FAILED: " + e.getMessage());
             return 1;
         }

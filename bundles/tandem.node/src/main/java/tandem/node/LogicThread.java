@@ -101,7 +101,7 @@ final class LogicThread {
         parking.answerPaused();
         housekeeping.purge();
         // a script's reply may wait for its effects' fdatasync (they applied before it): woken when it is durable
-        services.awaitingReplies(replies.gate(services.journal()));
+        services.awaitingReplies(replies.gate(services.journal(), role::following));
         replies.measureAcks(services.journal(), role.following());
         services.idleWhileMissing();
     }

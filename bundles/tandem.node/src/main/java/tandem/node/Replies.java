@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
 import tandem.api.journal.Journal;
 import tandem.api.node.Frontend;
@@ -74,9 +75,15 @@ final class Replies {
 
     /**
      * Holds back the replies of every connection whose last write the ack policy does not cover yet, and releases
-     * those it now covers.
+     * those it now covers. A node that follows releases none: a write held there is a former primary's, which it
+     * can no longer acknowledge, and its client is disconnected instead ({@link #disconnectHeld}).
+     *
+     * @param following read after the policy: a primary turning replica declares its role before it relaxes its
+     *                  ack policy to a replica's, so a round that reads the relaxed policy sees the role too. The
+     *                  disconnection the turn posts may come a round later; released meanwhile, a write the resync
+     *                  then discarded was answered OK (the split-brain test saw it)
      */
-    long gate(Journal journal) {
+    long gate(Journal journal, BooleanSupplier following) {
         for (Client c : touched) {
             if (c.gatedSequence > 0) {
                 held.add(c);
@@ -86,10 +93,15 @@ final class Replies {
             return Long.MAX_VALUE;
         }
         long durable = journal == null ? 0 : journal.durableSequence();
+        long released = gate.released(durable);
+        if (following.getAsBoolean()) {
+            disconnectHeld();
+            return Long.MAX_VALUE;
+        }
         long lowest = Long.MAX_VALUE;
         for (Iterator<Client> it = held.iterator(); it.hasNext(); ) {
             Client c = it.next();
-            if (c.gatedSequence <= gate.released(durable)) {
+            if (c.gatedSequence <= released) {
                 c.gatedSequence = 0;
                 it.remove();
                 touched.add(c);

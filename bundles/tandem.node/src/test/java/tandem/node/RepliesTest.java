@@ -49,13 +49,13 @@ class RepliesTest {
         replies.markHeld(writer);
         replies.gated(writer, 1);
         replies.touched(writer);
-        replies.gate(journal);
+        replies.gate(journal, () -> false);
         replies.endRound(null);
         assertThat(readerFront.told).containsExactly("due");
         assertThat(writerFront.told).as("held until a replica holds entry 1").isEmpty();
 
         slot.ack(1, 0);
-        replies.gate(journal);
+        replies.gate(journal, () -> false);
         replies.endRound(null);
         assertThat(writerFront.told).containsExactly("due");
         assertThat(writer.gatedSequence).isZero();
@@ -70,10 +70,31 @@ class RepliesTest {
         replies.markHeld(c);
         replies.gated(c, 1);
         replies.touched(c);
-        replies.gate(journal);
+        replies.gate(journal, () -> false);
         replies.endRound(null);
         assertThat(front.told).isEmpty();
         replies.disconnectHeld();
         assertThat(front.told).containsExactly("close", "due");
+    }
+
+    @Test
+    void aHeldWriteIsNeverReleasedOnceTheNodeFollowsThoughTheTurnRelaxedThePolicy() {
+        gate.policy(AckPolicy.DISK_RAM);
+        Front front = new Front();
+        Client c = new Client(front, inbox);
+        journal.append(1, 0, tandem.api.journal.EntryTag.APP, new byte[0]);
+        replies.markHeld(c);
+        replies.gated(c, 1);
+        replies.touched(c);
+        replies.gate(journal, () -> false);
+        replies.endRound(null);
+        assertThat(front.told).as("no replica holds entry 1").isEmpty();
+        // the primary turns replica: its role, then a replica's policy (disk), and a round runs before the
+        // disconnection the turn posted: under disk alone entry 1 would be answered, and the resync discards it
+        gate.policy(AckPolicy.DISK);
+        replies.gate(journal, () -> true);
+        replies.endRound(null);
+        assertThat(front.told).as("disconnected, never answered").containsExactly("close", "due");
+        assertThat(c.gatedSequence).isZero();
     }
 }

@@ -65,14 +65,7 @@ class RepliesTest {
     void aPrimaryThatTurnsReplicaClosesTheClientsWhoseWritesItCanNoLongerAcknowledge() {
         gate.policy(AckPolicy.TWO_DISKS);
         Front front = new Front();
-        Client c = new Client(front, inbox);
-        journal.append(1, 0, tandem.api.journal.EntryTag.APP, new byte[0]);
-        replies.markHeld(c);
-        replies.gated(c, 1);
-        replies.touched(c);
-        replies.gate(journal, () -> false);
-        replies.endRound(null);
-        assertThat(front.told).isEmpty();
+        heldWrite(front);
         replies.disconnectHeld();
         assertThat(front.told).containsExactly("close", "due");
     }
@@ -81,14 +74,7 @@ class RepliesTest {
     void aHeldWriteIsNeverReleasedOnceTheNodeFollowsThoughTheTurnRelaxedThePolicy() {
         gate.policy(AckPolicy.DISK_RAM);
         Front front = new Front();
-        Client c = new Client(front, inbox);
-        journal.append(1, 0, tandem.api.journal.EntryTag.APP, new byte[0]);
-        replies.markHeld(c);
-        replies.gated(c, 1);
-        replies.touched(c);
-        replies.gate(journal, () -> false);
-        replies.endRound(null);
-        assertThat(front.told).as("no replica holds entry 1").isEmpty();
+        Client c = heldWrite(front);
         // the primary turns replica: its role, then a replica's policy (disk), and a round runs before the
         // disconnection the turn posted: under disk alone entry 1 would be answered, and the resync discards it
         gate.policy(AckPolicy.DISK);
@@ -96,5 +82,18 @@ class RepliesTest {
         replies.endRound(null);
         assertThat(front.told).as("disconnected, never answered").containsExactly("close", "due");
         assertThat(c.gatedSequence).isZero();
+    }
+
+    /** A client whose write, entry 1 (durable here at once), the policy holds back: no replica holds it. */
+    private Client heldWrite(Front front) {
+        Client c = new Client(front, inbox);
+        journal.append(1, 0, tandem.api.journal.EntryTag.APP, new byte[0]);
+        replies.markHeld(c);
+        replies.gated(c, 1);
+        replies.touched(c);
+        replies.gate(journal, () -> false);
+        replies.endRound(null);
+        assertThat(front.told).as("held").isEmpty();
+        return c;
     }
 }

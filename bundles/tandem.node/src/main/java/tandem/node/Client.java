@@ -40,6 +40,11 @@ final class Client implements NodeSession {
     long gatedSequence;
     /** Where the first reply the ack policy holds back begins, while {@link #gatedSequence} is set. */
     int heldMark;
+    /**
+     * Whether a write of this client is among the replies held back (not only a script's read, which waits for what
+     * it read to be durable): a primary that turns replica can no longer acknowledge it.
+     */
+    boolean gatedWrite;
 
     /** The sequence of this client's last write, what {@code WAIT} waits for. */
     long lastWriteSequence;

@@ -64,6 +64,12 @@ final class Replies {
      */
     void gated(Client c, long sequence) {
         c.gatedSequence = sequence;
+        c.gatedWrite = true;
+    }
+
+    /** A script that wrote nothing replied: its replies wait until what it read, up to {@code sequence}, may be. */
+    void gatedRead(Client c, long sequence) {
+        c.gatedSequence = sequence;
     }
 
     /** Marks where {@code c}'s replies that the ack policy may hold back begin, before its write replies. */
@@ -75,8 +81,9 @@ final class Replies {
 
     /**
      * Holds back the replies of every connection whose last write the ack policy does not cover yet, and releases
-     * those it now covers. A node that follows releases none: a write held there is a former primary's, which it
-     * can no longer acknowledge, and its client is disconnected instead ({@link #disconnectHeld}).
+     * those it now covers. A node that follows releases no write: one held there is a former primary's, which it
+     * can no longer acknowledge, and its client is disconnected instead ({@link #disconnectHeld}); a script's read
+     * is released as anywhere.
      *
      * @param following read after the policy: a primary turning replica declares its role before it relaxes its
      *                  ack policy to a replica's, so a round that reads the relaxed policy sees the role too. The
@@ -94,15 +101,17 @@ final class Replies {
         }
         long durable = journal == null ? 0 : journal.durableSequence();
         long released = gate.released(durable);
-        if (following.getAsBoolean()) {
-            disconnectHeld();
-            return Long.MAX_VALUE;
-        }
+        boolean follows = following.getAsBoolean();
         long lowest = Long.MAX_VALUE;
         for (Iterator<Client> it = held.iterator(); it.hasNext(); ) {
             Client c = it.next();
-            if (c.gatedSequence <= released) {
+            if (follows && c.gatedWrite) {
+                disconnect(c);
+                it.remove();
+                touched.remove(c); // due already
+            } else if (c.gatedSequence <= released) {
                 c.gatedSequence = 0;
+                c.gatedWrite = false;
                 it.remove();
                 touched.add(c);
             } else {
@@ -155,13 +164,18 @@ final class Replies {
      */
     void disconnectHeld() {
         for (Client c : held) {
-            c.front.resetReply(c.heldMark);
-            c.gatedSequence = 0;
-            c.front.closeAfterReply();
-            c.front.due();
-            LOG.log(Level.WARNING, "client {0} disconnected: this node became a replica before its write was "
-                    + "acknowledged; the outcome is unknown to it", c.front.id());
+            disconnect(c);
         }
         held.clear();
+    }
+
+    private static void disconnect(Client c) {
+        c.front.resetReply(c.heldMark);
+        c.gatedSequence = 0;
+        c.gatedWrite = false;
+        c.front.closeAfterReply();
+        c.front.due();
+        LOG.log(Level.WARNING, "client {0} disconnected: this node became a replica before its write was "
+                + "acknowledged; the outcome is unknown to it", c.front.id());
     }
 }

@@ -159,7 +159,11 @@ final class Scripting {
         for (byte[][] message : published) {
             sequencer.publish(message); // delivered here already: now the replicas' subscribers' turn
         }
-        replies.gated(c, answerAfter);
+        if (effects.isEmpty()) {
+            replies.gatedRead(c, answerAfter);
+        } else {
+            replies.gated(c, answerAfter);
+        }
         replies.touched(c);
     }
 

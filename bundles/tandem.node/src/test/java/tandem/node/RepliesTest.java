@@ -84,6 +84,23 @@ class RepliesTest {
         assertThat(c.gatedSequence).isZero();
     }
 
+    @Test
+    void aScriptsReadHeldOnAReplicaIsReleasedNotDisconnected() {
+        gate.policy(AckPolicy.DISK);
+        Front front = new Front();
+        Client c = new Client(front, inbox);
+        replies.markHeld(c);
+        replies.gatedRead(c, 1); // what it read is not durable yet
+        replies.touched(c);
+        replies.gate(journal, () -> true);
+        replies.endRound(null);
+        assertThat(front.told).as("waits for entry 1").isEmpty();
+        journal.append(1, 0, tandem.api.journal.EntryTag.APP, new byte[0]);
+        replies.gate(journal, () -> true);
+        replies.endRound(null);
+        assertThat(front.told).as("answered").containsExactly("due");
+    }
+
     /** A client whose write, entry 1 (durable here at once), the policy holds back: no replica holds it. */
     private Client heldWrite(Front front) {
         Client c = new Client(front, inbox);
